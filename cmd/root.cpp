@@ -1,0 +1,89 @@
+// mpt root: the root hash of a key/value file, or a run of ethereum/tests trie vectors.
+#include "commands.hpp"
+#include "common.hpp"
+
+#include <mpt/hex.hpp>
+#include <mpt/stack_trie.hpp>
+#include <mpt/vectors.hpp>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+
+namespace mpt::cli {
+namespace {
+
+struct RootOptions {
+    std::string input;
+    std::vector<std::string> vectors;
+    bool secure = false;
+    bool json = false;
+};
+
+int run_vectors(const RootOptions& o) {
+    size_t passed = 0, failed = 0;
+    nlohmann::json cases = nlohmann::json::array();
+    for (const std::string& file : o.vectors) {
+        auto results = run_trie_vectors(file);
+        if (!results) return report(results.error());
+        for (const VectorCase& c : *results) {
+            (c.passed ? passed : failed) += 1;
+            if (o.json) {
+                cases.push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
+            } else if (c.passed) {
+                fmt::print("ok   {}\n", c.name);
+            } else {
+                fmt::print("FAIL {}: {}\n", c.name, c.detail);
+            }
+        }
+    }
+    if (o.json) {
+        fmt::print("{}\n", nlohmann::json{{"cases", cases}, {"passed", passed}, {"failed", failed}}.dump());
+    } else {
+        fmt::print("{} passed, {} failed\n", passed, failed);
+    }
+    return failed == 0 ? kOk : kNegative;
+}
+
+int run_root(const RootOptions& o) {
+    if (!o.vectors.empty()) {
+        if (!o.input.empty()) return report_usage("root: give INPUT or --vectors, not both");
+        return run_vectors(o);
+    }
+    if (o.input.empty()) return report_usage("root: INPUT is required (a key/value JSON file, or - for stdin)");
+    auto text = read_file(o.input);
+    if (!text) return report(text.error());
+    auto input = parse_kv(*text);
+    if (!input) return report(input.error(), o.input);
+    const SortedPairs sorted = sorted_final_pairs(*input, o.secure);
+    StackTrie st;
+    for (const KvPair& p : sorted.pairs) {
+        if (auto s = st.add(p.key, p.value); !s) return report(s.error(), o.input);
+    }
+    const Hash256 root = st.finish();
+    if (o.json) {
+        fmt::print("{}\n", nlohmann::json{{"root", to_hex(root)}, {"keys", sorted.pairs.size()}}.dump());
+    } else {
+        fmt::print("{}\n", to_hex(root));
+    }
+    return kOk;
+}
+
+}  // namespace
+
+void register_root(CLI::App& app, Runner& runner) {
+    auto o = std::make_shared<RootOptions>();
+    CLI::App* sub = app.add_subcommand("root", "Print the root hash of a key/value file, or run trie test vectors");
+    sub->add_option("input", o->input, "Key/value JSON file (- for stdin)");
+    sub->add_option("--vectors", o->vectors, "ethereum/tests TrieTests files to run")->expected(1, -1);
+    sub->add_flag("--secure", o->secure, "Hash every key with keccak256 (a secure trie)");
+    sub->add_flag("--json", o->json, "Print one JSON document");
+    sub->footer(
+        "Input: a JSON object {\"key\": \"value\"} or an array of pairs [[\"key\", \"value\"], ...]\n"
+        "applied in order, where null or \"\" deletes. A 0x string is hex; any other string is\n"
+        "its UTF-8 bytes.");
+    sub->final_callback([o, &runner] { runner = [o] { return run_root(*o); }; });
+}
+
+}  // namespace mpt::cli

@@ -1,0 +1,66 @@
+// Key/value input documents.
+//
+// Two shapes: a JSON object {"key": "value", ...}, or an array of pairs
+// [["key", "value"], ...] applied in order, where null (or "") deletes. A string starting
+// with 0x is hex (even length, hex digits only); any other string is its UTF-8 bytes
+// (the ethereum/tests rule). The reader is a strict JSON parser specialised for these
+// shapes: it decodes straight into one arena and reports errors with line and column.
+//
+// Thread safety: value types and pure functions.
+#pragma once
+
+#include <mpt/bytes.hpp>
+
+#include <string>
+#include <vector>
+
+namespace mpt {
+
+struct KvPair {
+    bytes_view key;
+    bytes_view value;  // empty: delete
+};
+
+class KvInput {
+public:
+    size_t size() const noexcept { return entries_.size(); }
+    // The view lives as long as this object.
+    KvPair operator[](size_t i) const noexcept {
+        const Entry& e = entries_[i];
+        return {{arena_.data() + e.key_off, e.key_len}, {arena_.data() + e.value_off, e.value_len}};
+    }
+    // True for the array form (pairs applied in order).
+    bool ordered() const noexcept { return ordered_; }
+
+private:
+    friend class KvParser;
+    struct Entry {
+        size_t key_off;
+        size_t value_off;
+        uint32_t key_len;
+        uint32_t value_len;
+    };
+    bytes arena_;
+    std::vector<Entry> entries_;
+    bool ordered_ = false;
+};
+
+// Parses a key/value document. Errors name the line, column and entry.
+Result<KvInput> parse_kv(std::string_view text);
+
+// Reads a whole file ("-" for standard input).
+Result<std::string> read_file(const std::string& path);
+
+// Decodes one string by the ethereum/tests rule: 0x-prefixed hex, else its bytes.
+Result<bytes> decode_kv_string(std::string_view s);
+
+// The final content of a document: the last write of each key wins and deletions drop it.
+// Returns pairs sorted by key, viewing into input (or into hashed-key storage owned by the
+// returned object when secure, where each key is replaced by its keccak256).
+struct SortedPairs {
+    std::vector<KvPair> pairs;
+    std::vector<Hash256> hashed_keys;
+};
+SortedPairs sorted_final_pairs(const KvInput& input, bool secure);
+
+}  // namespace mpt

@@ -1,0 +1,57 @@
+#include "test_util.hpp"
+
+#include <mpt/nibbles.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace mpt;
+using mpt::test::h;
+
+TEST_CASE("compact encoding round trip") {
+    // Yellow Paper appendix C examples.
+    struct Case {
+        bytes nibbles;
+        bool leaf;
+        const char* hex;
+    };
+    const Case cases[] = {
+        {{1, 2, 3, 4, 5}, false, "112345"},
+        {{0, 1, 2, 3, 4, 5}, false, "00012345"},
+        {{0, 15, 1, 12, 11, 8}, true, "200f1cb8"},
+        {{15, 1, 12, 11, 8}, true, "3f1cb8"},
+        {{}, true, "20"},
+        {{}, false, "00"},
+    };
+    for (const Case& c : cases) {
+        const Nibbles n(c.nibbles);
+        bytes out;
+        append_compact(out, n, c.leaf);
+        CHECK(out == h(c.hex));
+        auto d = decode_compact(out);
+        REQUIRE(d.ok());
+        CHECK(d->leaf == c.leaf);
+        CHECK(nibbles_equal(d->path, n));
+    }
+}
+
+TEST_CASE("compact decoding rejects bad flags") {
+    CHECK(!decode_compact({}).ok());
+    CHECK(!decode_compact(h("40")).ok());   // flag 4
+    CHECK(!decode_compact(h("01")).ok());   // even with a nonzero pad nibble
+    CHECK(!decode_compact(h("2f12")).ok());
+    CHECK(decode_compact(h("3f")).ok());
+}
+
+TEST_CASE("path cursor") {
+    const bytes key = h("abcd");
+    PathCursor c(key);
+    CHECK(c.next() == 0xa);
+    c.advance(3);
+    CHECK(c.depth() == 3);
+    CHECK(c.consumed().size() == 3);
+    CHECK(c.consumed()[2] == 0xc);
+    CHECK(c.remaining().size() == 1);
+    CHECK(c.remaining()[0] == 0xd);
+    c.advance(1);
+    CHECK(c.at_end());
+}

@@ -1,0 +1,63 @@
+#include "test_util.hpp"
+
+#include <mpt/rlp.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace mpt;
+using mpt::test::h;
+
+TEST_CASE("rlp strings") {
+    bytes out;
+    rlp::append_string(out, {});
+    CHECK(out == h("80"));
+    out.clear();
+    rlp::append_string(out, h("7f"));
+    CHECK(out == h("7f"));
+    out.clear();
+    rlp::append_string(out, h("80"));
+    CHECK(out == h("8180"));
+    out.clear();
+    rlp::append_string(out, mpt::test::b("dog"));
+    CHECK(out == h("83646f67"));
+    out.clear();
+    const bytes long_string(56, 'a');
+    rlp::append_string(out, long_string);
+    CHECK(out.size() == 58);
+    CHECK(out[0] == 0xb8);
+    CHECK(out[1] == 56);
+}
+
+TEST_CASE("rlp list header fixed up in place") {
+    for (size_t n : {0, 1, 55, 56, 255, 256, 1000, 65535, 65536, 70000}) {
+        bytes out = {0xaa};  // something before the list
+        const size_t mark = rlp::begin_list(out);
+        out.insert(out.end(), n, 0x01);
+        rlp::end_list(out, mark);
+        bytes expected = {0xaa};
+        rlp::append_list_header(expected, n);
+        expected.insert(expected.end(), n, 0x01);
+        REQUIRE_MESSAGE(out == expected, "payload " << n);
+        bytes_view in = bytes_view(out).subspan(1);
+        auto item = rlp::decode_single(in);
+        REQUIRE(item.ok());
+        CHECK(item->is_list);
+        CHECK(item->payload.size() == n);
+    }
+}
+
+TEST_CASE("rlp decode rejects non-canonical and truncated input") {
+    auto err = [](std::string_view hex) {
+        auto r = rlp::decode_single(h(hex));
+        return r.ok() ? Errc::internal : r.error().code;
+    };
+    CHECK(err("") == Errc::rlp_truncated);
+    CHECK(err("8100") == Errc::rlp_non_canonical);     // single byte < 0x80 with header
+    CHECK(err("b800") == Errc::rlp_non_canonical);     // leading zero length
+    CHECK(err("b80100") == Errc::rlp_non_canonical);   // long form for short payload
+    CHECK(err("83646f") == Errc::rlp_truncated);
+    CHECK(err("c3646f") == Errc::rlp_truncated);
+    CHECK(err("0000") == Errc::rlp_trailing_bytes);
+    CHECK(err("bf0f000000000000021111") == Errc::rlp_truncated);  // 8-byte length overflows
+    CHECK(rlp::decode_single(h("8181")).ok());
+}

@@ -1,0 +1,33 @@
+// Helpers shared by the unit tests.
+#pragma once
+
+#include <mpt/bytes.hpp>
+#include <mpt/hex.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+namespace mpt::test {
+
+inline bytes h(std::string_view hex) { return from_hex(hex).value(); }
+inline bytes b(std::string_view s) { return bytes(s.begin(), s.end()); }
+
+// The seed of a property test: MPT_SEED when set, else a fixed default. Printed so that a
+// failure can be replayed.
+inline uint64_t seed(const char* test_name, uint64_t fallback = 0x6d7074) {
+    uint64_t s = fallback;
+    if (const char* env = std::getenv("MPT_SEED")) s = std::strtoull(env, nullptr, 0);
+    std::fprintf(stderr, "%s: seed %llu (set MPT_SEED to replay)\n", test_name,
+                 static_cast<unsigned long long>(s));
+    return s;
+}
+
+inline bytes random_bytes(std::mt19937_64& rng, size_t n) {
+    bytes out(n);
+    for (auto& x : out) x = static_cast<uint8_t>(rng());
+    return out;
+}
+
+}  // namespace mpt::test
