@@ -11,5 +11,10 @@ namespace mpt::cli {
 using Runner = std::function<int()>;
 
 void register_root(CLI::App& app, Runner& runner);
+void register_build(CLI::App& app, Runner& runner);
+void register_get(CLI::App& app, Runner& runner);
+void register_dump(CLI::App& app, Runner& runner);
+void register_check(CLI::App& app, Runner& runner);
+void register_stats(CLI::App& app, Runner& runner);
 
 }  // namespace mpt::cli

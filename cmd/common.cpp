@@ -25,3 +25,31 @@ int report_usage(const std::string& message) {
 }
 
 }  // namespace mpt::cli
+
+#include <mpt/kv_input.hpp>
+#include <mpt/trie_file.hpp>
+
+#include <unistd.h>
+
+namespace mpt::cli {
+
+Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
+    OpenTrie t;
+    MPT_TRY(t.store, SqliteNodeStore::open(file, SqliteNodeStore::Mode::read_only));
+    MPT_CHECK(t.store->begin_read());
+    auto info = require_trie(*t.store, trie);
+    if (!info) return Error{info.error().code, file + ": " + info.error().detail};
+    t.info = std::move(*info);
+    t.reader = std::make_unique<TrieReader>(*t.store, t.info);
+    return t;
+}
+
+Result<bytes> parse_key(const std::string& text) {
+    auto k = decode_kv_string(text);
+    if (!k) return Error{k.error().code, "key " + text + ": " + k.error().detail};
+    return k;
+}
+
+bool stderr_is_tty() { return ::isatty(STDERR_FILENO) == 1; }
+
+}  // namespace mpt::cli

@@ -23,3 +23,33 @@ int report(const Error& e, const std::string& where = {});
 int report_usage(const std::string& message);
 
 }  // namespace mpt::cli
+
+#include <mpt/sqlite_store.hpp>
+
+#include <memory>
+
+namespace mpt::cli {
+
+// A trie file opened for reading one trie, inside a read transaction (a consistent
+// snapshot) that ends when the object goes.
+struct OpenTrie {
+    std::unique_ptr<SqliteNodeStore> store;
+    TrieInfo info;
+    std::unique_ptr<TrieReader> reader;
+
+    OpenTrie() = default;
+    OpenTrie(OpenTrie&&) = default;
+    ~OpenTrie() {
+        if (store) store->end_read();
+    }
+};
+
+Result<OpenTrie> open_trie(const std::string& file, const std::string& trie);
+
+// A key given on the command line: 0x hex, or the bytes of the text.
+Result<bytes> parse_key(const std::string& text);
+
+// True when stderr is a terminal, so progress may be shown there.
+bool stderr_is_tty();
+
+}  // namespace mpt::cli

@@ -17,6 +17,11 @@ int main(int argc, char** argv) {
 
     Runner runner;
     register_root(app, runner);
+    register_build(app, runner);
+    register_get(app, runner);
+    register_dump(app, runner);
+    register_check(app, runner);
+    register_stats(app, runner);
 
     try {
         app.parse(argc, argv);

@@ -16,6 +16,7 @@ namespace {
 
 struct RootOptions {
     std::string input;
+    std::string trie = "main";
     std::vector<std::string> vectors;
     bool secure = false;
     bool json = false;
@@ -52,6 +53,17 @@ int run_root(const RootOptions& o) {
         return run_vectors(o);
     }
     if (o.input.empty()) return report_usage("root: INPUT is required (a key/value JSON file, or - for stdin)");
+    if (o.input != "-" && looks_like_sqlite(o.input)) {
+        if (o.secure) return report_usage("root: --secure applies to key/value input, not to a trie file");
+        auto t = open_trie(o.input, o.trie);
+        if (!t) return report(t.error());
+        if (o.json) {
+            fmt::print("{}\n", nlohmann::json{{"root", to_hex(t->info.root)}, {"trie", o.trie}}.dump());
+        } else {
+            fmt::print("{}\n", to_hex(t->info.root));
+        }
+        return kOk;
+    }
     auto text = read_file(o.input);
     if (!text) return report(text.error());
     auto input = parse_kv(*text);
@@ -75,7 +87,8 @@ int run_root(const RootOptions& o) {
 void register_root(CLI::App& app, Runner& runner) {
     auto o = std::make_shared<RootOptions>();
     CLI::App* sub = app.add_subcommand("root", "Print the root hash of a key/value file, or run trie test vectors");
-    sub->add_option("input", o->input, "Key/value JSON file (- for stdin)");
+    sub->add_option("input", o->input, "Key/value JSON file (- for stdin), or a trie file");
+    sub->add_option("--trie", o->trie, "Trie name, when INPUT is a trie file")->capture_default_str();
     sub->add_option("--vectors", o->vectors, "ethereum/tests TrieTests files to run")->expected(1, -1);
     sub->add_flag("--secure", o->secure, "Hash every key with keccak256 (a secure trie)");
     sub->add_flag("--json", o->json, "Print one JSON document");

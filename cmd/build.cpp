@@ -1,0 +1,77 @@
+// mpt build: create a trie in a trie file, or apply key/value input to it as changes.
+#include "commands.hpp"
+#include "common.hpp"
+
+#include <mpt/hex.hpp>
+#include <mpt/trie_file.hpp>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+namespace mpt::cli {
+namespace {
+
+struct BuildCmdOptions {
+    std::string input;
+    std::string output;
+    std::string trie = "main";
+    bool secure = false;
+    bool replace = false;
+    bool json = false;
+};
+
+int run_build(const BuildCmdOptions& o) {
+    auto text = read_file(o.input);
+    if (!text) return report(text.error());
+    auto input = parse_kv(*text);
+    if (!input) return report(input.error(), o.input);
+    auto store = SqliteNodeStore::open(o.output, SqliteNodeStore::Mode::create);
+    if (!store) return report(store.error());
+    BuildOptions b;
+    b.trie = o.trie;
+    b.secure = o.secure;
+    b.replace = o.replace;
+    const bool tty = stderr_is_tty();
+    if (tty) {
+        b.progress = [](size_t done, size_t all) {
+            fmt::print(stderr, "\rmpt: {} of {} pairs", done, all);
+        };
+    }
+    auto r = build_trie(**store, *input, b);
+    if (tty) fmt::print(stderr, "\r\033[K");
+    if (!r) return report(r.error(), o.output);
+    if (o.json) {
+        const nlohmann::json j = {{"root", to_hex(r->root)},
+                                  {"trie", o.trie},
+                                  {"created", r->created},
+                                  {"rows_written", r->rows_written},
+                                  {"rows_deleted", r->rows_deleted}};
+        fmt::print("{}\n", j.dump());
+    } else {
+        fmt::print("{}\n", to_hex(r->root));
+    }
+    return kOk;
+}
+
+}  // namespace
+
+void register_build(CLI::App& app, Runner& runner) {
+    auto o = std::make_shared<BuildCmdOptions>();
+    CLI::App* sub = app.add_subcommand(
+        "build", "Create a trie in a trie file, or apply key/value input to an existing one");
+    sub->add_option("input", o->input, "Key/value JSON file (- for stdin)")->required();
+    sub->add_option("-o,--output", o->output, "Trie file (SQLite); created if missing")
+        ->required();
+    sub->add_option("--trie", o->trie, "Trie name in the file (a storage trie: 0x<account hash>)")
+        ->capture_default_str();
+    sub->add_flag("--secure", o->secure,
+                  "Hash keys with keccak256; recorded with the trie and applied to later updates");
+    sub->add_flag("--replace", o->replace, "Drop the trie's content first instead of updating it");
+    sub->add_flag("--json", o->json, "Print one JSON document");
+    sub->footer(
+        "An existing trie takes the input as changes: puts, overwrites, and deletes for null or\n"
+        "\"\" values. All of it is one transaction; the new root is published last.");
+    sub->final_callback([o, &runner] { runner = [o] { return run_build(*o); }; });
+}
+
+}  // namespace mpt::cli

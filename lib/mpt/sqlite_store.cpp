@@ -1,0 +1,390 @@
+#include <mpt/hex.hpp>
+#include <mpt/sqlite_store.hpp>
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace mpt {
+namespace {
+
+constexpr uint8_t kPathEnd = 0x10;  // above every nibble: prefix || 0x10 bounds a subtree
+
+Errc errc_of(int rc) noexcept {
+    switch (rc & 0xff) {
+        case SQLITE_FULL: return Errc::storage_full;
+        case SQLITE_READONLY: return Errc::storage_readonly;
+        case SQLITE_NOTADB: return Errc::storage_not_mpt;
+        case SQLITE_CANTOPEN: return Errc::storage_open;
+        default: return Errc::storage_io;
+    }
+}
+
+// The upper bound of a subtree's key range: prefix || 0x10.
+bytes subtree_end(bytes_view prefix) {
+    bytes end(prefix.begin(), prefix.end());
+    end.push_back(kPathEnd);
+    return end;
+}
+
+// An owned statement for one-off queries.
+struct Stmt {
+    sqlite3_stmt* s = nullptr;
+    ~Stmt() { sqlite3_finalize(s); }
+};
+
+const void* blob_ptr(bytes_view b) noexcept {
+    // SQLite reads a NULL pointer as SQL NULL even with length 0; paths may be empty.
+    static const uint8_t kEmpty = 0;
+    return b.empty() ? &kEmpty : b.data();
+}
+
+}  // namespace
+
+bool looks_like_sqlite(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return false;
+    char header[16] = {};
+    const size_t n = std::fread(header, 1, sizeof header, f);
+    std::fclose(f);
+    return n == 16 && std::memcmp(header, "SQLite format 3", 16) == 0;
+}
+
+Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string& path,
+                                                               Mode mode) {
+    struct stat st {};
+    const bool exists = ::stat(path.c_str(), &st) == 0;
+    if (!exists && mode != Mode::create) {
+        return {Errc::storage_open, path + ": " + std::strerror(errno)};
+    }
+    if (exists && S_ISDIR(st.st_mode)) return {Errc::storage_open, path + ": is a directory"};
+    const bool fresh = !exists || st.st_size == 0;
+    if (exists && mode != Mode::read_only && ::access(path.c_str(), W_OK) != 0) {
+        return {Errc::storage_readonly, path + ": " + std::strerror(errno)};
+    }
+    if (exists && !fresh && !looks_like_sqlite(path)) {
+        return {Errc::storage_not_mpt, path + ": not an SQLite database"};
+    }
+    int flags = mode == Mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    if (mode == Mode::create) flags |= SQLITE_OPEN_CREATE;
+    flags |= SQLITE_OPEN_NOMUTEX;
+    sqlite3* db = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+    std::unique_ptr<SqliteNodeStore> store(new SqliteNodeStore(db, path));
+    if (rc != SQLITE_OK) {
+        return {errc_of(rc), path + ": " + (db ? sqlite3_errmsg(db) : "cannot open")};
+    }
+    sqlite3_extended_result_codes(db, 1);
+    sqlite3_busy_timeout(db, 10000);
+    if (mode == Mode::create && fresh) {
+        MPT_CHECK(store->create_schema());
+    } else {
+        MPT_CHECK(store->check_schema(mode != Mode::read_only));
+    }
+    // WAL with synchronous=NORMAL survives a crash of the process at any point: a
+    // transaction is either in the log whole or not at all.
+    MPT_CHECK(store->exec("PRAGMA synchronous=NORMAL"));
+    MPT_CHECK(store->exec("PRAGMA cache_size=-65536"));
+    MPT_CHECK(store->prepare(&store->get_, "SELECT rlp FROM nodes WHERE trie=?1 AND path=?2"));
+    if (mode != Mode::read_only) {
+        MPT_CHECK(store->prepare(&store->put_,
+                                 "INSERT OR REPLACE INTO nodes(trie, path, rlp) VALUES(?1, ?2, ?3)"));
+        MPT_CHECK(store->prepare(&store->erase_, "DELETE FROM nodes WHERE trie=?1 AND path=?2"));
+    }
+    return store;
+}
+
+SqliteNodeStore::~SqliteNodeStore() {
+    sqlite3_finalize(get_);
+    sqlite3_finalize(put_);
+    sqlite3_finalize(erase_);
+    if (in_txn_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(db_);
+}
+
+Error SqliteNodeStore::error(const char* what) const {
+    const int rc = sqlite3_extended_errcode(db_);
+    std::string detail = path_ + ": " + what + ": " + sqlite3_errmsg(db_);
+    if ((rc & 0xff) == SQLITE_CORRUPT) detail = path_ + ": " + what + ": the file is corrupt";
+    return {errc_of(rc), std::move(detail)};
+}
+
+Status SqliteNodeStore::exec(const char* sql) {
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) != SQLITE_OK) return error(sql);
+    return {};
+}
+
+Status SqliteNodeStore::prepare(sqlite3_stmt** stmt, const char* sql) {
+    if (sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, nullptr) != SQLITE_OK) {
+        const Error e = error("prepare");
+        // A failure to prepare against a file that passed the schema check means the
+        // tables are not what they should be.
+        return {Errc::storage_not_mpt, e.detail};
+    }
+    return {};
+}
+
+Status SqliteNodeStore::create_schema() {
+    MPT_CHECK(exec("PRAGMA journal_mode=WAL"));
+    MPT_CHECK(exec("BEGIN IMMEDIATE"));
+    const std::string sql =
+        "CREATE TABLE tries(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
+        "root BLOB NOT NULL, secure INTEGER NOT NULL);"
+        "CREATE TABLE nodes(trie INTEGER NOT NULL, path BLOB NOT NULL, rlp BLOB NOT NULL, "
+        "PRIMARY KEY (trie, path)) WITHOUT ROWID;"
+        "PRAGMA application_id=" + std::to_string(kApplicationId) + ";"
+        "PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
+    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+        const Error e = error("create schema");
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        return e;
+    }
+    return exec("COMMIT");
+}
+
+Status SqliteNodeStore::check_schema(bool writable) {
+    auto pragma_int = [&](const char* sql) -> Result<int64_t> {
+        Stmt st;
+        if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK) {
+            return error("read header");
+        }
+        const int rc = sqlite3_step(st.s);
+        if (rc != SQLITE_ROW) return error("read header");
+        return sqlite3_column_int64(st.s, 0);
+    };
+    auto app = pragma_int("PRAGMA application_id");
+    if (!app) {
+        if (app.error().code == Errc::storage_not_mpt || app.error().code == Errc::storage_io) {
+            return {Errc::storage_not_mpt, path_ + ": not an SQLite database, or corrupt"};
+        }
+        return app.error();
+    }
+    if (*app != kApplicationId) {
+        return {Errc::storage_not_mpt, path_ + ": an SQLite database not made by mpt"};
+    }
+    MPT_TRY(int64_t version, pragma_int("PRAGMA user_version"));
+    if (version != kSchemaVersion) {
+        return {Errc::storage_version, path_ + ": schema version " + std::to_string(version) +
+                                          ", this mpt reads version " +
+                                          std::to_string(kSchemaVersion)};
+    }
+    MPT_TRY(int64_t tables,
+            pragma_int("SELECT count(*) FROM sqlite_master WHERE type='table' AND "
+                       "name IN ('tries', 'nodes')"));
+    if (tables != 2) return {Errc::storage_not_mpt, path_ + ": tables missing"};
+    if (writable) {
+        // Files are created in WAL mode; make sure an old or copied file is too.
+        Stmt st;
+        if (sqlite3_prepare_v2(db_, "PRAGMA journal_mode", -1, &st.s, nullptr) == SQLITE_OK &&
+            sqlite3_step(st.s) == SQLITE_ROW) {
+            const char* mode = reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0));
+            if (mode == nullptr || std::strcmp(mode, "wal") != 0) {
+                sqlite3_finalize(st.s);
+                st.s = nullptr;
+                MPT_CHECK(exec("PRAGMA journal_mode=WAL"));
+            }
+        }
+    }
+    return {};
+}
+
+Result<std::optional<TrieInfo>> SqliteNodeStore::find_trie(std::string_view name) {
+    Stmt st;
+    if (sqlite3_prepare_v2(db_, "SELECT id, name, root, secure FROM tries WHERE name=?1", -1,
+                           &st.s, nullptr) != SQLITE_OK) {
+        return error("find trie");
+    }
+    sqlite3_bind_text(st.s, 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(st.s);
+    if (rc == SQLITE_DONE) return std::optional<TrieInfo>{};
+    if (rc != SQLITE_ROW) return error("find trie");
+    TrieInfo t;
+    t.id = sqlite3_column_int64(st.s, 0);
+    t.name = reinterpret_cast<const char*>(sqlite3_column_text(st.s, 1));
+    if (sqlite3_column_bytes(st.s, 2) != 32) {
+        return {Errc::storage_io, path_ + ": trie " + t.name + ": stored root is not 32 bytes"};
+    }
+    std::memcpy(t.root.data(), sqlite3_column_blob(st.s, 2), 32);
+    t.secure = sqlite3_column_int(st.s, 3) != 0;
+    return std::optional<TrieInfo>(std::move(t));
+}
+
+Result<std::vector<TrieInfo>> SqliteNodeStore::list_tries() {
+    Stmt st;
+    if (sqlite3_prepare_v2(db_, "SELECT name FROM tries ORDER BY name", -1, &st.s, nullptr) !=
+        SQLITE_OK) {
+        return error("list tries");
+    }
+    std::vector<std::string> names;
+    int rc;
+    while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
+        names.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st.s, 0)));
+    }
+    if (rc != SQLITE_DONE) return error("list tries");
+    std::vector<TrieInfo> out;
+    for (const std::string& n : names) {
+        MPT_TRY(std::optional<TrieInfo> t, find_trie(n));
+        if (t) out.push_back(std::move(*t));
+    }
+    return out;
+}
+
+Result<bytes_view> SqliteNodeStore::get(TrieId trie, bytes_view path) {
+    sqlite3_reset(get_);
+    sqlite3_bind_int64(get_, 1, trie);
+    sqlite3_bind_blob(get_, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(get_);
+    if (rc == SQLITE_DONE) return bytes_view{};
+    if (rc != SQLITE_ROW) {
+        const Error e = error("read node");
+        sqlite3_reset(get_);
+        return e;
+    }
+    const void* p = sqlite3_column_blob(get_, 0);
+    const int n = sqlite3_column_bytes(get_, 0);
+    return bytes_view(static_cast<const uint8_t*>(p), static_cast<size_t>(n));
+}
+
+Status SqliteNodeStore::scan(TrieId trie, bytes_view prefix, const RowVisitor& f) {
+    Stmt st;
+    if (sqlite3_prepare_v2(db_,
+                           "SELECT path, rlp FROM nodes WHERE trie=?1 AND path>=?2 AND path<?3 "
+                           "ORDER BY path",
+                           -1, &st.s, nullptr) != SQLITE_OK) {
+        return error("scan");
+    }
+    const bytes end = subtree_end(prefix);
+    sqlite3_bind_int64(st.s, 1, trie);
+    sqlite3_bind_blob(st.s, 2, blob_ptr(prefix), static_cast<int>(prefix.size()), SQLITE_STATIC);
+    sqlite3_bind_blob(st.s, 3, end.data(), static_cast<int>(end.size()), SQLITE_STATIC);
+    int rc;
+    while ((rc = sqlite3_step(st.s)) == SQLITE_ROW) {
+        const bytes_view path(static_cast<const uint8_t*>(sqlite3_column_blob(st.s, 0)),
+                              static_cast<size_t>(sqlite3_column_bytes(st.s, 0)));
+        const bytes_view rlp(static_cast<const uint8_t*>(sqlite3_column_blob(st.s, 1)),
+                             static_cast<size_t>(sqlite3_column_bytes(st.s, 1)));
+        if (!f(path, rlp)) return {};
+    }
+    if (rc != SQLITE_DONE) return error("scan");
+    return {};
+}
+
+Status SqliteNodeStore::begin_read() {
+    sqlite3_reset(get_);
+    MPT_CHECK(exec("BEGIN"));
+    in_txn_ = true;
+    // Take the snapshot now, so that every later read sees the same state.
+    Stmt st;
+    if (sqlite3_prepare_v2(db_, "SELECT count(*) FROM tries", -1, &st.s, nullptr) != SQLITE_OK ||
+        sqlite3_step(st.s) != SQLITE_ROW) {
+        return error("begin read");
+    }
+    return {};
+}
+
+void SqliteNodeStore::end_read() noexcept {
+    sqlite3_reset(get_);
+    if (in_txn_) sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+    in_txn_ = false;
+}
+
+Status SqliteNodeStore::begin_write() {
+    if (put_ == nullptr) return {Errc::storage_readonly, path_ + ": opened read-only"};
+    sqlite3_reset(get_);
+    MPT_CHECK(exec("BEGIN IMMEDIATE"));
+    in_txn_ = true;
+    return {};
+}
+
+Result<TrieId> SqliteNodeStore::create_trie(std::string_view name, bool secure) {
+    Stmt st;
+    if (sqlite3_prepare_v2(db_, "INSERT INTO tries(name, root, secure) VALUES(?1, ?2, ?3)", -1,
+                           &st.s, nullptr) != SQLITE_OK) {
+        return error("create trie");
+    }
+    sqlite3_bind_text(st.s, 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+    sqlite3_bind_blob(st.s, 2, kEmptyRoot.data(), 32, SQLITE_STATIC);
+    sqlite3_bind_int(st.s, 3, secure ? 1 : 0);
+    if (sqlite3_step(st.s) != SQLITE_DONE) return error("create trie");
+    return static_cast<TrieId>(sqlite3_last_insert_rowid(db_));
+}
+
+Status SqliteNodeStore::put(TrieId trie, bytes_view path, bytes_view rlp) {
+    sqlite3_reset(put_);
+    sqlite3_bind_int64(put_, 1, trie);
+    sqlite3_bind_blob(put_, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
+    sqlite3_bind_blob(put_, 3, rlp.data(), static_cast<int>(rlp.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(put_);
+    sqlite3_reset(put_);
+    if (rc != SQLITE_DONE) return error("write node");
+    return {};
+}
+
+Status SqliteNodeStore::erase(TrieId trie, bytes_view path) {
+    sqlite3_reset(erase_);
+    sqlite3_bind_int64(erase_, 1, trie);
+    sqlite3_bind_blob(erase_, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(erase_);
+    sqlite3_reset(erase_);
+    if (rc != SQLITE_DONE) return error("delete node");
+    return {};
+}
+
+Status SqliteNodeStore::erase_subtree(TrieId trie, bytes_view prefix) {
+    Stmt st;
+    if (sqlite3_prepare_v2(db_, "DELETE FROM nodes WHERE trie=?1 AND path>=?2 AND path<?3", -1,
+                           &st.s, nullptr) != SQLITE_OK) {
+        return error("delete subtree");
+    }
+    const bytes end = subtree_end(prefix);
+    sqlite3_bind_int64(st.s, 1, trie);
+    sqlite3_bind_blob(st.s, 2, blob_ptr(prefix), static_cast<int>(prefix.size()), SQLITE_STATIC);
+    sqlite3_bind_blob(st.s, 3, end.data(), static_cast<int>(end.size()), SQLITE_STATIC);
+    if (sqlite3_step(st.s) != SQLITE_DONE) return error("delete subtree");
+    return {};
+}
+
+Status SqliteNodeStore::set_root(TrieId trie, const Hash256& root) {
+    Stmt st;
+    if (sqlite3_prepare_v2(db_, "UPDATE tries SET root=?2 WHERE id=?1", -1, &st.s, nullptr) !=
+        SQLITE_OK) {
+        return error("set root");
+    }
+    sqlite3_bind_int64(st.s, 1, trie);
+    sqlite3_bind_blob(st.s, 2, root.data(), 32, SQLITE_STATIC);
+    if (sqlite3_step(st.s) != SQLITE_DONE) return error("set root");
+    if (sqlite3_changes(db_) != 1) return {Errc::no_such_trie, path_ + ": trie id " + std::to_string(trie)};
+    return {};
+}
+
+Status SqliteNodeStore::commit_write() {
+    sqlite3_reset(get_);
+    if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+        const Error e = error("commit");
+        rollback();
+        return e;
+    }
+    in_txn_ = false;
+    return {};
+}
+
+void SqliteNodeStore::rollback() noexcept {
+    sqlite3_reset(get_);
+    if (in_txn_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    in_txn_ = false;
+}
+
+Result<int64_t> SqliteNodeStore::file_size() {
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0) return {Errc::storage_io, path_ + ": " + std::strerror(errno)};
+    return static_cast<int64_t>(st.st_size);
+}
+
+Status SqliteNodeStore::set_max_pages(int64_t n) {
+    return exec(("PRAGMA max_page_count=" + std::to_string(n)).c_str());
+}
+
+}  // namespace mpt

@@ -1,0 +1,77 @@
+// The trie file: a NodeStore in one SQLite database.
+//
+// Schema (version 1, PRAGMA user_version; PRAGMA application_id 0x6d707431, "mpt1"):
+//   tries(id INTEGER PRIMARY KEY, name TEXT UNIQUE, root BLOB(32), secure INTEGER)
+//   nodes(trie INTEGER, path BLOB, rlp BLOB, PRIMARY KEY (trie, path)) WITHOUT ROWID
+// A path is one byte per nibble, so BLOB order (memcmp, shorter first) is depth-first order
+// and the rows of a subtree with path prefix P are exactly P <= path < P || 0x10.
+// The file is in WAL mode: readers keep a consistent snapshot while a writer commits.
+//
+// Thread safety: one object per thread; several objects (or processes) may open one file.
+#pragma once
+
+#include <mpt/node_store.hpp>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace mpt {
+
+inline constexpr int kSchemaVersion = 1;
+inline constexpr int kApplicationId = 0x6d707431;
+
+class SqliteNodeStore : public NodeStore {
+public:
+    enum class Mode { read_only, read_write, create };
+
+    // Opens a trie file. create makes the file when it does not exist (or is empty) and
+    // otherwise opens it for writing. A file that is not an mpt trie file, or of an unknown
+    // schema version, is refused without being written.
+    static Result<std::unique_ptr<SqliteNodeStore>> open(const std::string& path, Mode mode);
+
+    ~SqliteNodeStore() override;
+    SqliteNodeStore(const SqliteNodeStore&) = delete;
+    SqliteNodeStore& operator=(const SqliteNodeStore&) = delete;
+
+    Result<std::optional<TrieInfo>> find_trie(std::string_view name) override;
+    Result<std::vector<TrieInfo>> list_tries() override;
+    // The view points into SQLite's column memory: valid until the next call on this store.
+    Result<bytes_view> get(TrieId trie, bytes_view path) override;
+    Status scan(TrieId trie, bytes_view prefix, const RowVisitor& f) override;
+    Status begin_read() override;
+    void end_read() noexcept override;
+    Status begin_write() override;
+    Result<TrieId> create_trie(std::string_view name, bool secure) override;
+    Status put(TrieId trie, bytes_view path, bytes_view rlp) override;
+    Status erase(TrieId trie, bytes_view path) override;
+    Status erase_subtree(TrieId trie, bytes_view prefix) override;
+    Status set_root(TrieId trie, const Hash256& root) override;
+    Status commit_write() override;
+    void rollback() noexcept override;
+
+    const std::string& path() const noexcept { return path_; }
+    // Rows and page statistics for `mpt stats`.
+    Result<int64_t> file_size();
+    // Caps the file at n pages (PRAGMA max_page_count), to test a full disk.
+    Status set_max_pages(int64_t n);
+
+private:
+    SqliteNodeStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+    Status exec(const char* sql);
+    Status prepare(sqlite3_stmt** stmt, const char* sql);
+    Error error(const char* what) const;
+    Status check_schema(bool writable);
+    Status create_schema();
+
+    sqlite3* db_;
+    std::string path_;
+    sqlite3_stmt* get_ = nullptr;
+    sqlite3_stmt* put_ = nullptr;
+    sqlite3_stmt* erase_ = nullptr;
+    bool in_txn_ = false;
+};
+
+// True when the file at path starts with the SQLite header (so it is a trie file, not JSON).
+bool looks_like_sqlite(const std::string& path);
+
+}  // namespace mpt

@@ -1,0 +1,237 @@
+#include <mpt/hex.hpp>
+#include <mpt/stack_trie.hpp>
+#include <mpt/trie_file.hpp>
+
+namespace mpt {
+namespace {
+
+// Writes each node the streaming builder hashes; keeps the first error.
+class StoreSink : public NodeSink {
+public:
+    StoreSink(NodeStore& store, TrieId trie) : store_(store), trie_(trie) {}
+    void put(bytes_view path, bytes_view rlp) override {
+        if (!status_.ok()) return;
+        status_ = store_.put(trie_, path, rlp);
+        ++rows_;
+    }
+    Status status() const { return status_; }
+    size_t rows() const noexcept { return rows_; }
+
+private:
+    NodeStore& store_;
+    TrieId trie_;
+    Status status_;
+    size_t rows_ = 0;
+};
+
+Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const BuildOptions& o) {
+    MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(o.trie));
+    BuildResult result;
+    if (existing && !o.replace) {
+        if (o.secure && !existing->secure) {
+            return {Errc::trie_kind_mismatch,
+                    "trie " + o.trie + " is plain; --secure would hash its keys differently"};
+        }
+        const bool secure = existing->secure;
+        TrieReader reader(store, *existing);
+        Trie trie = Trie::open(&reader, existing->root);
+        for (size_t i = 0; i < input.size(); ++i) {
+            const KvPair p = input[i];
+            const Hash256 hashed = secure ? keccak256(p.key) : Hash256{};
+            const bytes_view key = secure ? bytes_view(hashed) : p.key;
+            MPT_CHECK(trie.put(key, p.value));
+            if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, input.size());
+        }
+        MPT_TRY(CommitBatch batch, trie.commit());
+        MPT_CHECK(apply_commit(store, existing->id, batch));
+        result.root = batch.root;
+        result.rows_written = batch.puts.size();
+        result.rows_deleted = batch.deletes.size();
+        return result;
+    }
+    TrieId id;
+    if (existing) {
+        if (existing->secure != o.secure) {
+            return {Errc::trie_kind_mismatch,
+                    "--replace keeps the trie's kind: trie " + o.trie + " is " +
+                        (existing->secure ? "secure" : "plain")};
+        }
+        id = existing->id;
+        MPT_CHECK(store.erase_subtree(id, {}));
+    } else {
+        MPT_TRY(id, store.create_trie(o.trie, o.secure));
+    }
+    const SortedPairs sorted = sorted_final_pairs(input, o.secure);
+    StoreSink sink(store, id);
+    StackTrie st(&sink);
+    for (size_t i = 0; i < sorted.pairs.size(); ++i) {
+        MPT_CHECK(st.add(sorted.pairs[i].key, sorted.pairs[i].value));
+        MPT_CHECK(sink.status());
+        if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, sorted.pairs.size());
+    }
+    result.root = st.finish();
+    MPT_CHECK(sink.status());
+    MPT_CHECK(store.set_root(id, result.root));
+    result.created = true;
+    result.rows_written = sink.rows();
+    return result;
+}
+
+}  // namespace
+
+Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const BuildOptions& o) {
+    MPT_CHECK(store.begin_write());
+    auto r = build_in_write(store, input, o);
+    if (!r) {
+        store.rollback();
+        return r;
+    }
+    MPT_CHECK(store.commit_write());
+    return r;
+}
+
+Result<TrieInfo> require_trie(NodeStore& store, std::string_view name) {
+    MPT_TRY(std::optional<TrieInfo> t, store.find_trie(name));
+    if (!t) return {Errc::no_such_trie, "no trie named " + std::string(name)};
+    return std::move(*t);
+}
+
+namespace {
+
+class Checker {
+public:
+    Checker(NodeStore& store, const TrieInfo& trie, CheckReport& report)
+        : store_(store), trie_(trie), report_(report) {}
+
+    // Visits the node whose reference is ref at path (a hashed node: its row).
+    Status visit_row(bytes& path, const Hash256& expected) {
+        MPT_TRY(bytes_view row, store_.get(trie_.id, path));
+        if (row.empty()) {
+            problem("missing row", path);
+            return {};
+        }
+        const bytes rlp(row.begin(), row.end());  // the next read invalidates the view
+        reached_.push_back(path);
+        if (keccak256(rlp) != expected) {
+            problem("hash mismatch", path);
+            return {};
+        }
+        return visit_node(path, rlp);
+    }
+
+    Status visit_node(bytes& path, bytes_view rlp) {
+        auto v = decode_node(rlp);
+        if (!v) {
+            problem("undecodable node (" + v.error().message() + ")", path);
+            return {};
+        }
+        const size_t len = path.size();
+        switch (v->kind) {
+            case NodeView::Kind::leaf:
+                break;
+            case NodeView::Kind::extension:
+                append_unpacked(path, v->path);
+                MPT_CHECK(visit_child(path, v->child));
+                path.resize(len);
+                break;
+            case NodeView::Kind::branch:
+                for (uint8_t i = 0; i < 16; ++i) {
+                    if (v->children[i].empty()) continue;
+                    path.push_back(i);
+                    MPT_CHECK(visit_child(path, v->children[i]));
+                    path.pop_back();
+                }
+                break;
+        }
+        return {};
+    }
+
+    Status visit_child(bytes& path, bytes_view ref) {
+        if (ref.size() == 32) {
+            Hash256 h;
+            std::copy(ref.begin(), ref.end(), h.begin());
+            return visit_row(path, h);
+        }
+        // Embedded: it has no row of its own; a row at its path is an orphan.
+        return visit_node(path, ref);
+    }
+
+    void problem(const std::string& what, bytes_view path) {
+        if (report_.problems.size() < 1000) {
+            report_.problems.push_back(what + " at path " + path_string(path));
+        }
+    }
+
+    std::vector<bytes>& reached() { return reached_; }
+
+private:
+    NodeStore& store_;
+    const TrieInfo& trie_;
+    CheckReport& report_;
+    std::vector<bytes> reached_;  // in depth-first pre-order, which is path order
+};
+
+}  // namespace
+
+Result<CheckReport> check_trie(NodeStore& store, const TrieInfo& trie) {
+    CheckReport report;
+    Checker c(store, trie, report);
+    if (trie.root != kEmptyRoot) {
+        bytes path;
+        MPT_CHECK(c.visit_row(path, trie.root));
+    }
+    std::vector<bytes>& reached = c.reached();
+    report.reachable = reached.size();
+    // Pre-order visits children in nibble order after their parent: already path order.
+    size_t i = 0;
+    MPT_CHECK(store.scan(trie.id, {}, [&](bytes_view path, bytes_view) {
+        ++report.rows;
+        while (i < reached.size() && bytes_less(reached[i], path)) ++i;
+        if (i < reached.size() && bytes_equal(reached[i], path)) {
+            ++i;
+        } else if (report.problems.size() < 1000) {
+            report.problems.push_back("orphan row at path " + path_string(path));
+        }
+        return true;
+    }));
+    return report;
+}
+
+Result<TrieStats> trie_stats(NodeStore& store, const TrieInfo& trie) {
+    TrieStats s;
+    Status bad;
+    std::function<void(bytes_view, bool)> count = [&](bytes_view rlp, bool embedded) {
+        auto v = decode_node(rlp);
+        if (!v) {
+            if (bad.ok()) bad = Status(Errc::storage_hash_mismatch, "undecodable row");
+            return;
+        }
+        TrieStats::Count& c = embedded                                      ? s.embedded
+                              : v->kind == NodeView::Kind::leaf             ? s.leaf
+                              : v->kind == NodeView::Kind::extension        ? s.extension
+                                                                            : s.branch;
+        c.nodes += 1;
+        c.bytes += rlp.size();
+        if (v->kind == NodeView::Kind::leaf) ++s.pairs;
+        if (v->kind == NodeView::Kind::branch && !v->value.empty()) ++s.pairs;
+        if (v->kind == NodeView::Kind::extension && v->child.size() < 32) count(v->child, true);
+        if (v->kind == NodeView::Kind::branch) {
+            for (const bytes_view ch : v->children) {
+                if (!ch.empty() && ch.size() < 32) count(ch, true);
+            }
+        }
+    };
+    MPT_CHECK(store.scan(trie.id, {}, [&](bytes_view path, bytes_view rlp) {
+        ++s.rows;
+        s.row_bytes += path.size() + rlp.size();
+        if (s.by_depth.size() <= path.size()) s.by_depth.resize(path.size() + 1);
+        s.by_depth[path.size()].nodes += 1;
+        s.by_depth[path.size()].bytes += rlp.size();
+        count(rlp, false);
+        return true;
+    }));
+    if (!bad.ok()) return bad.error();
+    return s;
+}
+
+}  // namespace mpt
