@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs the build and test dependencies (Debian 12) when any is missing, then configures
+# and builds a Release build into build/. Safe to run again: with everything installed it
+# skips apt and only brings the build up to date.
+#
+#   scripts/setup.sh            (MPT_JOBS=N to set build parallelism; default: nproc)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+packages=(
+    build-essential cmake libcli11-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
+    doctest-dev libsimdjson-dev libbenchmark-dev sqlite3 hyperfine valgrind clang time
+)
+
+installed() {
+    # dpkg -s also succeeds for removed packages whose config files remain; ask for the state.
+    [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
+}
+
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+    for p in "${packages[@]}"; do
+        installed "$p" || missing+=("$p")
+    done
+else
+    echo "setup: dpkg-query not found; this script installs packages on Debian 12 only." >&2
+    echo "setup: install these by hand, then run it again: ${packages[*]}" >&2
+    exit 2
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+        sudo=()
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo=(sudo)
+    else
+        echo "setup: need root (or sudo) to install: ${missing[*]}" >&2
+        exit 2
+    fi
+    echo "setup: installing: ${missing[*]}"
+    "${sudo[@]}" apt-get update
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$root/build" -j "${MPT_JOBS:-$(nproc)}"
