@@ -16,5 +16,6 @@ void register_get(CLI::App& app, Runner& runner);
 void register_dump(CLI::App& app, Runner& runner);
 void register_check(CLI::App& app, Runner& runner);
 void register_stats(CLI::App& app, Runner& runner);
+void register_count_allocs(CLI::App& app, Runner& runner);
 
 }  // namespace mpt::cli

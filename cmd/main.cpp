@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     register_dump(app, runner);
     register_check(app, runner);
     register_stats(app, runner);
+    register_count_allocs(app, runner);
 
     try {
         app.parse(argc, argv);

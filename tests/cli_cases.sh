@@ -56,3 +56,8 @@ expect "unknown subcommand" 2 '^$' '^mpt: error: ' -- "$MPT" frobnicate
 expect "version" 0 '^mpt [0-9]+\.[0-9]+\.[0-9]+$' '^$' -- "$MPT" --version
 expect "help" 0 'root' '^$' -- "$MPT" --help
 expect "root help" 0 'secure' '^$' -- "$MPT" root --help
+
+# count-allocs: a reopened trie answers gets with at most the returned value allocated.
+expect "count-allocs json" 0 '"op":"get_miss"' '^$' -- "$MPT" count-allocs --leaves 200 --samples 8 --json
+expect "count-allocs table" 0 'get_hit' '^$' -- "$MPT" count-allocs --leaves 100,300 --samples 4
+expect "count-allocs bad leaves" 2 '^$' '^mpt: error: ' -- "$MPT" count-allocs --leaves 0

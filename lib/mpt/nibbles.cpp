@@ -3,35 +3,37 @@
 namespace mpt {
 
 Nibbles::Nibbles(NibbleView v) {
-    n_.resize(v.size());
-    for (size_t i = 0; i < v.size(); ++i) n_[i] = v[i];
+    uint8_t* d = reset(v.size());
+    for (size_t i = 0; i < v.size(); ++i) d[i] = v[i];
 }
 
 Nibbles Nibbles::sub(size_t pos, size_t len) const {
-    const size_t end = len == SIZE_MAX ? n_.size() : pos + len;
-    return Nibbles(bytes(n_.begin() + static_cast<ptrdiff_t>(pos),
-                         n_.begin() + static_cast<ptrdiff_t>(end)));
+    const size_t n = len == SIZE_MAX ? size_ - pos : len;
+    Nibbles out;
+    out.assign(data() + pos, n);
+    return out;
 }
 
 Nibbles Nibbles::concat(const Nibbles& other) const {
-    bytes n;
-    n.reserve(n_.size() + other.n_.size());
-    n.insert(n.end(), n_.begin(), n_.end());
-    n.insert(n.end(), other.n_.begin(), other.n_.end());
-    return Nibbles(std::move(n));
+    Nibbles out;
+    uint8_t* d = out.reset(size_ + other.size_);
+    std::copy(data(), data() + size_, d);
+    std::copy(other.data(), other.data() + other.size_, d + size_);
+    return out;
 }
 
 Nibbles Nibbles::with(uint8_t nibble) const {
-    bytes n;
-    n.reserve(n_.size() + 1);
-    n = n_;
-    n.push_back(nibble);
-    return Nibbles(std::move(n));
+    Nibbles out;
+    uint8_t* d = out.reset(size_ + 1);
+    std::copy(data(), data() + size_, d);
+    d[size_] = nibble;
+    return out;
 }
 
 bytes Nibbles::to_bytes() const {
-    bytes out(n_.size() / 2);
-    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint8_t>(n_[2 * i] << 4 | n_[2 * i + 1]);
+    const uint8_t* n = data();
+    bytes out(size_ / 2);
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint8_t>(n[2 * i] << 4 | n[2 * i + 1]);
     return out;
 }
 

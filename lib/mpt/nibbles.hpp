@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <compare>
+#include <memory>
 
 namespace mpt {
 
@@ -46,19 +47,43 @@ private:
     size_t end_ = 0;
 };
 
+// Up to kInline nibbles (a 32-byte key's path) live inside the object; longer paths on
+// the heap.
 class Nibbles {
 public:
-    Nibbles() = default;
+    static constexpr size_t kInline = 64;
+
+    Nibbles() noexcept = default;
     // REQUIRES: every element of n is below 16.
-    explicit Nibbles(bytes n) noexcept : n_(std::move(n)) {}
+    explicit Nibbles(bytes_view n) { assign(n.data(), n.size()); }
+    explicit Nibbles(const bytes& n) { assign(n.data(), n.size()); }
     explicit Nibbles(NibbleView v);
     static Nibbles from_bytes(bytes_view key) { return Nibbles(NibbleView(key)); }
 
-    size_t size() const noexcept { return n_.size(); }
-    bool empty() const noexcept { return n_.empty(); }
-    uint8_t operator[](size_t i) const noexcept { return n_[i]; }
+    Nibbles(const Nibbles& o) { assign(o.data(), o.size_); }
+    Nibbles& operator=(const Nibbles& o) {
+        if (this != &o) assign(o.data(), o.size_);
+        return *this;
+    }
+    Nibbles(Nibbles&& o) noexcept { *this = std::move(o); }
+    Nibbles& operator=(Nibbles&& o) noexcept {
+        if (this == &o) return *this;
+        size_ = o.size_;
+        if (o.heap_) {
+            heap_ = std::move(o.heap_);
+        } else {
+            heap_.reset();
+            std::copy(o.inline_, o.inline_ + o.size_, inline_);
+        }
+        o.size_ = 0;
+        return *this;
+    }
+
+    size_t size() const noexcept { return size_; }
+    bool empty() const noexcept { return size_ == 0; }
+    uint8_t operator[](size_t i) const noexcept { return data()[i]; }
     // One nibble per byte: the database key of this path.
-    bytes_view unpacked() const noexcept { return n_; }
+    bytes_view unpacked() const noexcept { return {data(), size_}; }
 
     Nibbles sub(size_t pos, size_t len = SIZE_MAX) const;
     Nibbles concat(const Nibbles& other) const;
@@ -66,11 +91,35 @@ public:
     // Packs an even-length path into bytes. REQUIRES: size() is even.
     bytes to_bytes() const;
 
-    friend bool operator==(const Nibbles&, const Nibbles&) = default;
-    friend auto operator<=>(const Nibbles& a, const Nibbles& b) { return a.n_ <=> b.n_; }
+    friend bool operator==(const Nibbles& a, const Nibbles& b) noexcept {
+        return bytes_equal(a.unpacked(), b.unpacked());
+    }
+    friend std::strong_ordering operator<=>(const Nibbles& a, const Nibbles& b) noexcept {
+        const int c = compare_bytes(a.unpacked(), b.unpacked());
+        return c < 0 ? std::strong_ordering::less
+                     : c > 0 ? std::strong_ordering::greater : std::strong_ordering::equal;
+    }
 
 private:
-    bytes n_;
+    const uint8_t* data() const noexcept { return heap_ ? heap_.get() : inline_; }
+    // Makes room for n nibbles and returns where they go.
+    uint8_t* reset(size_t n) {
+        size_ = static_cast<uint32_t>(n);
+        if (n <= kInline) {
+            heap_.reset();
+            return inline_;
+        }
+        heap_.reset(new uint8_t[n]);
+        return heap_.get();
+    }
+    void assign(const uint8_t* p, size_t n) {
+        uint8_t* d = reset(n);
+        std::copy(p, p + n, d);
+    }
+
+    uint32_t size_ = 0;
+    uint8_t inline_[kInline];
+    std::unique_ptr<uint8_t[]> heap_;
 };
 
 // Length of the longest common prefix of two nibble sequences.

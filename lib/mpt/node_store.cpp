@@ -3,7 +3,7 @@
 namespace mpt {
 
 Status apply_commit(NodeStore& store, TrieId trie, const CommitBatch& batch) {
-    for (const bytes& path : batch.deletes) MPT_CHECK(store.erase(trie, path));
+    for (const bytes_view path : batch.deletes) MPT_CHECK(store.erase(trie, path));
     for (const auto& [path, rlp] : batch.puts) MPT_CHECK(store.put(trie, path, rlp));
     return store.set_root(trie, batch.root);
 }

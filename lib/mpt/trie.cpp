@@ -1,6 +1,9 @@
 #include <mpt/trie.hpp>
 
 #include <algorithm>
+#include <cstddef>
+#include <mutex>
+#include <new>
 
 namespace mpt {
 
@@ -20,27 +23,89 @@ namespace {
 
 using Type = TrieNode::Type;
 
-struct LeafNode : TrieNode {
+// Nodes of one type are recycled through a free list instead of going back to the heap, so
+// that loading, replacing and dropping nodes allocates nothing once the pool holds enough:
+// the heap sees one allocation per chunk of nodes. Chunks live until the program ends.
+template <size_t Size>
+class NodePool {
+public:
+    static void* take() {
+        std::lock_guard<std::mutex> lock(mutex());
+        State& s = state();
+        if (s.free == nullptr) grow(s);
+        Free* f = s.free;
+        s.free = f->next;
+        return f;
+    }
+    static void give(void* p) noexcept {
+        std::lock_guard<std::mutex> lock(mutex());
+        State& s = state();
+        s.free = new (p) Free{s.free};
+    }
+
+private:
+    struct Free {
+        Free* next;
+    };
+    static_assert(Size >= sizeof(Free));
+    static constexpr size_t kAlign = alignof(std::max_align_t);
+    static constexpr size_t kSlot = (Size + kAlign - 1) / kAlign * kAlign;
+
+    struct State {
+        Free* free = nullptr;
+        size_t next_chunk = 64;  // nodes; doubles up to 4096
+        std::vector<std::unique_ptr<std::byte[]>> chunks;
+    };
+    static State& state() {
+        static State* s = new State;  // never destroyed: nodes may outlive static objects
+        return *s;
+    }
+    static std::mutex& mutex() {
+        static std::mutex* m = new std::mutex;
+        return *m;
+    }
+    static void grow(State& s) {
+        const size_t n = s.next_chunk;
+        s.next_chunk = std::min<size_t>(n * 2, 4096);
+        s.chunks.emplace_back(new std::byte[n * kSlot]);
+        std::byte* base = s.chunks.back().get();
+        for (size_t i = n; i-- > 0;) s.free = new (base + i * kSlot) Free{s.free};
+    }
+};
+
+template <typename T>
+struct Pooled {
+    static void* operator new(size_t n) {
+        if (n != sizeof(T)) return ::operator new(n);
+        return NodePool<sizeof(T)>::take();
+    }
+    static void operator delete(void* p, size_t n) noexcept {
+        if (n != sizeof(T)) return ::operator delete(p);
+        NodePool<sizeof(T)>::give(p);
+    }
+};
+
+struct LeafNode : TrieNode, Pooled<LeafNode> {
     LeafNode(Nibbles p, bytes v) : TrieNode(Type::leaf), path(std::move(p)), value(std::move(v)) {}
     Nibbles path;
     bytes value;
 };
 
-struct ExtensionNode : TrieNode {
+struct ExtensionNode : TrieNode, Pooled<ExtensionNode> {
     ExtensionNode(Nibbles p, TrieNodePtr c)
         : TrieNode(Type::extension), path(std::move(p)), child(std::move(c)) {}
     Nibbles path;
     TrieNodePtr child;
 };
 
-struct BranchNode : TrieNode {
+struct BranchNode : TrieNode, Pooled<BranchNode> {
     BranchNode() : TrieNode(Type::branch) {}
     std::array<TrieNodePtr, 16> children;
     bytes value;
 };
 
 // A hashed child that has not been loaded: only its reference, and a row at its path.
-struct StoredNode : TrieNode {
+struct StoredNode : TrieNode, Pooled<StoredNode> {
     explicit StoredNode(const NodeRef& r) : TrieNode(Type::stored) {
         ref = r;
         ref_valid = true;
@@ -63,13 +128,13 @@ TrieNodePtr make_ext(Nibbles path, TrieNodePtr child) {
     return TrieNodePtr(new ExtensionNode(std::move(path), std::move(child)));
 }
 
-// Nibbles [0, depth) of key, plus one more nibble when extra >= 0: a node's database key.
-bytes path_of(NibbleView key, size_t depth, int extra = -1) {
-    bytes p;
-    p.reserve(depth + 1);
-    append_unpacked(p, key.sub(0, depth));
-    if (extra >= 0) p.push_back(static_cast<uint8_t>(extra));
-    return p;
+// Nibbles [0, depth) of key, plus one more nibble when extra >= 0: a node's database key,
+// written into out.
+bytes_view path_of(bytes& out, NibbleView key, size_t depth, int extra = -1) {
+    out.clear();
+    append_unpacked(out, key.sub(0, depth));
+    if (extra >= 0) out.push_back(static_cast<uint8_t>(extra));
+    return out;
 }
 
 Result<TrieNodePtr> from_view(const NodeView& v, const NodeRef& ref, bool has_row);
@@ -132,16 +197,28 @@ std::string path_string(bytes_view unpacked) {
 }
 
 struct Trie::Impl {
-    bytes path;  // read-path scratch
-    bytes enc;   // encoding scratch
-    std::vector<bytes> deleted;  // paths of rows that no longer hold their node
+    Impl() {
+        path.reserve(2 * 32 + 1);
+        write_path.reserve(2 * 32 + 1);
+        // Room for the rows one update of a 32-byte key releases, so that an update
+        // allocates the same whatever its depth.
+        deleted.reserve(1024);
+        deleted_spans.reserve(32);
+    }
+
+    bytes path;        // read-path scratch of get()
+    bytes write_path;  // path scratch of put() and remove()
+    bytes enc;         // encoding scratch
+    // Paths of rows that no longer hold their node, packed one after another.
+    bytes deleted;
+    std::vector<std::pair<size_t, size_t>> deleted_spans;  // (offset, length) into deleted
 
     // The node's row is gone from path once the node changes or leaves it.
-    void release(TrieNode& n, bytes path_key) {
-        if (n.has_row) {
-            deleted.push_back(std::move(path_key));
-            n.has_row = false;
-        }
+    void release(TrieNode& n, bytes_view path_key) {
+        if (!n.has_row) return;
+        deleted_spans.emplace_back(deleted.size(), path_key.size());
+        deleted.insert(deleted.end(), path_key.begin(), path_key.end());
+        n.has_row = false;
     }
 };
 
@@ -175,17 +252,17 @@ public:
 
     Status resolve_at(TrieNodePtr& slot, NibbleView key, size_t depth, int extra = -1) {
         if (slot->type != Type::stored) return {};
-        return resolve(slot, path_of(key, depth, extra));
+        return resolve(slot, path_of(impl_.write_path, key, depth, extra));
     }
 
     void touch(TrieNode& n, NibbleView key, size_t depth) {
-        if (n.has_row) impl_.release(n, path_of(key, depth));
+        if (n.has_row) impl_.release(n, path_of(impl_.write_path, key, depth));
         n.dirty = true;
         n.ref_valid = false;
     }
 
     void drop(TrieNode& n, NibbleView key, size_t depth, int extra = -1) {
-        if (n.has_row) impl_.release(n, path_of(key, depth, extra));
+        if (n.has_row) impl_.release(n, path_of(impl_.write_path, key, depth, extra));
     }
 
     Result<bool> insert(TrieNodePtr& slot, NibbleView key, size_t depth, bytes_view value) {
@@ -409,7 +486,7 @@ public:
         n.ref_valid = true;
         if (write) {
             if (n.ref.is_hash()) {
-                batch_->puts.emplace_back(path, enc_);
+                batch_->puts.push_back(path, enc_);
                 n.has_row = true;
             }
             n.dirty = false;
@@ -657,21 +734,25 @@ Result<CommitBatch> Trie::commit() {
         Hasher h(impl_->enc, &batch);
         batch.root = h.hash(*root_, path, true).hash();
     }
-    std::vector<bytes>& del = impl_->deleted;
+    // The released paths, less those written again, sorted and without repeats.
+    const bytes& arena = impl_->deleted;
+    std::vector<bytes_view> del;
+    del.reserve(impl_->deleted_spans.size());
+    for (const auto& [off, len] : impl_->deleted_spans) del.emplace_back(arena.data() + off, len);
     std::sort(del.begin(), del.end(), bytes_less);
     del.erase(std::unique(del.begin(), del.end(), bytes_equal), del.end());
-    if (!batch.puts.empty() && !del.empty()) {
-        std::vector<bytes> written;
-        written.reserve(batch.puts.size());
-        for (const auto& [p, rlp] : batch.puts) written.push_back(p);
-        std::sort(written.begin(), written.end(), bytes_less);
-        std::vector<bytes> gone;
-        std::set_difference(del.begin(), del.end(), written.begin(), written.end(),
-                            std::back_inserter(gone), bytes_less);
-        del = std::move(gone);
+    std::vector<bytes_view> written;
+    written.reserve(batch.puts.size());
+    for (const bytes_view p : batch.puts.paths()) written.push_back(p);
+    std::sort(written.begin(), written.end(), bytes_less);
+    size_t w = 0;
+    for (const bytes_view p : del) {
+        while (w < written.size() && bytes_less(written[w], p)) ++w;
+        if (w < written.size() && bytes_equal(written[w], p)) continue;
+        batch.deletes.push_back(p);
     }
-    batch.deletes = std::move(del);
-    del.clear();
+    impl_->deleted.clear();
+    impl_->deleted_spans.clear();
     return batch;
 }
 

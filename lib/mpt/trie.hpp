@@ -13,6 +13,7 @@
 #include <mpt/node.hpp>
 
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <optional>
 
@@ -32,13 +33,99 @@ public:
 // A path (one nibble per byte) for messages: its hex digits, or "(root)" when empty.
 std::string path_string(bytes_view unpacked);
 
+// Byte strings kept one after another in one buffer: appending allocates only when the
+// buffer grows. Views stay valid until the list is changed.
+class PackedBytes {
+public:
+    size_t size() const noexcept { return spans_.size(); }
+    bool empty() const noexcept { return spans_.empty(); }
+    bytes_view operator[](size_t i) const noexcept {
+        return {data_.data() + spans_[i].first, spans_[i].second};
+    }
+    void push_back(bytes_view b) {
+        spans_.emplace_back(data_.size(), b.size());
+        data_.insert(data_.end(), b.begin(), b.end());
+    }
+    void clear() noexcept {
+        data_.clear();
+        spans_.clear();
+    }
+    void reserve(size_t items, size_t bytes) {
+        spans_.reserve(items);
+        data_.reserve(bytes);
+    }
+
+    class iterator {
+    public:
+        using iterator_category = std::forward_iterator_tag;
+        using value_type = bytes_view;
+        using difference_type = ptrdiff_t;
+        using pointer = void;
+        using reference = bytes_view;
+        iterator(const PackedBytes* p, size_t i) : p_(p), i_(i) {}
+        bytes_view operator*() const noexcept { return (*p_)[i_]; }
+        iterator& operator++() noexcept {
+            ++i_;
+            return *this;
+        }
+        bool operator==(const iterator& o) const noexcept { return i_ == o.i_; }
+
+    private:
+        const PackedBytes* p_;
+        size_t i_;
+    };
+    iterator begin() const noexcept { return {this, 0}; }
+    iterator end() const noexcept { return {this, spans_.size()}; }
+
+private:
+    bytes data_;
+    std::vector<std::pair<size_t, size_t>> spans_;  // (offset, length)
+};
+
+// Rows (path, rlp), packed.
+class RowList {
+public:
+    struct Row {
+        bytes_view path;
+        bytes_view rlp;
+    };
+    size_t size() const noexcept { return paths_.size(); }
+    bool empty() const noexcept { return paths_.empty(); }
+    Row operator[](size_t i) const noexcept { return {paths_[i], rlps_[i]}; }
+    void push_back(bytes_view path, bytes_view rlp) {
+        paths_.push_back(path);
+        rlps_.push_back(rlp);
+    }
+    const PackedBytes& paths() const noexcept { return paths_; }
+
+    class iterator {
+    public:
+        iterator(const RowList* r, size_t i) : r_(r), i_(i) {}
+        Row operator*() const noexcept { return (*r_)[i_]; }
+        iterator& operator++() noexcept {
+            ++i_;
+            return *this;
+        }
+        bool operator==(const iterator& o) const noexcept { return i_ == o.i_; }
+
+    private:
+        const RowList* r_;
+        size_t i_;
+    };
+    iterator begin() const noexcept { return {this, 0}; }
+    iterator end() const noexcept { return {this, size()}; }
+
+private:
+    PackedBytes paths_, rlps_;
+};
+
 // The result of a commit: the new root, the rows to write (children before parents), and
 // the paths whose rows must be deleted, sorted and never one that is also written. Paths
 // are one nibble per byte.
 struct CommitBatch {
     Hash256 root{};
-    std::vector<std::pair<bytes, bytes>> puts;
-    std::vector<bytes> deletes;
+    RowList puts;
+    PackedBytes deletes;
 };
 
 struct TrieNode;
