@@ -2,27 +2,112 @@
 #include <mpt/stack_trie.hpp>
 #include <mpt/trie_file.hpp>
 
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
 namespace mpt {
 namespace {
 
-// Writes each node the streaming builder hashes; keeps the first error.
+// Writes each node the streaming builder hashes; keeps the first error. Above a size
+// threshold the rows go to a writer thread in packed batches, so that SQLite's inserts run
+// on one core while hashing goes on on the other. The store is then used by the writer
+// thread alone until finish() returns.
 class StoreSink : public NodeSink {
 public:
-    StoreSink(NodeStore& store, TrieId trie) : store_(store), trie_(trie) {}
-    void put(bytes_view path, bytes_view rlp) override {
-        if (!status_.ok()) return;
-        status_ = store_.put(trie_, path, rlp);
-        ++rows_;
+    static constexpr size_t kBatchRows = 8192;
+    static constexpr size_t kMaxQueued = 4;  // batches in flight: bounds the memory
+
+    StoreSink(NodeStore& store, TrieId trie, bool threaded)
+        : store_(store), trie_(trie), threaded_(threaded) {
+        if (threaded_) writer_ = std::thread([this] { write_loop(); });
     }
-    Status status() const { return status_; }
+    ~StoreSink() override { static_cast<void>(finish()); }
+
+    void put(bytes_view path, bytes_view rlp) override {
+        ++rows_;
+        if (!threaded_) {
+            if (status_.ok()) status_ = store_.put(trie_, path, rlp);
+            return;
+        }
+        current_.push_back(path, rlp);
+        if (current_.size() >= kBatchRows) hand_over();
+    }
+
+    // True once a write failed; the builder may stop early.
+    bool failed() {
+        if (!threaded_) return !status_.ok();
+        std::lock_guard<std::mutex> lock(mutex_);
+        return !status_.ok();
+    }
+
+    // Writes what is left and waits for the writer. Returns the first error.
+    Status finish() {
+        if (threaded_ && writer_.joinable()) {
+            hand_over();
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                done_ = true;
+            }
+            ready_.notify_one();
+            writer_.join();
+        }
+        return status_;
+    }
+
     size_t rows() const noexcept { return rows_; }
 
 private:
+    void hand_over() {
+        if (current_.empty()) return;
+        std::unique_lock<std::mutex> lock(mutex_);
+        room_.wait(lock, [&] { return queue_.size() < kMaxQueued; });
+        queue_.push_back(std::move(current_));
+        current_ = RowList();
+        lock.unlock();
+        ready_.notify_one();
+    }
+
+    void write_loop() {
+        while (true) {
+            RowList batch;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                ready_.wait(lock, [&] { return !queue_.empty() || done_; });
+                if (queue_.empty()) return;
+                batch = std::move(queue_.front());
+                queue_.pop_front();
+            }
+            room_.notify_one();
+            Status s;
+            for (const RowList::Row row : batch) {
+                s = store_.put(trie_, row.path, row.rlp);
+                if (!s.ok()) break;
+            }
+            if (!s.ok()) {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (status_.ok()) status_ = s;
+            }
+        }
+    }
+
     NodeStore& store_;
     TrieId trie_;
+    bool threaded_;
     Status status_;
     size_t rows_ = 0;
+    RowList current_;
+    std::mutex mutex_;
+    std::condition_variable ready_, room_;
+    std::deque<RowList> queue_;
+    bool done_ = false;
+    std::thread writer_;
 };
+
+// Below this many pairs a build stays on one thread: starting a writer costs more than it
+// saves.
+constexpr size_t kThreadedBuildPairs = 20000;
 
 Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const BuildOptions& o) {
     MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(o.trie));
@@ -62,15 +147,15 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
         MPT_TRY(id, store.create_trie(o.trie, o.secure));
     }
     const SortedPairs sorted = sorted_final_pairs(input, o.secure);
-    StoreSink sink(store, id);
+    StoreSink sink(store, id, sorted.pairs.size() >= kThreadedBuildPairs);
     StackTrie st(&sink);
     for (size_t i = 0; i < sorted.pairs.size(); ++i) {
         MPT_CHECK(st.add(sorted.pairs[i].key, sorted.pairs[i].value));
-        MPT_CHECK(sink.status());
+        if ((i + 1) % 4096 == 0 && sink.failed()) break;
         if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, sorted.pairs.size());
     }
     result.root = st.finish();
-    MPT_CHECK(sink.status());
+    MPT_CHECK(sink.finish());
     MPT_CHECK(store.set_root(id, result.root));
     result.created = true;
     result.rows_written = sink.rows();
