@@ -4,36 +4,17 @@
 #include <mpt/node_path.hpp>
 #include <mpt/node_store.hpp>
 
+#include "stored_trie.hpp"
 #include "test_util.hpp"
 
 using namespace mpt;
 using mpt::test::b;
+using mpt::test::build;
 using mpt::test::h;
+using mpt::test::StoredTrie;
 using LStatus = NodeLookup::Status;
 
 namespace {
-
-// A trie built in memory, committed into a store, read back through a TrieReader.
-struct StoredTrie {
-    MemoryNodeStore store;
-    TrieInfo info;
-    Hash256 root = kEmptyRoot;
-};
-
-void build(StoredTrie& st, const std::map<bytes, bytes>& content) {
-    Trie t;
-    for (const auto& [k, v] : content) REQUIRE(t.put(k, v).ok());
-    auto batch = t.commit();
-    REQUIRE(batch.ok());
-    REQUIRE(st.store.begin_write().ok());
-    auto id = st.store.create_trie("main", false);
-    REQUIRE(id.ok());
-    REQUIRE(apply_commit(st.store, *id, *batch).ok());
-    REQUIRE(st.store.commit_write().ok());
-    st.info = st.store.find_trie("main").value().value();
-    st.root = batch->root;
-    REQUIRE(st.info.root == st.root);
-}
 
 // --- An independent reading of the trie, straight from the RLP (not decode_node) ---------
 
