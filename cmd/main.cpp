@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
 
     Runner runner;
     register_root(app, runner);
+    register_diff(app, runner);
 
     try {
         app.parse(argc, argv);

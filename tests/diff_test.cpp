@@ -335,15 +335,16 @@ TEST_CASE("diff: economy on two 100k-key tries differing in 10 keys") {
         CHECK(c.new_value == changes.at(c.key));
     }
     MESSAGE("nodes read: A " << run.stats.nodes_read_a << ", B " << run.stats.nodes_read_b);
-    // The bound. A side reads only nodes on the root-to-leaf paths of the 10 keys (a pair of
-    // equal references is never entered, and every node off those paths is referenced
-    // identically on both sides). With n = 100k uniform keys a leaf sits below its longest
-    // common nibble prefix with any other key; log16(n) ~ 4.2, so leaves are at depth 4-6,
-    // and P(a given key shares >= 8 nibbles with another) <= n / 16^8 ~ 2.3e-5. A path at
-    // leaf depth d holds at most d branches, at most one extension (only where two keys
-    // share nibbles past a branch, i.e. just above the deepest branch) and the leaf: with
-    // d <= 8 that is <= 10 nodes. Paths share the root (and often a level or two), so
-    // 10 keys read at most 10 * 10 = 100 nodes per side; typically about 10 * 5.
+    // The bound. A side reads only hashed nodes on the root-to-leaf paths of the 10 keys:
+    // every node off those paths is referenced identically on both sides, and a pair of
+    // equal references is never entered. Such a path holds its branches, the leaf, and an
+    // extension only where a subtree's keys all agree on a further nibble; with n = 100k
+    // uniform keys a position at depth j holds ~n / 16^j keys (>= 24 for j <= 3), so
+    // extensions appear only in the last level or two. A key's leaf sits one nibble below
+    // its longest common prefix with any other key: log16(n) ~ 4.2 gives depth 4-6, and
+    // P(a key shares >= 8 nibbles with another) <= n / 16^8 ~ 2.3e-5. So a path is at most
+    // 8 branches + 1 extension + the leaf = 10 nodes, and 10 keys read at most 10 * 10 = 100
+    // nodes per side (measured: about 47, as the paths share the root and upper levels).
     CHECK(run.stats.nodes_read_a <= 100);
     CHECK(run.stats.nodes_read_b <= 100);
     CHECK(run.stats.nodes_read_a >= 10);  // each key's leaf or its absence had to be seen
