@@ -3,8 +3,15 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
+#include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mpt {
+class NodeStore;
+}
 
 namespace mpt::cli {
 
@@ -17,5 +24,20 @@ void register_dump(CLI::App& app, Runner& runner);
 void register_check(CLI::App& app, Runner& runner);
 void register_stats(CLI::App& app, Runner& runner);
 void register_count_allocs(CLI::App& app, Runner& runner);
+void register_diff(CLI::App& app, Runner& runner);
+void register_get_node(CLI::App& app, Runner& runner);
+
+// mpt get-node, apart from opening the trie file: a register_get_node binds these flags
+// with add_get_node_options, opens DB as a NodeStore and calls run_get_node_on.
+struct GetNodeOptions {
+    std::string db;
+    std::vector<std::string> path_sets;
+    std::string trie = "main";  // the trie of one-element path sets
+    std::optional<uint64_t> max_bytes;
+    bool json = false;
+};
+void add_get_node_options(CLI::App& sub, GetNodeOptions& o);
+// Answers the path sets from store. Exit 0, or the code of the first error.
+int run_get_node_on(NodeStore& store, const GetNodeOptions& o);
 
 }  // namespace mpt::cli

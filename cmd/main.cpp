@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
     register_check(app, runner);
     register_stats(app, runner);
     register_count_allocs(app, runner);
+    register_diff(app, runner);
+    register_get_node(app, runner);
 
     try {
         app.parse(argc, argv);

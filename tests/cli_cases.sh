@@ -61,3 +61,39 @@ expect "root help" 0 'secure' '^$' -- "$MPT" root --help
 expect "count-allocs json" 0 '"op":"get_miss"' '^$' -- "$MPT" count-allocs --leaves 200 --samples 8 --json
 expect "count-allocs table" 0 'get_hit' '^$' -- "$MPT" count-allocs --leaves 100,300 --samples 4
 expect "count-allocs bad leaves" 2 '^$' '^mpt: error: ' -- "$MPT" count-allocs --leaves 0
+# mpt diff (key/value files)
+expect "diff lines in key order" 1 '^~ 0x646f67 0x7075707079 0x6b697474656e - 0x646f6765 0x636f696e \+ 0x646f67676c6573776f727468 0x636174 $' '^$' -- bash -c "set -o pipefail; '$MPT' diff '$FIX/diff_a.json' '$FIX/diff_b.json' | tr '\n' ' '"
+expect "diff reversed" 1 '^~ 0x646f67 0x6b697474656e 0x7075707079 \+ 0x646f6765 0x636f696e - 0x646f67676c6573776f727468 0x636174 $' '^$' -- bash -c "set -o pipefail; '$MPT' diff '$FIX/diff_b.json' '$FIX/diff_a.json' | tr '\n' ' '"
+expect "diff --json" 1 '^\{"added":\{"0x646f67676c6573776f727468":"0x636174"\},"removed":\{"0x646f6765":"0x636f696e"\},"changed":\{"0x646f67":\["0x7075707079","0x6b697474656e"\]\}\}$' '^$' -- "$MPT" diff --json "$FIX/diff_a.json" "$FIX/diff_b.json"
+expect "diff identical" 0 '^$' '^$' -- "$MPT" diff "$FIX/dogs.json" "$FIX/dogs.json"
+expect "diff identical --json" 0 '^\{"added":\{\},"removed":\{\},"changed":\{\}\}$' '^$' -- "$MPT" diff --json "$FIX/diff_a.json" "$FIX/diff_a.json"
+expect "diff identical reads nothing" 0 '^$' '^nodes read: A 0, B 0$' -- "$MPT" diff --stats "$FIX/dogs.json" "$FIX/dogs.json"
+expect "diff --stats" 1 '^~ 0x646f67 ' '^nodes read: A [1-9][0-9]*, B [1-9][0-9]*$' -- "$MPT" diff --stats "$FIX/diff_a.json" "$FIX/diff_b.json"
+expect "diff from empty" 1 '^\+ 0x646f65 0x7265696e64656572$' '^$' -- "$MPT" diff "$FIX/empty.json" "$FIX/dogs.json"
+expect "diff to empty" 1 '^- 0x646f67 0x7075707079$' '^$' -- "$MPT" diff "$FIX/dogs.json" "$FIX/empty.json"
+expect "diff --secure" 1 '^\+ 0x41791102999c339c844880b23950704cc43aa840f3739e365323cda4dfa89e7a 0x7075707079$' '^$' -- "$MPT" diff --secure "$FIX/empty.json" "$FIX/dogs.json"
+expect "diff A from stdin" 1 '^\+ 0x646f67676c6573776f727468 0x636174$' '^$' -- sh -c "'$MPT' diff - '$FIX/diff_b.json' < '$FIX/diff_a.json'"
+expect "diff --nodes" 1 '^write 0x00$' '^$' -- "$MPT" diff --nodes "$FIX/diff_a.json" "$FIX/diff_b.json"
+expect "diff --nodes to empty deletes the root" 1 '^delete 0x00$' '^$' -- "$MPT" diff --nodes "$FIX/dogs.json" "$FIX/empty.json"
+expect "diff --nodes --json" 1 '^\{"write":\["0x00",.*\],"delete":\[\]\}$' '^$' -- "$MPT" diff --nodes --json "$FIX/diff_a.json" "$FIX/diff_b.json"
+expect "diff --nodes identical" 0 '^$' '^$' -- "$MPT" diff --nodes "$FIX/diff_b.json" "$FIX/diff_b.json"
+expect "diff bad JSON" 2 '^$' '^mpt: error: .*trunc.json.*malformed JSON' -- "$MPT" diff "$FIX/dogs.json" "$tmp/trunc.json"
+expect "diff missing file" 2 '^$' '^mpt: error: .*no-such-file.json' -- "$MPT" diff "$tmp/no-such-file.json" "$FIX/dogs.json"
+expect "diff both stdin" 2 '^$' '^mpt: error: diff: A and B cannot both be stdin$' -- "$MPT" diff - -
+expect "diff one operand" 2 '^$' '^mpt: error: ' -- "$MPT" diff "$FIX/dogs.json"
+expect "diff help" 0 'nodes' '^$' -- "$MPT" diff --help
+
+# get-node and diff on trie files.
+"$MPT" build "$FIX/diff_a.json" -o "$tmp/diff_a.db" >/dev/null
+"$MPT" build "$FIX/diff_b.json" -o "$tmp/diff_b.db" >/dev/null
+"$MPT" diff "$FIX/diff_a.json" "$FIX/diff_b.json" >"$tmp/diff_kv.txt"
+expect "diff of trie files equals diff of their k/v files" 0 '^$' '^$' -- sh -c "'$MPT' diff '$tmp/diff_a.db' '$tmp/diff_b.db' | cmp - '$tmp/diff_kv.txt'"
+expect "diff of a trie file against itself" 0 '^$' '^$' -- "$MPT" diff "$tmp/diff_a.db" "$tmp/diff_a.db"
+expect "diff trie file against k/v file" 0 '^$' '^$' -- "$MPT" diff "$tmp/diff_a.db" "$FIX/diff_a.json"
+expect "diff unknown trie" 3 '^$' '^mpt: error: .*no trie named nope' -- "$MPT" diff --trie nope "$tmp/diff_a.db" "$tmp/diff_b.db"
+"$MPT" build "$FIX/dogs.json" -o "$tmp/dogs.db" >/dev/null
+expect "get-node root" 0 '"status":"found"' '^$' -- "$MPT" get-node --json "$tmp/dogs.db" 0x00
+expect "get-node root text" 0 '^0x[0-9a-f]+$' '^$' -- "$MPT" get-node "$tmp/dogs.db" 0x00
+expect "get-node absent" 0 '"status":"absent"' '^$' -- "$MPT" get-node --json "$tmp/dogs.db" 0x1f
+expect "get-node bad path set" 2 '^$' '^mpt: error: ' -- "$MPT" get-node "$tmp/dogs.db" 0xzz
+expect "get-node not a trie file" 3 '^$' '^mpt: error: ' -- "$MPT" get-node "$FIX/dogs.json" 0x00
