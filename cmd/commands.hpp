@@ -11,5 +11,7 @@ namespace mpt::cli {
 using Runner = std::function<int()>;
 
 void register_root(CLI::App& app, Runner& runner);
+void register_proof(CLI::App& app, Runner& runner);
+void register_verify_range(CLI::App& app, Runner& runner);
 
 }  // namespace mpt::cli

@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
 
     Runner runner;
     register_root(app, runner);
+    register_proof(app, runner);
+    register_verify_range(app, runner);
 
     try {
         app.parse(argc, argv);
