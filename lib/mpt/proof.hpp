@@ -77,7 +77,8 @@ struct RangeProof {
 // the keys and values returned reach max_bytes; at least one pair when any exists. proof
 // holds the proof of from (present or not) and then the nodes of the last key's proof that
 // it lacks; it is given even when the range is the whole trie. limit 0 is Errc::bad_input.
-// Storage errors are prove()'s.
+// Storage errors are prove()'s. In a trie whose keys differ in length the answer may hold
+// keys of several lengths, which verify_range refuses.
 Result<RangeProof> prove_range(NodeReader& reader, const Hash256& root, bytes_view from,
                                const bytes* to, size_t limit, size_t max_bytes);
 
