@@ -39,5 +39,7 @@ struct GetNodeOptions {
 void add_get_node_options(CLI::App& sub, GetNodeOptions& o);
 // Answers the path sets from store. Exit 0, or the code of the first error.
 int run_get_node_on(NodeStore& store, const GetNodeOptions& o);
+void register_proof(CLI::App& app, Runner& runner);
+void register_verify_range(CLI::App& app, Runner& runner);
 
 }  // namespace mpt::cli

@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
     register_count_allocs(app, runner);
     register_diff(app, runner);
     register_get_node(app, runner);
+    register_proof(app, runner);
+    register_verify_range(app, runner);
 
     try {
         app.parse(argc, argv);

@@ -97,3 +97,67 @@ expect "get-node root text" 0 '^0x[0-9a-f]+$' '^$' -- "$MPT" get-node "$tmp/dogs
 expect "get-node absent" 0 '"status":"absent"' '^$' -- "$MPT" get-node --json "$tmp/dogs.db" 0x1f
 expect "get-node bad path set" 2 '^$' '^mpt: error: ' -- "$MPT" get-node "$tmp/dogs.db" 0xzz
 expect "get-node not a trie file" 3 '^$' '^mpt: error: ' -- "$MPT" get-node "$FIX/dogs.json" 0x00
+# mpt proof --verify and mpt verify-range, on documents of the trie in proof_trie.json
+# (fixtures/README-proofs.md). The invalid and malformed documents are derived with sed.
+expect "proof trie root" 0 '^0xbe43842c8b1d58bbcae0c669211221642f7e6dcd9cfac66ff74f038f0637937b$' '^$' -- "$MPT" root "$FIX/proof_trie.json"
+expect "proof: present key" 0 '^valid$' '^$' -- "$MPT" proof --verify "$FIX/proof_present.json"
+expect "proof: absent key" 0 '^valid$' '^$' -- "$MPT" proof --verify "$FIX/proof_absent.json"
+expect "proof: --json" 0 '^\{"error":null,"valid":true\}$' '^$' -- "$MPT" proof --verify "$FIX/proof_present.json" --json
+expect "proof: from stdin" 0 '^valid$' '^$' -- sh -c "'$MPT' proof --verify - < '$FIX/proof_present.json'"
+sed 's/"value": "0xcc/"value": "0xcd/' "$FIX/proof_present.json" >"$tmp/p_wrong_value.json"
+expect "proof: wrong value" 1 '^invalid: value mismatch$' '^$' -- "$MPT" proof --verify "$tmp/p_wrong_value.json"
+expect "proof: wrong value --json" 1 '^\{"error":"value mismatch","valid":false\}$' '^$' -- "$MPT" proof --verify "$tmp/p_wrong_value.json" --json
+sed 's/"value": "0xcc*"/"value": null/' "$FIX/proof_present.json" >"$tmp/p_claims_absent.json"
+expect "proof: present key claimed absent" 1 '^invalid: key is present but the document claims absence$' '^$' -- "$MPT" proof --verify "$tmp/p_claims_absent.json"
+sed 's/"value": null/"value": "0x01"/' "$FIX/proof_absent.json" >"$tmp/p_claims_value.json"
+expect "proof: absent key claimed present" 1 '^invalid: the path diverges yet a value is claimed$' '^$' -- "$MPT" proof --verify "$tmp/p_claims_value.json"
+sed 's/"proof": \["0xf5[0-9a-f]*", /"proof": [/' "$FIX/proof_present.json" >"$tmp/p_no_root.json"
+expect "proof: root node dropped" 1 '^invalid: root node missing$' '^$' -- "$MPT" proof --verify "$tmp/p_no_root.json"
+sed 's/"0xe230a0cc/"0xe230a0cd/' "$FIX/proof_present.json" >"$tmp/p_flipped.json"
+expect "proof: flipped byte" 1 '^invalid: node for hash 0xdb64f38b[0-9a-f]{56} missing at depth 1$' '^$' -- "$MPT" proof --verify "$tmp/p_flipped.json"
+# Malformed documents: exit 2, one line.
+printf '{"root": "0x12",' >"$tmp/p_trunc.json"
+expect "proof: malformed JSON" 2 '^$' '^mpt: error: .*p_trunc.json: malformed JSON' -- "$MPT" proof --verify "$tmp/p_trunc.json"
+echo '[]' >"$tmp/p_array.json"
+expect "proof: not an object" 2 '^$' '^mpt: error: .*not a JSON object' -- "$MPT" proof --verify "$tmp/p_array.json"
+sed '/"proof"/d; s/"value": \("0xc*"\),/"value": \1/' "$FIX/proof_present.json" >"$tmp/p_no_proof.json"
+expect "proof: missing field" 2 '^$' '^mpt: error: .*missing field "proof"' -- "$MPT" proof --verify "$tmp/p_no_proof.json"
+sed 's/"key": "0x30"/"key": "0x3"/' "$FIX/proof_present.json" >"$tmp/p_odd_key.json"
+expect "proof: odd hex key" 2 '^$' '^mpt: error: .*field "key": odd number of hex digits' -- "$MPT" proof --verify "$tmp/p_odd_key.json"
+sed 's/"key": "0x30"/"key": "30"/' "$FIX/proof_present.json" >"$tmp/p_no_prefix.json"
+expect "proof: hex without 0x" 2 '^$' '^mpt: error: .*field "key": missing 0x prefix' -- "$MPT" proof --verify "$tmp/p_no_prefix.json"
+sed 's/"root": "0xbe/"root": "0x/' "$FIX/proof_present.json" >"$tmp/p_short_root.json"
+expect "proof: 31-byte root" 2 '^$' '^mpt: error: .*field "root": expected 32 bytes, got 31' -- "$MPT" proof --verify "$tmp/p_short_root.json"
+sed 's/"0xe230a0cc*"/7/' "$FIX/proof_present.json" >"$tmp/p_item.json"
+expect "proof: proof item not a string" 2 '^$' '^mpt: error: .*field "proof" item 1: not a hex string' -- "$MPT" proof --verify "$tmp/p_item.json"
+sed 's/"0xe230a0cc/"0xe230a0zz/' "$FIX/proof_present.json" >"$tmp/p_nonhex.json"
+expect "proof: non-hex proof item" 2 '^$' '^mpt: error: .*field "proof" item 1: not a hex digit' -- "$MPT" proof --verify "$tmp/p_nonhex.json"
+expect "proof: --verify required" 2 '^$' '^mpt: error: .*--verify' -- "$MPT" proof
+expect "proof: missing file" 2 '^$' '^mpt: error: .*no-such.json: No such file' -- "$MPT" proof --verify "$tmp/no-such.json"
+
+expect "verify-range: existent edges" 0 '^valid more=true$' '^$' -- "$MPT" verify-range "$FIX/range_valid.json"
+expect "verify-range: absent first, to the end" 0 '^valid more=false$' '^$' -- "$MPT" verify-range "$FIX/range_tail.json"
+expect "verify-range: whole trie, no proof" 0 '^valid more=false$' '^$' -- "$MPT" verify-range "$FIX/range_whole.json"
+expect "verify-range: --json" 0 '^\{"error":null,"more":true,"valid":true\}$' '^$' -- "$MPT" verify-range --json "$FIX/range_valid.json"
+expect "verify-range: gap" 1 '^invalid: root mismatch' '^$' -- "$MPT" verify-range "$FIX/range_gap.json"
+expect "verify-range: gap --json" 1 '^\{"error":"root mismatch.*","more":null,"valid":false\}$' '^$' -- "$MPT" verify-range --json "$FIX/range_gap.json"
+sed 's/"proof": \[.*\]/"proof": null/' "$FIX/range_valid.json" >"$tmp/r_null_proof.json"
+expect "verify-range: null proof, not the whole trie" 1 '^invalid: the pairs are not the whole trie' '^$' -- "$MPT" verify-range "$tmp/r_null_proof.json"
+sed 's/"0x0b"/"0x"/' "$FIX/range_valid.json" >"$tmp/r_empty_value.json"
+expect "verify-range: empty value" 1 '^invalid: value 1 is empty' '^$' -- "$MPT" verify-range "$tmp/r_empty_value.json"
+sed 's/"0x0b"/"0x0c"/' "$FIX/range_valid.json" >"$tmp/r_wrong_value.json"
+expect "verify-range: wrong value" 1 '^invalid: root mismatch' '^$' -- "$MPT" verify-range "$tmp/r_wrong_value.json"
+sed 's/"keys": \["0x10", "0x20"\]/"keys": ["0x10", "0x2000"]/' "$FIX/range_valid.json" >"$tmp/r_lengths.json"
+expect "verify-range: keys of unequal length" 1 '^invalid: range proofs require keys of equal length' '^$' -- "$MPT" verify-range "$tmp/r_lengths.json"
+sed -e 's/"first": "0x10"/"first": "0x40"/' -e 's/"keys": \[.*\]/"keys": []/' -e 's/"values": \[.*\]/"values": []/' "$FIX/range_valid.json" >"$tmp/r_empty_end.json"
+expect "verify-range: no pairs after the last key" 0 '^valid more=false$' '^$' -- "$MPT" verify-range "$tmp/r_empty_end.json"
+sed 's/"0x40"/"0x15"/' "$tmp/r_empty_end.json" >"$tmp/r_empty_mid.json"
+expect "verify-range: no pairs but entries right" 1 '^invalid: no pairs are given but entries exist right of first$' '^$' -- "$MPT" verify-range "$tmp/r_empty_mid.json"
+sed 's/"values": \["0x0a", /"values": [/' "$FIX/range_valid.json" >"$tmp/r_counts.json"
+expect "verify-range: keys and values differ in number" 2 '^$' '^mpt: error: .*"keys" has 2 items but "values" has 1' -- "$MPT" verify-range "$tmp/r_counts.json"
+sed '/"first"/d' "$FIX/range_valid.json" >"$tmp/r_no_first.json"
+expect "verify-range: missing first" 2 '^$' '^mpt: error: .*missing field "first"' -- "$MPT" verify-range "$tmp/r_no_first.json"
+sed 's/"proof": \[.*\]/"proof": "0x00"/' "$FIX/range_valid.json" >"$tmp/r_proof_string.json"
+expect "verify-range: proof not an array" 2 '^$' '^mpt: error: .*field "proof": not an array' -- "$MPT" verify-range "$tmp/r_proof_string.json"
+expect "verify-range: input required" 2 '^$' '^mpt: error: ' -- "$MPT" verify-range
+expect "verify-range help" 0 'equal length' '^$' -- "$MPT" verify-range --help
