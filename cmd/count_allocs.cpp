@@ -4,6 +4,7 @@
 #include "common.hpp"
 
 #include <mpt/hex.hpp>
+#include <mpt/proof.hpp>
 #include <mpt/stack_trie.hpp>
 
 #include <fmt/core.h>
@@ -101,7 +102,7 @@ Status measure(size_t n, size_t samples, std::vector<Row>& rows) {
     TrieReader reader(*store, *info);
     const Trie trie = Trie::open(&reader, info->root);
 
-    Meter hit, miss, insert, remove, commit;
+    Meter hit, miss, insert, remove, commit, proof;
     for (size_t s = 0; s < samples; ++s) {
         const Hash256 present = key_of((s * 7919) % n);
         hit.start();
@@ -118,6 +119,12 @@ Status measure(size_t n, size_t samples, std::vector<Row>& rows) {
         miss.stop();
         if (!m) return m.error();
         if (*m) return {Errc::internal, "sanity check: an absent key was found"};
+
+        proof.start();
+        auto p = prove(reader, info->root, present);
+        proof.stop();
+        if (!p) return p.error();
+        if (p->empty()) return {Errc::internal, "sanity check: an empty proof"};
 
         // Writes on a trie freshly reopened from the root: every node on the path is loaded.
         Trie w = Trie::open(&reader, info->root);
@@ -144,6 +151,7 @@ Status measure(size_t n, size_t samples, std::vector<Row>& rows) {
     rows.push_back(insert.row(n, "insert", samples));
     rows.push_back(remove.row(n, "remove", samples));
     rows.push_back(commit.row(n, "commit", samples));
+    rows.push_back(proof.row(n, "proof", samples));
     return {};
 }
 

@@ -17,8 +17,75 @@ namespace {
 
 struct ProofOptions {
     std::string verify;  // the document to check ("-": stdin)
+    std::string db;
+    std::string key;
+    std::string trie = "main";
+    std::optional<std::string> range_from;
+    std::optional<std::string> to;
+    size_t limit = 1000000;
+    size_t max_bytes = 512 * 1024;  // snap's soft response limit
     bool json = false;
 };
+
+nlohmann::json hex_array(const std::vector<bytes>& items) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const bytes& b : items) a.push_back(to_hex(b));
+    return a;
+}
+
+int run_prove(const ProofOptions& o) {
+    if (o.key.empty()) return report_usage("proof: KEY is required (or --range FROM, or --verify FILE)");
+    auto key = parse_key(o.key);
+    if (!key) return report(key.error());
+    auto t = open_trie(o.db, o.trie);
+    if (!t) return report(t.error());
+    const Hash256 hashed = keccak256(*key);
+    const bytes_view trie_key = t->info.secure ? bytes_view(hashed) : bytes_view(*key);
+    auto proof = prove(*t->reader, t->info.root, trie_key);
+    if (!proof) return report(proof.error(), o.db);
+    const Trie trie = Trie::open(t->reader.get(), t->info.root);
+    auto value = trie.get(trie_key);
+    if (!value) return report(value.error(), o.db);
+    nlohmann::json doc = {{"root", to_hex(t->info.root)},
+                          {"key", to_hex(trie_key)},
+                          {"value", nullptr},
+                          {"proof", hex_array(*proof)}};
+    if (*value) doc["value"] = to_hex(**value);
+    fmt::print("{}\n", doc.dump());
+    return kOk;
+}
+
+int run_range(const ProofOptions& o) {
+    auto from = parse_key(*o.range_from);
+    if (!from) return report(from.error());
+    std::optional<bytes> to;
+    if (o.to) {
+        auto k = parse_key(*o.to);
+        if (!k) return report(k.error());
+        to = std::move(*k);
+    }
+    if (o.limit == 0) return report_usage("proof: --limit must be at least 1");
+    auto t = open_trie(o.db, o.trie);
+    if (!t) return report(t.error());
+    auto r = prove_range(*t->reader, t->info.root, *from, to ? &*to : nullptr, o.limit,
+                         o.max_bytes);
+    if (!r) return report(r.error(), o.db);
+    // Range proofs take keys of one length. A shorter FROM (0x00, say) names the same
+    // bound as itself padded with zero bytes to the keys' length; answer with that form.
+    if (!r->keys.empty() && from->size() < r->keys.front().size()) {
+        from->resize(r->keys.front().size(), 0);
+        r = prove_range(*t->reader, t->info.root, *from, to ? &*to : nullptr, o.limit,
+                        o.max_bytes);
+        if (!r) return report(r.error(), o.db);
+    }
+    const nlohmann::json doc = {{"root", to_hex(t->info.root)},
+                                {"first", to_hex(*from)},
+                                {"keys", hex_array(r->keys)},
+                                {"values", hex_array(r->values)},
+                                {"proof", hex_array(r->proof)}};
+    fmt::print("{}\n", doc.dump());
+    return kOk;
+}
 
 struct ProofDocument {
     Hash256 root{};
@@ -35,6 +102,22 @@ Result<ProofDocument> read_proof_document(const std::string& text) {
     MPT_TRY(d.value, nullable_hex_field(doc, "value"));
     MPT_TRY(d.proof, hex_array_field(doc, "proof"));
     return d;
+}
+
+int run_verify(const ProofOptions& o);
+
+int run_proof(const ProofOptions& o) {
+    if (!o.verify.empty()) {
+        if (!o.db.empty()) return report_usage("proof: give DB KEY, DB --range FROM, or --verify FILE");
+        return run_verify(o);
+    }
+    if (o.db.empty()) return report_usage("proof: DB is required (or --verify FILE)");
+    if (o.range_from) {
+        if (!o.key.empty()) return report_usage("proof: give KEY or --range FROM, not both");
+        return run_range(o);
+    }
+    if (o.to) return report_usage("proof: --to goes with --range");
+    return run_prove(o);
 }
 
 int run_verify(const ProofOptions& o) {
@@ -63,16 +146,30 @@ int run_verify(const ProofOptions& o) {
 
 void register_proof(CLI::App& app, Runner& runner) {
     auto o = std::make_shared<ProofOptions>();
-    CLI::App* sub = app.add_subcommand("proof", "Check a single-key Merkle proof document");
+    CLI::App* sub = app.add_subcommand(
+        "proof", "Make a Merkle proof or a range proof from a trie file, or check a proof");
+    sub->add_option("db", o->db, "Trie file");
+    sub->add_option("key", o->key, "Key to prove: 0x hex or text (hashed in a secure trie)");
+    sub->add_option("--trie", o->trie, "Trie name in the file")->capture_default_str();
+    sub->add_option("--range", o->range_from,
+                    "Prove the range of keys from this trie key on (0x hex; a shorter one is "
+                    "padded with zero bytes to the keys' length), as snap answers");
+    sub->add_option("--to", o->to, "With --range: stop after the first key at or past this one");
+    sub->add_option("--limit", o->limit, "With --range: at most N pairs")->capture_default_str();
+    sub->add_option("--max-bytes", o->max_bytes,
+                    "With --range: stop once keys and values reach B bytes")
+        ->capture_default_str();
     sub->add_option("--verify", o->verify,
-                    "Proof document {\"root\",\"key\",\"value\",\"proof\"} to check (- for stdin)")
-        ->required();
-    sub->add_flag("--json", o->json, "Print one JSON document {\"valid\",\"error\"}");
+                    "Proof document {\"root\",\"key\",\"value\",\"proof\"} to check (- for stdin)");
+    sub->add_flag("--json", o->json, "With --verify: print {\"valid\",\"error\"}");
     sub->footer(
-        "Hex strings with 0x throughout; value null claims that the key is absent. The proof\n"
-        "lists node RLPs (EIP-1186 form); extra, reordered or separately listed embedded nodes\n"
-        "are accepted. Exit 0 valid, 1 invalid (the reason on stdout), 2 malformed document.");
-    sub->final_callback([o, &runner] { runner = [o] { return run_verify(*o); }; });
+        "mpt proof DB KEY prints {\"root\",\"key\",\"value\",\"proof\"}: value null proves\n"
+        "absence; proof lists node RLPs from the root (EIP-1186 form). mpt proof DB --range FROM\n"
+        "prints {\"root\",\"first\",\"keys\",\"values\",\"proof\"} for mpt verify-range.\n"
+        "--verify: hex strings with 0x throughout; extra, reordered or separately listed\n"
+        "embedded nodes are accepted. Exit 0 valid, 1 invalid (the reason on stdout), 2\n"
+        "malformed document.");
+    sub->final_callback([o, &runner] { runner = [o] { return run_proof(*o); }; });
 }
 
 }  // namespace mpt::cli

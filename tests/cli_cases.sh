@@ -161,3 +161,19 @@ sed 's/"proof": \[.*\]/"proof": "0x00"/' "$FIX/range_valid.json" >"$tmp/r_proof_
 expect "verify-range: proof not an array" 2 '^$' '^mpt: error: .*field "proof": not an array' -- "$MPT" verify-range "$tmp/r_proof_string.json"
 expect "verify-range: input required" 2 '^$' '^mpt: error: ' -- "$MPT" verify-range
 expect "verify-range help" 0 'equal length' '^$' -- "$MPT" verify-range --help
+
+# Proofs from a trie file, round trips through the verifiers.
+"$MPT" build "$tmp/kv10k.json" -o "$tmp/kv10k.db" >/dev/null
+k10=$(sed -n 2p "$tmp/kv10k.json" | cut -d'"' -f2)
+expect "proof of a present key verifies" 0 '^valid$' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' $k10 | '$MPT' proof --verify -"
+expect "proof document shape" 0 '"proof":\["0x' '^$' -- "$MPT" proof "$tmp/kv10k.db" "$k10"
+expect "proof of an absent key verifies" 0 '^valid$' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' 0x0000000000000000000000000000000000000000000000000000000000000001 | '$MPT' proof --verify -"
+expect "absent key proof claims null" 0 '"value":null' '^$' -- "$MPT" proof "$tmp/kv10k.db" 0x0000000000000000000000000000000000000000000000000000000000000001
+expect "tampered value fails" 1 '^invalid: ' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' $k10 | sed 's/\"value\":\"0x./\"value\":\"0x0/' | '$MPT' proof --verify -"
+expect "range round trip, more=true" 0 '^valid more=true$' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' --range 0x00 --limit 100 | '$MPT' verify-range -"
+expect "range round trip to the end" 0 '^valid more=false$' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' --range 0xff00000000000000000000000000000000000000000000000000000000000000 | '$MPT' verify-range -"
+expect "range with --to" 0 '^valid more=true$' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' --range 0x10 --to 0x20 | '$MPT' verify-range -"
+expect "range with a dropped pair fails" 1 '^invalid: ' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' --range 0x00 --limit 5 --json | sed 's/\"keys\":\[\"0x[0-9a-f]*\",/\"keys\":[/; s/\"values\":\[\"0x[0-9a-f]*\",/\"values\":[/' | '$MPT' verify-range -"
+expect "proof without a key" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/kv10k.db"
+expect "proof of a missing file" 3 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/nope.db" 0x00
+expect "proof --limit 0" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/kv10k.db" --range 0x00 --limit 0
