@@ -68,7 +68,12 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string
     if (exists && !fresh && !looks_like_sqlite(path)) {
         return {Errc::storage_not_mpt, path + ": not an SQLite database"};
     }
-    int flags = mode == Mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    // A reader opens a writable file read-write, with writes refused (query_only below): a
+    // read-only connection cannot roll back the journal a killed writer left, and would
+    // refuse the file instead of reading the state before that write.
+    const bool reader_can_recover = mode == Mode::read_only && ::access(path.c_str(), W_OK) == 0;
+    int flags = mode == Mode::read_only && !reader_can_recover ? SQLITE_OPEN_READONLY
+                                                               : SQLITE_OPEN_READWRITE;
     if (mode == Mode::create) flags |= SQLITE_OPEN_CREATE;
     flags |= SQLITE_OPEN_NOMUTEX;
     sqlite3* db = nullptr;
@@ -79,7 +84,17 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string
     }
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, 10000);
-    if (mode == Mode::create && fresh) {
+    if (reader_can_recover) MPT_CHECK(store->exec("PRAGMA query_only=1"));
+    bool empty = fresh;
+    if (!empty) {
+        // A database with nothing in it, as a first build killed before its schema commit
+        // can leave behind, holds nothing to keep: it is created over like an empty file.
+        MPT_TRY(empty, store->is_empty_database());
+    }
+    if (empty && mode != Mode::create) {
+        return {Errc::storage_not_mpt, path + ": an empty file, not a trie file"};
+    }
+    if (empty) {
         MPT_CHECK(store->create_schema());
     } else {
         MPT_CHECK(store->check_schema(mode != Mode::read_only));
@@ -109,6 +124,10 @@ Error SqliteNodeStore::error(const char* what) const {
     const int rc = sqlite3_extended_errcode(db_);
     std::string detail = path_ + ": " + what + ": " + sqlite3_errmsg(db_);
     if ((rc & 0xff) == SQLITE_CORRUPT) detail = path_ + ": " + what + ": the file is corrupt";
+    if (rc == SQLITE_READONLY_ROLLBACK || rc == SQLITE_READONLY_RECOVERY) {
+        detail = path_ + ": " + what +
+                 ": an interrupted write must be rolled back, which needs write access";
+    }
     return {errc_of(rc), std::move(detail)};
 }
 
@@ -129,6 +148,8 @@ Status SqliteNodeStore::prepare(sqlite3_stmt** stmt, const char* sql) {
 
 Status SqliteNodeStore::create_schema() {
     MPT_CHECK(exec("PRAGMA journal_mode=WAL"));
+    // Tables and header fields are one transaction: a crash leaves an empty database, which
+    // open() creates over, or the whole schema.
     MPT_CHECK(exec("BEGIN IMMEDIATE"));
     const std::string sql =
         "CREATE TABLE tries(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
@@ -143,6 +164,23 @@ Status SqliteNodeStore::create_schema() {
         return e;
     }
     return exec("COMMIT");
+}
+
+Result<bool> SqliteNodeStore::is_empty_database() {
+    Stmt st;
+    if (sqlite3_prepare_v2(db_,
+                           "SELECT (SELECT count(*) FROM sqlite_master) = 0 AND "
+                           "(SELECT application_id FROM pragma_application_id) = 0 AND "
+                           "(SELECT user_version FROM pragma_user_version) = 0",
+                           -1, &st.s, nullptr) != SQLITE_OK ||
+        sqlite3_step(st.s) != SQLITE_ROW) {
+        const Error e = error("read header");
+        if (e.code == Errc::storage_not_mpt || e.code == Errc::storage_io) {
+            return {Errc::storage_not_mpt, path_ + ": not an SQLite database, or corrupt"};
+        }
+        return e;
+    }
+    return sqlite3_column_int(st.s, 0) != 0;
 }
 
 Status SqliteNodeStore::check_schema(bool writable) {

@@ -24,8 +24,9 @@ class SqliteNodeStore : public NodeStore {
 public:
     enum class Mode { read_only, read_write, create };
 
-    // Opens a trie file. create makes the file when it does not exist (or is empty) and
-    // otherwise opens it for writing. A file that is not an mpt trie file, or of an unknown
+    // Opens a trie file. create makes the file when it does not exist or is empty (no bytes,
+    // or an SQLite database with no schema and zero header fields) and otherwise opens it
+    // for writing; the other modes refuse an empty file. A file that is not an mpt trie file, or of an unknown
     // schema version, is refused without being written.
     static Result<std::unique_ptr<SqliteNodeStore>> open(const std::string& path, Mode mode);
 
@@ -62,6 +63,8 @@ private:
     Error error(const char* what) const;
     Status check_schema(bool writable);
     Status create_schema();
+    // True for a database with no schema objects and zero header fields.
+    Result<bool> is_empty_database();
 
     sqlite3* db_;
     std::string path_;
