@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 namespace mpt {
 namespace {
@@ -40,6 +42,22 @@ const void* blob_ptr(bytes_view b) noexcept {
     // SQLite reads a NULL pointer as SQL NULL even with length 0; paths may be empty.
     static const uint8_t kEmpty = 0;
     return b.empty() ? &kEmpty : b.data();
+}
+
+// file:PATH?immutable=1, with PATH percent-encoded (RFC 3986 unreserved characters and '/'
+// stay as they are).
+std::string immutable_uri(const std::string& path) {
+    std::string uri = path.starts_with('/') ? "file://" : "file:";
+    for (const unsigned char c : path) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+            uri += static_cast<char>(c);
+        } else {
+            uri += '%';
+            uri += "0123456789ABCDEF"[c >> 4];
+            uri += "0123456789ABCDEF"[c & 0xf];
+        }
+    }
+    return uri + "?immutable=1";
 }
 
 }  // namespace
@@ -76,8 +94,24 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string
                                                                : SQLITE_OPEN_READWRITE;
     if (mode == Mode::create) flags |= SQLITE_OPEN_CREATE;
     flags |= SQLITE_OPEN_NOMUTEX;
+    // A reader that can write neither the file nor its folder cannot create the -shm file a
+    // WAL reader needs, and SQLite would refuse the file. With no log content there is
+    // nothing the log could add, so it reads the file as immutable (no locks, no log); the
+    // hash check on every read still catches a file changed underneath by its owner.
+    std::string open_name = path;
+    if (mode == Mode::read_only && !reader_can_recover) {
+        struct stat wal {};
+        const bool wal_has_content =
+            ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
+        std::filesystem::path dir = std::filesystem::path(path).parent_path();
+        if (dir.empty()) dir = ".";
+        if (!wal_has_content && ::access(dir.c_str(), W_OK) != 0) {
+            open_name = immutable_uri(path);
+            flags |= SQLITE_OPEN_URI;
+        }
+    }
     sqlite3* db = nullptr;
-    const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+    const int rc = sqlite3_open_v2(open_name.c_str(), &db, flags, nullptr);
     std::unique_ptr<SqliteNodeStore> store(new SqliteNodeStore(db, path));
     if (rc != SQLITE_OK) {
         return {errc_of(rc), path + ": " + (db ? sqlite3_errmsg(db) : "cannot open")};
