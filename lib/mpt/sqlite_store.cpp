@@ -15,6 +15,14 @@ namespace {
 
 constexpr uint8_t kPathEnd = 0x10;  // above every nibble: prefix || 0x10 bounds a subtree
 
+// The nodes table, and the staging table a new trie is built in (sqlite_store.hpp): the same
+// columns, constraints and key, which SQLite's bulk copy between them requires.
+constexpr const char* kNodesColumns =
+    "(trie INTEGER NOT NULL, path BLOB NOT NULL, rlp BLOB NOT NULL, "
+    "PRIMARY KEY (trie, path)) WITHOUT ROWID";
+constexpr const char* kNodes = "main.nodes";
+constexpr const char* kStagedNodes = "temp.staged_nodes";
+
 Errc errc_of(int rc) noexcept {
     switch (rc & 0xff) {
         case SQLITE_FULL: return Errc::storage_full;
@@ -137,21 +145,63 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string
     // transaction is either in the log whole or not at all.
     MPT_CHECK(store->exec("PRAGMA synchronous=NORMAL"));
     MPT_CHECK(store->exec("PRAGMA cache_size=-65536"));
-    MPT_CHECK(store->prepare(&store->get_, "SELECT rlp FROM nodes WHERE trie=?1 AND path=?2"));
-    if (mode != Mode::read_only) {
-        MPT_CHECK(store->prepare(&store->put_,
-                                 "INSERT OR REPLACE INTO nodes(trie, path, rlp) VALUES(?1, ?2, ?3)"));
-        MPT_CHECK(store->prepare(&store->erase_, "DELETE FROM nodes WHERE trie=?1 AND path=?2"));
-    }
+    store->writable_ = mode != Mode::read_only;
+    MPT_CHECK(store->prepare_rows(store->nodes_, kNodes));
     return store;
 }
 
 SqliteNodeStore::~SqliteNodeStore() {
-    sqlite3_finalize(get_);
-    sqlite3_finalize(put_);
-    sqlite3_finalize(erase_);
+    end_staging();
+    nodes_.finalize();
     if (in_txn_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     sqlite3_close(db_);
+}
+
+void SqliteNodeStore::RowStatements::finalize() noexcept {
+    sqlite3_finalize(get);
+    sqlite3_finalize(put);
+    sqlite3_finalize(erase);
+    get = put = erase = nullptr;
+}
+
+Status SqliteNodeStore::prepare_rows(RowStatements& s, const char* table) {
+    const std::string t = table;
+    MPT_CHECK(prepare(&s.get, ("SELECT rlp FROM " + t + " WHERE trie=?1 AND path=?2").c_str()));
+    if (!writable_) return {};
+    MPT_CHECK(prepare(&s.put,
+                      ("INSERT OR REPLACE INTO " + t + "(trie, path, rlp) VALUES(?1, ?2, ?3)").c_str()));
+    return prepare(&s.erase, ("DELETE FROM " + t + " WHERE trie=?1 AND path=?2").c_str());
+}
+
+Status SqliteNodeStore::begin_staging() {
+    Stmt st;
+    if (sqlite3_prepare_v2(db_, "SELECT EXISTS (SELECT 1 FROM main.nodes)", -1, &st.s, nullptr) !=
+            SQLITE_OK ||
+        sqlite3_step(st.s) != SQLITE_ROW) {
+        return error("count rows");
+    }
+    if (sqlite3_column_int(st.s, 0) != 0) return {};  // rows of other tries: write in place
+    MPT_CHECK(exec("PRAGMA temp.cache_size=-65536"));
+    MPT_CHECK(exec((std::string("CREATE TEMP TABLE staged_nodes") + kNodesColumns).c_str()));
+    MPT_CHECK(prepare_rows(staged_, kStagedNodes));
+    rows_ = &staged_;
+    table_ = kStagedNodes;
+    return {};
+}
+
+Status SqliteNodeStore::publish_staged() {
+    // A plain INSERT ... SELECT * between tables of one shape into an empty table is SQLite's
+    // transfer: pages are filled in key order, as VACUUM fills them.
+    MPT_CHECK(exec("INSERT INTO main.nodes SELECT * FROM temp.staged_nodes"));
+    MPT_CHECK(exec("DROP TABLE temp.staged_nodes"));
+    end_staging();
+    return {};
+}
+
+void SqliteNodeStore::end_staging() noexcept {
+    staged_.finalize();
+    rows_ = &nodes_;
+    table_ = kNodes;
 }
 
 Error SqliteNodeStore::error(const char* what) const {
@@ -181,6 +231,10 @@ Status SqliteNodeStore::prepare(sqlite3_stmt** stmt, const char* sql) {
 }
 
 Status SqliteNodeStore::create_schema() {
+    // Rows average ~90 bytes and branch rows ~530: 8 KiB pages hold more of them per page
+    // and need half the interior cells (which carry whole rows in a WITHOUT ROWID table).
+    // Takes effect only on a file with no pages yet.
+    MPT_CHECK(exec("PRAGMA page_size=8192"));
     MPT_CHECK(exec("PRAGMA journal_mode=WAL"));
     // Tables and header fields are one transaction: a crash leaves an empty database, which
     // open() creates over, or the whole schema.
@@ -188,8 +242,7 @@ Status SqliteNodeStore::create_schema() {
     const std::string sql =
         "CREATE TABLE tries(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
         "root BLOB NOT NULL, secure INTEGER NOT NULL);"
-        "CREATE TABLE nodes(trie INTEGER NOT NULL, path BLOB NOT NULL, rlp BLOB NOT NULL, "
-        "PRIMARY KEY (trie, path)) WITHOUT ROWID;"
+        "CREATE TABLE nodes" + std::string(kNodesColumns) + ";"
         "PRAGMA application_id=" + std::to_string(kApplicationId) + ";"
         "PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
     if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
@@ -305,27 +358,27 @@ Result<std::vector<TrieInfo>> SqliteNodeStore::list_tries() {
 }
 
 Result<bytes_view> SqliteNodeStore::get(TrieId trie, bytes_view path) {
-    sqlite3_reset(get_);
-    sqlite3_bind_int64(get_, 1, trie);
-    sqlite3_bind_blob(get_, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
-    const int rc = sqlite3_step(get_);
+    sqlite3_stmt* get = rows_->get;
+    sqlite3_reset(get);
+    sqlite3_bind_int64(get, 1, trie);
+    sqlite3_bind_blob(get, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(get);
     if (rc == SQLITE_DONE) return bytes_view{};
     if (rc != SQLITE_ROW) {
         const Error e = error("read node");
-        sqlite3_reset(get_);
+        sqlite3_reset(get);
         return e;
     }
-    const void* p = sqlite3_column_blob(get_, 0);
-    const int n = sqlite3_column_bytes(get_, 0);
+    const void* p = sqlite3_column_blob(get, 0);
+    const int n = sqlite3_column_bytes(get, 0);
     return bytes_view(static_cast<const uint8_t*>(p), static_cast<size_t>(n));
 }
 
 Status SqliteNodeStore::scan(TrieId trie, bytes_view prefix, const RowVisitor& f) {
     Stmt st;
-    if (sqlite3_prepare_v2(db_,
-                           "SELECT path, rlp FROM nodes WHERE trie=?1 AND path>=?2 AND path<?3 "
-                           "ORDER BY path",
-                           -1, &st.s, nullptr) != SQLITE_OK) {
+    const std::string sql = std::string("SELECT path, rlp FROM ") + table_ +
+                            " WHERE trie=?1 AND path>=?2 AND path<?3 ORDER BY path";
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK) {
         return error("scan");
     }
     const bytes end = subtree_end(prefix);
@@ -345,7 +398,7 @@ Status SqliteNodeStore::scan(TrieId trie, bytes_view prefix, const RowVisitor& f
 }
 
 Status SqliteNodeStore::begin_read() {
-    sqlite3_reset(get_);
+    sqlite3_reset(rows_->get);
     MPT_CHECK(exec("BEGIN"));
     in_txn_ = true;
     // Take the snapshot now, so that every later read sees the same state.
@@ -358,14 +411,14 @@ Status SqliteNodeStore::begin_read() {
 }
 
 void SqliteNodeStore::end_read() noexcept {
-    sqlite3_reset(get_);
+    sqlite3_reset(rows_->get);
     if (in_txn_) sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
     in_txn_ = false;
 }
 
 Status SqliteNodeStore::begin_write() {
-    if (put_ == nullptr) return {Errc::storage_readonly, path_ + ": opened read-only"};
-    sqlite3_reset(get_);
+    if (!writable_) return {Errc::storage_readonly, path_ + ": opened read-only"};
+    sqlite3_reset(rows_->get);
     MPT_CHECK(exec("BEGIN IMMEDIATE"));
     in_txn_ = true;
     return {};
@@ -381,34 +434,39 @@ Result<TrieId> SqliteNodeStore::create_trie(std::string_view name, bool secure) 
     sqlite3_bind_blob(st.s, 2, kEmptyRoot.data(), 32, SQLITE_STATIC);
     sqlite3_bind_int(st.s, 3, secure ? 1 : 0);
     if (sqlite3_step(st.s) != SQLITE_DONE) return error("create trie");
-    return static_cast<TrieId>(sqlite3_last_insert_rowid(db_));
+    const auto id = static_cast<TrieId>(sqlite3_last_insert_rowid(db_));
+    if (rows_ != &staged_) MPT_CHECK(begin_staging());
+    return id;
 }
 
 Status SqliteNodeStore::put(TrieId trie, bytes_view path, bytes_view rlp) {
-    sqlite3_reset(put_);
-    sqlite3_bind_int64(put_, 1, trie);
-    sqlite3_bind_blob(put_, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
-    sqlite3_bind_blob(put_, 3, rlp.data(), static_cast<int>(rlp.size()), SQLITE_STATIC);
-    const int rc = sqlite3_step(put_);
-    sqlite3_reset(put_);
+    sqlite3_stmt* put = rows_->put;
+    sqlite3_reset(put);
+    sqlite3_bind_int64(put, 1, trie);
+    sqlite3_bind_blob(put, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
+    sqlite3_bind_blob(put, 3, rlp.data(), static_cast<int>(rlp.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(put);
+    sqlite3_reset(put);
     if (rc != SQLITE_DONE) return error("write node");
     return {};
 }
 
 Status SqliteNodeStore::erase(TrieId trie, bytes_view path) {
-    sqlite3_reset(erase_);
-    sqlite3_bind_int64(erase_, 1, trie);
-    sqlite3_bind_blob(erase_, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
-    const int rc = sqlite3_step(erase_);
-    sqlite3_reset(erase_);
+    sqlite3_stmt* erase = rows_->erase;
+    sqlite3_reset(erase);
+    sqlite3_bind_int64(erase, 1, trie);
+    sqlite3_bind_blob(erase, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(erase);
+    sqlite3_reset(erase);
     if (rc != SQLITE_DONE) return error("delete node");
     return {};
 }
 
 Status SqliteNodeStore::erase_subtree(TrieId trie, bytes_view prefix) {
     Stmt st;
-    if (sqlite3_prepare_v2(db_, "DELETE FROM nodes WHERE trie=?1 AND path>=?2 AND path<?3", -1,
-                           &st.s, nullptr) != SQLITE_OK) {
+    const std::string sql =
+        std::string("DELETE FROM ") + table_ + " WHERE trie=?1 AND path>=?2 AND path<?3";
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK) {
         return error("delete subtree");
     }
     const bytes end = subtree_end(prefix);
@@ -433,7 +491,13 @@ Status SqliteNodeStore::set_root(TrieId trie, const Hash256& root) {
 }
 
 Status SqliteNodeStore::commit_write() {
-    sqlite3_reset(get_);
+    sqlite3_reset(rows_->get);
+    if (rows_ == &staged_) {
+        if (Status s = publish_staged(); !s) {
+            rollback();
+            return s;
+        }
+    }
     if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
         const Error e = error("commit");
         rollback();
@@ -444,7 +508,9 @@ Status SqliteNodeStore::commit_write() {
 }
 
 void SqliteNodeStore::rollback() noexcept {
-    sqlite3_reset(get_);
+    sqlite3_reset(rows_->get);
+    // The rollback also undoes the staging table's creation.
+    end_staging();
     if (in_txn_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     in_txn_ = false;
 }
