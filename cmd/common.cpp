@@ -38,7 +38,10 @@ Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
     MPT_TRY(t.store, SqliteNodeStore::open(file, SqliteNodeStore::Mode::read_only));
     MPT_CHECK(t.store->begin_read());
     auto info = require_trie(*t.store, trie);
-    if (!info) return Error{info.error().code, file + ": " + info.error().detail};
+    if (!info && info.error().code == Errc::no_such_trie) {
+        return Error{info.error().code, file + ": " + info.error().detail};
+    }
+    if (!info) return info.error();  // the store's errors name the file already
     t.info = std::move(*info);
     t.reader = std::make_unique<TrieReader>(*t.store, t.info);
     return t;

@@ -11,6 +11,7 @@ ErrorCategory category(Errc e) noexcept {
         case Errc::storage_version:
         case Errc::storage_missing_node:
         case Errc::storage_hash_mismatch:
+        case Errc::storage_bad_node:
         case Errc::storage_io:
         case Errc::storage_readonly:
         case Errc::storage_full:
@@ -42,6 +43,7 @@ std::string_view errc_name(Errc e) noexcept {
         case Errc::storage_version: return "unsupported trie file version";
         case Errc::storage_missing_node: return "missing node";
         case Errc::storage_hash_mismatch: return "node hash mismatch";
+        case Errc::storage_bad_node: return "malformed stored node";
         case Errc::storage_io: return "storage I/O error";
         case Errc::storage_readonly: return "trie file is read-only";
         case Errc::storage_full: return "disk or database full";

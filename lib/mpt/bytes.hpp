@@ -63,6 +63,7 @@ enum class Errc : uint8_t {
     storage_version,
     storage_missing_node,
     storage_hash_mismatch,
+    storage_bad_node,  // a stored row whose hash checks but which is no valid node
     storage_io,
     storage_readonly,
     storage_full,

@@ -5,13 +5,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 namespace mpt {
 namespace {
 
 constexpr uint8_t kPathEnd = 0x10;  // above every nibble: prefix || 0x10 bounds a subtree
+
+// The nodes table, and the staging table a new trie is built in (sqlite_store.hpp): the same
+// columns, constraints and key, which SQLite's bulk copy between them requires.
+constexpr const char* kNodesColumns =
+    "(trie INTEGER NOT NULL, path BLOB NOT NULL, rlp BLOB NOT NULL, "
+    "PRIMARY KEY (trie, path)) WITHOUT ROWID";
+constexpr const char* kNodes = "main.nodes";
+constexpr const char* kStagedNodes = "temp.staged_nodes";
 
 Errc errc_of(int rc) noexcept {
     switch (rc & 0xff) {
@@ -42,6 +52,22 @@ const void* blob_ptr(bytes_view b) noexcept {
     return b.empty() ? &kEmpty : b.data();
 }
 
+// file:PATH?immutable=1, with PATH percent-encoded (RFC 3986 unreserved characters and '/'
+// stay as they are).
+std::string immutable_uri(const std::string& path) {
+    std::string uri = path.starts_with('/') ? "file://" : "file:";
+    for (const unsigned char c : path) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+            uri += static_cast<char>(c);
+        } else {
+            uri += '%';
+            uri += "0123456789ABCDEF"[c >> 4];
+            uri += "0123456789ABCDEF"[c & 0xf];
+        }
+    }
+    return uri + "?immutable=1";
+}
+
 }  // namespace
 
 bool looks_like_sqlite(const std::string& path) {
@@ -68,18 +94,49 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string
     if (exists && !fresh && !looks_like_sqlite(path)) {
         return {Errc::storage_not_mpt, path + ": not an SQLite database"};
     }
-    int flags = mode == Mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    // A reader opens a writable file read-write, with writes refused (query_only below): a
+    // read-only connection cannot roll back the journal a killed writer left, and would
+    // refuse the file instead of reading the state before that write.
+    const bool reader_can_recover = mode == Mode::read_only && ::access(path.c_str(), W_OK) == 0;
+    int flags = mode == Mode::read_only && !reader_can_recover ? SQLITE_OPEN_READONLY
+                                                               : SQLITE_OPEN_READWRITE;
     if (mode == Mode::create) flags |= SQLITE_OPEN_CREATE;
     flags |= SQLITE_OPEN_NOMUTEX;
+    // A reader that can write neither the file nor its folder cannot create the -shm file a
+    // WAL reader needs, and SQLite would refuse the file. With no log content there is
+    // nothing the log could add, so it reads the file as immutable (no locks, no log); the
+    // hash check on every read still catches a file changed underneath by its owner.
+    std::string open_name = path;
+    if (mode == Mode::read_only && !reader_can_recover) {
+        struct stat wal {};
+        const bool wal_has_content =
+            ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
+        std::filesystem::path dir = std::filesystem::path(path).parent_path();
+        if (dir.empty()) dir = ".";
+        if (!wal_has_content && ::access(dir.c_str(), W_OK) != 0) {
+            open_name = immutable_uri(path);
+            flags |= SQLITE_OPEN_URI;
+        }
+    }
     sqlite3* db = nullptr;
-    const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+    const int rc = sqlite3_open_v2(open_name.c_str(), &db, flags, nullptr);
     std::unique_ptr<SqliteNodeStore> store(new SqliteNodeStore(db, path));
     if (rc != SQLITE_OK) {
         return {errc_of(rc), path + ": " + (db ? sqlite3_errmsg(db) : "cannot open")};
     }
     sqlite3_extended_result_codes(db, 1);
     sqlite3_busy_timeout(db, 10000);
-    if (mode == Mode::create && fresh) {
+    if (reader_can_recover) MPT_CHECK(store->exec("PRAGMA query_only=1"));
+    bool empty = fresh;
+    if (!empty) {
+        // A database with nothing in it, as a first build killed before its schema commit
+        // can leave behind, holds nothing to keep: it is created over like an empty file.
+        MPT_TRY(empty, store->is_empty_database());
+    }
+    if (empty && mode != Mode::create) {
+        return {Errc::storage_not_mpt, path + ": an empty file, not a trie file"};
+    }
+    if (empty) {
         MPT_CHECK(store->create_schema());
     } else {
         MPT_CHECK(store->check_schema(mode != Mode::read_only));
@@ -88,27 +145,73 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string
     // transaction is either in the log whole or not at all.
     MPT_CHECK(store->exec("PRAGMA synchronous=NORMAL"));
     MPT_CHECK(store->exec("PRAGMA cache_size=-65536"));
-    MPT_CHECK(store->prepare(&store->get_, "SELECT rlp FROM nodes WHERE trie=?1 AND path=?2"));
-    if (mode != Mode::read_only) {
-        MPT_CHECK(store->prepare(&store->put_,
-                                 "INSERT OR REPLACE INTO nodes(trie, path, rlp) VALUES(?1, ?2, ?3)"));
-        MPT_CHECK(store->prepare(&store->erase_, "DELETE FROM nodes WHERE trie=?1 AND path=?2"));
-    }
+    store->writable_ = mode != Mode::read_only;
+    MPT_CHECK(store->prepare_rows(store->nodes_, kNodes));
     return store;
 }
 
 SqliteNodeStore::~SqliteNodeStore() {
-    sqlite3_finalize(get_);
-    sqlite3_finalize(put_);
-    sqlite3_finalize(erase_);
+    end_staging();
+    nodes_.finalize();
     if (in_txn_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     sqlite3_close(db_);
+}
+
+void SqliteNodeStore::RowStatements::finalize() noexcept {
+    sqlite3_finalize(get);
+    sqlite3_finalize(put);
+    sqlite3_finalize(erase);
+    get = put = erase = nullptr;
+}
+
+Status SqliteNodeStore::prepare_rows(RowStatements& s, const char* table) {
+    const std::string t = table;
+    MPT_CHECK(prepare(&s.get, ("SELECT rlp FROM " + t + " WHERE trie=?1 AND path=?2").c_str()));
+    if (!writable_) return {};
+    MPT_CHECK(prepare(&s.put,
+                      ("INSERT OR REPLACE INTO " + t + "(trie, path, rlp) VALUES(?1, ?2, ?3)").c_str()));
+    return prepare(&s.erase, ("DELETE FROM " + t + " WHERE trie=?1 AND path=?2").c_str());
+}
+
+Status SqliteNodeStore::begin_staging() {
+    Stmt st;
+    if (sqlite3_prepare_v2(db_, "SELECT EXISTS (SELECT 1 FROM main.nodes)", -1, &st.s, nullptr) !=
+            SQLITE_OK ||
+        sqlite3_step(st.s) != SQLITE_ROW) {
+        return error("count rows");
+    }
+    if (sqlite3_column_int(st.s, 0) != 0) return {};  // rows of other tries: write in place
+    MPT_CHECK(exec("PRAGMA temp.cache_size=-65536"));
+    MPT_CHECK(exec((std::string("CREATE TEMP TABLE staged_nodes") + kNodesColumns).c_str()));
+    MPT_CHECK(prepare_rows(staged_, kStagedNodes));
+    rows_ = &staged_;
+    table_ = kStagedNodes;
+    return {};
+}
+
+Status SqliteNodeStore::publish_staged() {
+    // A plain INSERT ... SELECT * between tables of one shape into an empty table is SQLite's
+    // transfer: pages are filled in key order, as VACUUM fills them.
+    MPT_CHECK(exec("INSERT INTO main.nodes SELECT * FROM temp.staged_nodes"));
+    MPT_CHECK(exec("DROP TABLE temp.staged_nodes"));
+    end_staging();
+    return {};
+}
+
+void SqliteNodeStore::end_staging() noexcept {
+    staged_.finalize();
+    rows_ = &nodes_;
+    table_ = kNodes;
 }
 
 Error SqliteNodeStore::error(const char* what) const {
     const int rc = sqlite3_extended_errcode(db_);
     std::string detail = path_ + ": " + what + ": " + sqlite3_errmsg(db_);
     if ((rc & 0xff) == SQLITE_CORRUPT) detail = path_ + ": " + what + ": the file is corrupt";
+    if (rc == SQLITE_READONLY_ROLLBACK || rc == SQLITE_READONLY_RECOVERY) {
+        detail = path_ + ": " + what +
+                 ": an interrupted write must be rolled back, which needs write access";
+    }
     return {errc_of(rc), std::move(detail)};
 }
 
@@ -128,13 +231,18 @@ Status SqliteNodeStore::prepare(sqlite3_stmt** stmt, const char* sql) {
 }
 
 Status SqliteNodeStore::create_schema() {
+    // Rows average ~90 bytes and branch rows ~530: 8 KiB pages hold more of them per page
+    // and need half the interior cells (which carry whole rows in a WITHOUT ROWID table).
+    // Takes effect only on a file with no pages yet.
+    MPT_CHECK(exec("PRAGMA page_size=8192"));
     MPT_CHECK(exec("PRAGMA journal_mode=WAL"));
+    // Tables and header fields are one transaction: a crash leaves an empty database, which
+    // open() creates over, or the whole schema.
     MPT_CHECK(exec("BEGIN IMMEDIATE"));
     const std::string sql =
         "CREATE TABLE tries(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
         "root BLOB NOT NULL, secure INTEGER NOT NULL);"
-        "CREATE TABLE nodes(trie INTEGER NOT NULL, path BLOB NOT NULL, rlp BLOB NOT NULL, "
-        "PRIMARY KEY (trie, path)) WITHOUT ROWID;"
+        "CREATE TABLE nodes" + std::string(kNodesColumns) + ";"
         "PRAGMA application_id=" + std::to_string(kApplicationId) + ";"
         "PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
     if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
@@ -143,6 +251,23 @@ Status SqliteNodeStore::create_schema() {
         return e;
     }
     return exec("COMMIT");
+}
+
+Result<bool> SqliteNodeStore::is_empty_database() {
+    Stmt st;
+    if (sqlite3_prepare_v2(db_,
+                           "SELECT (SELECT count(*) FROM sqlite_master) = 0 AND "
+                           "(SELECT application_id FROM pragma_application_id) = 0 AND "
+                           "(SELECT user_version FROM pragma_user_version) = 0",
+                           -1, &st.s, nullptr) != SQLITE_OK ||
+        sqlite3_step(st.s) != SQLITE_ROW) {
+        const Error e = error("read header");
+        if (e.code == Errc::storage_not_mpt || e.code == Errc::storage_io) {
+            return {Errc::storage_not_mpt, path_ + ": not an SQLite database, or corrupt"};
+        }
+        return e;
+    }
+    return sqlite3_column_int(st.s, 0) != 0;
 }
 
 Status SqliteNodeStore::check_schema(bool writable) {
@@ -233,27 +358,27 @@ Result<std::vector<TrieInfo>> SqliteNodeStore::list_tries() {
 }
 
 Result<bytes_view> SqliteNodeStore::get(TrieId trie, bytes_view path) {
-    sqlite3_reset(get_);
-    sqlite3_bind_int64(get_, 1, trie);
-    sqlite3_bind_blob(get_, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
-    const int rc = sqlite3_step(get_);
+    sqlite3_stmt* get = rows_->get;
+    sqlite3_reset(get);
+    sqlite3_bind_int64(get, 1, trie);
+    sqlite3_bind_blob(get, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(get);
     if (rc == SQLITE_DONE) return bytes_view{};
     if (rc != SQLITE_ROW) {
         const Error e = error("read node");
-        sqlite3_reset(get_);
+        sqlite3_reset(get);
         return e;
     }
-    const void* p = sqlite3_column_blob(get_, 0);
-    const int n = sqlite3_column_bytes(get_, 0);
+    const void* p = sqlite3_column_blob(get, 0);
+    const int n = sqlite3_column_bytes(get, 0);
     return bytes_view(static_cast<const uint8_t*>(p), static_cast<size_t>(n));
 }
 
 Status SqliteNodeStore::scan(TrieId trie, bytes_view prefix, const RowVisitor& f) {
     Stmt st;
-    if (sqlite3_prepare_v2(db_,
-                           "SELECT path, rlp FROM nodes WHERE trie=?1 AND path>=?2 AND path<?3 "
-                           "ORDER BY path",
-                           -1, &st.s, nullptr) != SQLITE_OK) {
+    const std::string sql = std::string("SELECT path, rlp FROM ") + table_ +
+                            " WHERE trie=?1 AND path>=?2 AND path<?3 ORDER BY path";
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK) {
         return error("scan");
     }
     const bytes end = subtree_end(prefix);
@@ -273,7 +398,7 @@ Status SqliteNodeStore::scan(TrieId trie, bytes_view prefix, const RowVisitor& f
 }
 
 Status SqliteNodeStore::begin_read() {
-    sqlite3_reset(get_);
+    sqlite3_reset(rows_->get);
     MPT_CHECK(exec("BEGIN"));
     in_txn_ = true;
     // Take the snapshot now, so that every later read sees the same state.
@@ -286,14 +411,14 @@ Status SqliteNodeStore::begin_read() {
 }
 
 void SqliteNodeStore::end_read() noexcept {
-    sqlite3_reset(get_);
+    sqlite3_reset(rows_->get);
     if (in_txn_) sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
     in_txn_ = false;
 }
 
 Status SqliteNodeStore::begin_write() {
-    if (put_ == nullptr) return {Errc::storage_readonly, path_ + ": opened read-only"};
-    sqlite3_reset(get_);
+    if (!writable_) return {Errc::storage_readonly, path_ + ": opened read-only"};
+    sqlite3_reset(rows_->get);
     MPT_CHECK(exec("BEGIN IMMEDIATE"));
     in_txn_ = true;
     return {};
@@ -309,34 +434,39 @@ Result<TrieId> SqliteNodeStore::create_trie(std::string_view name, bool secure) 
     sqlite3_bind_blob(st.s, 2, kEmptyRoot.data(), 32, SQLITE_STATIC);
     sqlite3_bind_int(st.s, 3, secure ? 1 : 0);
     if (sqlite3_step(st.s) != SQLITE_DONE) return error("create trie");
-    return static_cast<TrieId>(sqlite3_last_insert_rowid(db_));
+    const auto id = static_cast<TrieId>(sqlite3_last_insert_rowid(db_));
+    if (rows_ != &staged_) MPT_CHECK(begin_staging());
+    return id;
 }
 
 Status SqliteNodeStore::put(TrieId trie, bytes_view path, bytes_view rlp) {
-    sqlite3_reset(put_);
-    sqlite3_bind_int64(put_, 1, trie);
-    sqlite3_bind_blob(put_, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
-    sqlite3_bind_blob(put_, 3, rlp.data(), static_cast<int>(rlp.size()), SQLITE_STATIC);
-    const int rc = sqlite3_step(put_);
-    sqlite3_reset(put_);
+    sqlite3_stmt* put = rows_->put;
+    sqlite3_reset(put);
+    sqlite3_bind_int64(put, 1, trie);
+    sqlite3_bind_blob(put, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
+    sqlite3_bind_blob(put, 3, rlp.data(), static_cast<int>(rlp.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(put);
+    sqlite3_reset(put);
     if (rc != SQLITE_DONE) return error("write node");
     return {};
 }
 
 Status SqliteNodeStore::erase(TrieId trie, bytes_view path) {
-    sqlite3_reset(erase_);
-    sqlite3_bind_int64(erase_, 1, trie);
-    sqlite3_bind_blob(erase_, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
-    const int rc = sqlite3_step(erase_);
-    sqlite3_reset(erase_);
+    sqlite3_stmt* erase = rows_->erase;
+    sqlite3_reset(erase);
+    sqlite3_bind_int64(erase, 1, trie);
+    sqlite3_bind_blob(erase, 2, blob_ptr(path), static_cast<int>(path.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(erase);
+    sqlite3_reset(erase);
     if (rc != SQLITE_DONE) return error("delete node");
     return {};
 }
 
 Status SqliteNodeStore::erase_subtree(TrieId trie, bytes_view prefix) {
     Stmt st;
-    if (sqlite3_prepare_v2(db_, "DELETE FROM nodes WHERE trie=?1 AND path>=?2 AND path<?3", -1,
-                           &st.s, nullptr) != SQLITE_OK) {
+    const std::string sql =
+        std::string("DELETE FROM ") + table_ + " WHERE trie=?1 AND path>=?2 AND path<?3";
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK) {
         return error("delete subtree");
     }
     const bytes end = subtree_end(prefix);
@@ -361,7 +491,13 @@ Status SqliteNodeStore::set_root(TrieId trie, const Hash256& root) {
 }
 
 Status SqliteNodeStore::commit_write() {
-    sqlite3_reset(get_);
+    sqlite3_reset(rows_->get);
+    if (rows_ == &staged_) {
+        if (Status s = publish_staged(); !s) {
+            rollback();
+            return s;
+        }
+    }
     if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
         const Error e = error("commit");
         rollback();
@@ -372,7 +508,9 @@ Status SqliteNodeStore::commit_write() {
 }
 
 void SqliteNodeStore::rollback() noexcept {
-    sqlite3_reset(get_);
+    sqlite3_reset(rows_->get);
+    // The rollback also undoes the staging table's creation.
+    end_staging();
     if (in_txn_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     in_txn_ = false;
 }

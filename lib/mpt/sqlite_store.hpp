@@ -5,7 +5,8 @@
 //   nodes(trie INTEGER, path BLOB, rlp BLOB, PRIMARY KEY (trie, path)) WITHOUT ROWID
 // A path is one byte per nibble, so BLOB order (memcmp, shorter first) is depth-first order
 // and the rows of a subtree with path prefix P are exactly P <= path < P || 0x10.
-// The file is in WAL mode: readers keep a consistent snapshot while a writer commits.
+// The file is in WAL mode: readers keep a consistent snapshot while a writer commits. New
+// files get 8 KiB pages.
 //
 // Thread safety: one object per thread; several objects (or processes) may open one file.
 #pragma once
@@ -24,8 +25,9 @@ class SqliteNodeStore : public NodeStore {
 public:
     enum class Mode { read_only, read_write, create };
 
-    // Opens a trie file. create makes the file when it does not exist (or is empty) and
-    // otherwise opens it for writing. A file that is not an mpt trie file, or of an unknown
+    // Opens a trie file. create makes the file when it does not exist or is empty (no bytes,
+    // or an SQLite database with no schema and zero header fields) and otherwise opens it
+    // for writing; the other modes refuse an empty file. A file that is not an mpt trie file, or of an unknown
     // schema version, is refused without being written.
     static Result<std::unique_ptr<SqliteNodeStore>> open(const std::string& path, Mode mode);
 
@@ -62,12 +64,33 @@ private:
     Error error(const char* what) const;
     Status check_schema(bool writable);
     Status create_schema();
+    // True for a database with no schema objects and zero header fields.
+    Result<bool> is_empty_database();
+
+    struct RowStatements {
+        sqlite3_stmt* get = nullptr;
+        sqlite3_stmt* put = nullptr;    // null when read-only
+        sqlite3_stmt* erase = nullptr;  // null when read-only
+        void finalize() noexcept;
+    };
+    Status prepare_rows(RowStatements& s, const char* table);
+    // Staging: a trie created while the file has no rows at all (a new file, or one whose
+    // tries are all empty) is written to a temporary table of the same shape and copied into
+    // the nodes table at commit. SQLite copies between such tables in key order, filling
+    // pages whole; rows inserted one by one in the builder's order (children before parents)
+    // leave pages about 10% empty. Every row operation goes to the staging table meanwhile:
+    // the nodes table is empty, so it holds all rows.
+    Status begin_staging();
+    Status publish_staged();
+    void end_staging() noexcept;
 
     sqlite3* db_;
     std::string path_;
-    sqlite3_stmt* get_ = nullptr;
-    sqlite3_stmt* put_ = nullptr;
-    sqlite3_stmt* erase_ = nullptr;
+    bool writable_ = false;
+    RowStatements nodes_;             // on the nodes table
+    RowStatements staged_;            // on the staging table, while staging
+    RowStatements* rows_ = &nodes_;   // where row operations go now
+    const char* table_ = "main.nodes";  // its name, for statements made on the fly
     bool in_txn_ = false;
 };
 

@@ -242,9 +242,9 @@ public:
         }
         auto v = decode_node(rlp);
         if (!v) {
-            return {Errc::storage_hash_mismatch, reader_->describe() + ", path " +
-                                                     path_string(path) + ": " +
-                                                     v.error().message()};
+            return {Errc::storage_bad_node, reader_->describe() + ", path " +
+                                                path_string(path) + ": " +
+                                                v.error().message()};
         }
         MPT_TRY(slot, from_view(*v, slot->ref, true));
         return {};
@@ -662,9 +662,9 @@ Result<bool> Trie::get(bytes_view key, bytes& out) const {
         while (true) {
             auto v = decode_node(node_rlp);
             if (!v) {
-                return {Errc::storage_hash_mismatch, reader_->describe() + ", path " +
-                                                         path_string(path) + ": " +
-                                                         v.error().message()};
+                return {Errc::storage_bad_node, reader_->describe() + ", path " +
+                                                    path_string(path) + ": " +
+                                                    v.error().message()};
             }
             const NibbleView rest = k.sub(depth);
             bytes_view child;

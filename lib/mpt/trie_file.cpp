@@ -285,10 +285,15 @@ Result<CheckReport> check_trie(NodeStore& store, const TrieInfo& trie) {
 Result<TrieStats> trie_stats(NodeStore& store, const TrieInfo& trie) {
     TrieStats s;
     Status bad;
+    bytes_view row_path;  // of the row being counted, for the error
     std::function<void(bytes_view, bool)> count = [&](bytes_view rlp, bool embedded) {
         auto v = decode_node(rlp);
         if (!v) {
-            if (bad.ok()) bad = Status(Errc::storage_hash_mismatch, "undecodable row");
+            if (bad.ok()) {
+                bad = Status(Errc::storage_bad_node, "trie " + trie.name + ", path " +
+                                                         path_string(row_path) + ": " +
+                                                         v.error().message());
+            }
             return;
         }
         TrieStats::Count& c = embedded                                      ? s.embedded
@@ -312,8 +317,9 @@ Result<TrieStats> trie_stats(NodeStore& store, const TrieInfo& trie) {
         if (s.by_depth.size() <= path.size()) s.by_depth.resize(path.size() + 1);
         s.by_depth[path.size()].nodes += 1;
         s.by_depth[path.size()].bytes += rlp.size();
+        row_path = path;
         count(rlp, false);
-        return true;
+        return bad.ok();
     }));
     if (!bad.ok()) return bad.error();
     return s;

@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# Files that are not trie files, or damaged ones: every command answers with its documented
+# exit code and one error line naming the file (and, for a node, the trie and the path), never
+# a crash; `mpt build` never changes a file it refuses.
+#
+# Usage: bad_files_test.sh MPT_BINARY [MAKE_BAD_FILES_BINARY]
+#
+# What each read command is expected to do, decided per command:
+# - root: a file that is not SQLite is read as key/value input (exit 2, malformed JSON);
+#   damage below the root row leaves the stored root readable (exit 0: root reads only the
+#   tries table).
+# - get, dump: exit 3 when the lookup passes the bad row, naming trie and path; a lookup
+#   elsewhere still answers (exit 0).
+# - check: exit 1 with one stdout line per problem, naming the path; stderr stays empty.
+# - stats: reports what is stored without verifying hashes (that is check's work): exit 0 for
+#   a wrong hash or a missing row, exit 3 for a row that is no node.
+# - any file that is not an mpt file, has another schema version, a bad tries row, or is
+#   truncated: exit 3 from every command but root's key/value fallback.
+set -u
+MPT=$1
+MAKE_BAD=${2:-$(dirname "$MPT")/mpt_make_bad_files}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+# expect NAME EXIT STDOUT_RE STDERR_RE -- CMD...   ('^$': the stream must be empty; '.*': any)
+expect() {
+    local name=$1 code=$2 out_re=$3 err_re=$4
+    shift 5
+    "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    local rc=$?
+    local ok=1 why=""
+    [ "$rc" -eq "$code" ] || { ok=0; why="exit $rc, want $code"; }
+    [ "$rc" -lt 128 ] || { ok=0; why="$why; killed by signal $((rc - 128))"; }
+    match() {
+        case $1 in
+            '^$') [ ! -s "$2" ] ;;
+            '.*') true ;;
+            *) grep -Eq -- "$1" "$2" ;;
+        esac
+    }
+    match "$out_re" "$tmp/out" || { ok=0; why="$why; stdout does not match $out_re"; }
+    match "$err_re" "$tmp/err" || { ok=0; why="$why; stderr does not match $err_re"; }
+    if [ "$code" -ge 2 ]; then
+        [ "$(wc -l <"$tmp/err")" -eq 1 ] || { ok=0; why="$why; stderr is not one line"; }
+        grep -q '^mpt: error: ' "$tmp/err" || { ok=0; why="$why; stderr is not 'mpt: error: ...'"; }
+    fi
+    if [ $ok -eq 1 ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL $name: $why"
+        echo "  stdout: $(head -c 300 "$tmp/out")"
+        echo "  stderr: $(head -c 300 "$tmp/err")"
+    fi
+}
+
+# A plain trie of 3000 random 32-byte keys: its rows at depth 2 are branches.
+awk -v seed=3 'function h(k,  s, i) { s = ""; for (i = 0; i < k; i++) s = s sprintf("%02x", int(rand() * 256)); return s }
+BEGIN { srand(seed); printf "{"; for (i = 0; i < 3000; i++) printf "%s\"0x%s\":\"0x%s\"", (i ? "," : ""), h(32), h(1 + int(rand() * 40)); print "}" }' >"$tmp/good.json"
+"$MPT" build "$tmp/good.json" -o "$tmp/good.db" >"$tmp/out" 2>&1 || { echo "FAIL good build: $(cat "$tmp/out")"; exit 1; }
+good_root=$(cat "$tmp/out")
+"$MPT" dump "$tmp/good.db" >"$tmp/good.dump" || { echo "FAIL good dump"; exit 1; }
+"$MAKE_BAD" "$tmp/good.db" "$tmp" >"$tmp/damage" || { echo "FAIL $MAKE_BAD"; exit 1; }
+bad_path=$(awk '$1 == "flipped" { print $2 }' "$tmp/damage")
+orphan_path=$(awk '$1 == "orphan" { print $2 }' "$tmp/damage")
+# A key whose lookup passes the damaged row (plain trie: the key's hex digits are its path),
+# and one that does not.
+hit_key=$(grep -m1 "^0x$bad_path" "$tmp/good.dump" | cut -d' ' -f1)
+miss_line=$(grep -v "^0x$bad_path" "$tmp/good.dump" | tail -1)
+miss_key=${miss_line%% *}
+miss_value=${miss_line##* }
+if [ -z "$bad_path" ] || [ -z "$hit_key" ] || [ -z "$miss_key" ]; then
+    echo "FAIL cannot pick keys around the damaged row (path '$bad_path')"
+    exit 1
+fi
+echo "damaged row at path $bad_path; key through it $hit_key"
+printf '[["%s", "0x01"], ["0x%s", null]]\n' "$hit_key" "$(printf '%064d' 7)" >"$tmp/update.json"
+
+# 1. Files that are not trie files at all, or that mpt refuses whole.
+not_sqlite='not an SQLite database'
+for f in text random; do
+    expect "root $f" 2 '^$' "^mpt: error: .*$f.db: malformed JSON" -- "$MPT" root "$tmp/$f.db"
+    expect "get $f" 3 '^$' "^mpt: error: .*$f.db: $not_sqlite" -- "$MPT" get "$tmp/$f.db" "$hit_key"
+    expect "dump $f" 3 '^$' "^mpt: error: .*$f.db: $not_sqlite" -- "$MPT" dump "$tmp/$f.db"
+    expect "check $f" 3 '^$' "^mpt: error: .*$f.db: $not_sqlite" -- "$MPT" check "$tmp/$f.db"
+    expect "stats $f" 3 '^$' "^mpt: error: .*$f.db: $not_sqlite" -- "$MPT" stats "$tmp/$f.db"
+done
+expect "root empty" 2 '^$' "^mpt: error: .*empty.db: malformed JSON" -- "$MPT" root "$tmp/empty.db"
+for c in dump check stats; do
+    expect "$c empty" 3 '^$' '^mpt: error: .*empty.db: an empty file, not a trie file$' -- "$MPT" $c "$tmp/empty.db"
+done
+expect "get empty" 3 '^$' '^mpt: error: .*empty.db: an empty file, not a trie file$' -- "$MPT" get "$tmp/empty.db" "$hit_key"
+expect "root missing" 2 '^$' '^mpt: error: .*missing.db: No such file' -- "$MPT" root "$tmp/missing.db"
+expect "get missing" 3 '^$' '^mpt: error: .*missing.db: No such file' -- "$MPT" get "$tmp/missing.db" "$hit_key"
+expect "check missing" 3 '^$' '^mpt: error: .*missing.db: No such file' -- "$MPT" check "$tmp/missing.db"
+mkdir "$tmp/dir.db"
+expect "check directory" 3 '^$' '^mpt: error: .*dir.db: is a directory' -- "$MPT" check "$tmp/dir.db"
+expect "build into directory" 3 '^$' '^mpt: error: .*dir.db: is a directory' -- "$MPT" build "$tmp/update.json" -o "$tmp/dir.db"
+
+# name: pattern of the one error line every command gives on it
+declare -A refused=(
+    [foreign]='foreign.db: an SQLite database not made by mpt$'
+    [version99]='version99.db: schema version 99, this mpt reads version 1$'
+    [notables]='notables.db: tables missing$'
+    [shortroot]='shortroot.db: trie main: stored root is not 32 bytes$'
+    [truncated]='truncated.db: .*corrupt'
+)
+for f in "${!refused[@]}"; do
+    re="^mpt: error: .*${refused[$f]}"
+    expect "root $f" 3 '^$' "$re" -- "$MPT" root "$tmp/$f.db"
+    expect "get $f" 3 '^$' "$re" -- "$MPT" get "$tmp/$f.db" "$hit_key"
+    expect "dump $f" 3 '^$' "$re" -- "$MPT" dump "$tmp/$f.db"
+    expect "check $f" 3 '^$' "$re" -- "$MPT" check "$tmp/$f.db"
+    expect "stats $f" 3 '^$' "$re" -- "$MPT" stats "$tmp/$f.db"
+done
+
+# 2. Damaged rows below the root.
+where="trie main, path $bad_path"
+expect "root flipped" 0 "^$good_root\$" '^$' -- "$MPT" root "$tmp/flipped.db"
+expect "get flipped" 3 '^$' "^mpt: error: .*flipped.db: node hash mismatch: $where\$" -- "$MPT" get "$tmp/flipped.db" "$hit_key"
+expect "get flipped elsewhere" 0 "^$miss_value\$" '^$' -- "$MPT" get "$tmp/flipped.db" "$miss_key"
+expect "dump flipped" 3 '.*' "^mpt: error: .*flipped.db: node hash mismatch: $where\$" -- "$MPT" dump "$tmp/flipped.db"
+expect "check flipped" 1 "^hash mismatch at path $bad_path\$" '^$' -- "$MPT" check "$tmp/flipped.db"
+expect "check --json flipped" 1 "\"ok\":false.*\"hash mismatch at path $bad_path\"" '^$' -- "$MPT" check --json "$tmp/flipped.db"
+expect "stats flipped" 0 '^pairs 3000, rows ' '^$' -- "$MPT" stats "$tmp/flipped.db"
+
+expect "root deleted" 0 "^$good_root\$" '^$' -- "$MPT" root "$tmp/deleted.db"
+expect "get deleted" 3 '^$' "^mpt: error: .*deleted.db: missing node: $where\$" -- "$MPT" get "$tmp/deleted.db" "$hit_key"
+expect "get deleted elsewhere" 0 "^$miss_value\$" '^$' -- "$MPT" get "$tmp/deleted.db" "$miss_key"
+expect "dump deleted" 3 '.*' "^mpt: error: .*deleted.db: missing node: $where\$" -- "$MPT" dump "$tmp/deleted.db"
+expect "check deleted" 1 "^missing row at path $bad_path\$" '^$' -- "$MPT" check "$tmp/deleted.db"
+expect "stats deleted" 0 '^pairs 3000, rows ' '^$' -- "$MPT" stats "$tmp/deleted.db"
+
+bad_node="malformed stored node: $where: malformed trie node"
+expect "root garbled" 0 '^0x[0-9a-f]{64}$' '^$' -- "$MPT" root "$tmp/garbled.db"
+expect "get garbled" 3 '^$' "^mpt: error: .*garbled.db: $bad_node" -- "$MPT" get "$tmp/garbled.db" "$hit_key"
+expect "get garbled elsewhere" 0 "^$miss_value\$" '^$' -- "$MPT" get "$tmp/garbled.db" "$miss_key"
+expect "dump garbled" 3 '.*' "^mpt: error: .*garbled.db: $bad_node" -- "$MPT" dump "$tmp/garbled.db"
+expect "check garbled" 1 "^undecodable node .* at path $bad_path\$" '^$' -- "$MPT" check "$tmp/garbled.db"
+expect "stats garbled" 3 '^$' "^mpt: error: .*garbled.db: $bad_node" -- "$MPT" stats "$tmp/garbled.db"
+
+expect "root orphan" 0 "^$good_root\$" '^$' -- "$MPT" root "$tmp/orphan.db"
+expect "get orphan" 0 '^0x' '^$' -- "$MPT" get "$tmp/orphan.db" "$hit_key"
+expect "dump orphan" 0 '^0x' '^$' -- "$MPT" dump "$tmp/orphan.db"
+expect "check orphan" 1 "^orphan row at path $orphan_path\$" '^$' -- "$MPT" check "$tmp/orphan.db"
+expect "stats orphan" 0 '^pairs ' '^$' -- "$MPT" stats "$tmp/orphan.db"
+n=$("$MPT" dump "$tmp/orphan.db" | wc -l)
+[ "$n" -eq 3000 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL dump orphan: $n pairs, want 3000"; }
+
+# 3. mpt build refuses, and leaves the file as it was (no byte changed, no log left over).
+for f in text random foreign version99 notables shortroot truncated flipped deleted garbled; do
+    cp "$tmp/$f.db" "$tmp/before"
+    case $f in
+        text | random) re="$f.db: $not_sqlite" ;;
+        flipped) re="flipped.db: node hash mismatch: $where\$" ;;
+        deleted) re="deleted.db: missing node: $where\$" ;;
+        garbled) re="garbled.db: $bad_node" ;;
+        *) re=${refused[$f]} ;;
+    esac
+    expect "build into $f" 3 '^$' "^mpt: error: .*$re" -- "$MPT" build "$tmp/update.json" -o "$tmp/$f.db"
+    if cmp -s "$tmp/before" "$tmp/$f.db" && [ ! -s "$tmp/$f.db-wal" ] && [ ! -s "$tmp/$f.db-journal" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL build into $f changed the file"
+    fi
+done
+# ... and takes an empty file as a new one.
+expect "build into empty" 0 '^0x[0-9a-f]{64}$' '^$' -- "$MPT" build "$tmp/good.json" -o "$tmp/empty.db"
+expect "root of built empty" 0 "^$good_root\$" '^$' -- "$MPT" root "$tmp/empty.db"
+
+# 4. A file its user may not write: reads work, a build is refused and changes nothing.
+# Root may write anything, so as root the commands run as nobody (setpriv, util-linux).
+as_user=()
+if [ "$(id -u)" -eq 0 ]; then
+    if ! command -v setpriv >/dev/null; then
+        echo "FAIL running as root without setpriv: cannot test a read-only file"
+        exit 1
+    fi
+    as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    chmod 755 "$tmp"  # mktemp -d makes it 700
+    cp "$MPT" "$tmp/mpt_bin"  # nobody may not reach the build folder
+    chmod 755 "$tmp/mpt_bin"
+    RO_MPT=$tmp/mpt_bin
+else
+    RO_MPT=$MPT
+fi
+for d in rodir rwdir; do
+    mkdir "$tmp/$d"
+    cp "$tmp/good.db" "$tmp/update.json" "$tmp/$d/"
+    chmod 444 "$tmp/$d/good.db"
+    chmod 644 "$tmp/$d/update.json"
+done
+chmod 555 "$tmp/rodir"  # not even -wal and -shm files can be made here
+[ "$(id -u)" -eq 0 ] && chmod 777 "$tmp/rwdir"
+for d in rodir rwdir; do
+    db=$tmp/$d/good.db
+    cp "$db" "$tmp/before"
+    expect "root read-only ($d)" 0 "^$good_root\$" '^$' -- "${as_user[@]}" "$RO_MPT" root "$db"
+    expect "get read-only ($d)" 0 "^$miss_value\$" '^$' -- "${as_user[@]}" "$RO_MPT" get "$db" "$miss_key"
+    expect "check read-only ($d)" 0 '^ok: ' '^$' -- "${as_user[@]}" "$RO_MPT" check "$db"
+    expect "build read-only ($d)" 3 '^$' "^mpt: error: trie file is read-only: .*$d/good.db: " -- \
+        "${as_user[@]}" "$RO_MPT" build "$tmp/$d/update.json" -o "$db"
+    if cmp -s "$tmp/before" "$db"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL build into read-only ($d) changed the file"
+    fi
+done
+chmod 755 "$tmp/rodir"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
