@@ -1,0 +1,96 @@
+# Bash completion for mpt: subcommands, each subcommand's flags, trie names after --trie,
+# files for file arguments.
+#
+#   source scripts/mpt-completion.bash
+#
+# The lists below follow `mpt <command> --help`; tests/completion_test.sh fails when they
+# drift apart.
+
+_mpt_commands="root build get dump check stats count-allocs diff get-node proof verify-range"
+
+# The flags of one subcommand (no subcommand: mpt's own).
+_mpt_flags() {
+    case $1 in
+        "") echo "-h --help --version" ;;
+        root) echo "-h --help --trie --vectors --secure --json" ;;
+        build) echo "-h --help -o --output --trie --secure --replace --json" ;;
+        get) echo "-h --help --trie --json" ;;
+        dump) echo "-h --help --from --limit --trie --json" ;;
+        check | stats) echo "-h --help --trie --json" ;;
+        count-allocs) echo "-h --help --leaves --samples --json" ;;
+        diff) echo "-h --help --trie --trie-b --secure --json --stats --nodes" ;;
+        get-node) echo "-h --help --trie --max-bytes --json" ;;
+        proof) echo "-h --help --trie --range --to --limit --max-bytes --verify --json" ;;
+        verify-range) echo "-h --help --json" ;;
+    esac
+}
+
+# What follows a flag of a subcommand: "file", "trie" (a trie name), "value" (anything
+# else), or nothing for a flag that takes no value.
+_mpt_option_kind() {
+    case $1:$2 in
+        build:-o | build:--output | root:--vectors | proof:--verify) echo file ;;
+        *:--trie | diff:--trie-b) echo trie ;;
+        dump:--from | dump:--limit | count-allocs:--leaves | count-allocs:--samples) echo value ;;
+        get-node:--max-bytes) echo value ;;
+        proof:--range | proof:--to | proof:--limit | proof:--max-bytes) echo value ;;
+    esac
+}
+
+_mpt_files() {
+    compopt -o filenames 2>/dev/null
+    local IFS=$'\n'
+    COMPREPLY=($(compgen -f -- "$1"))
+}
+
+_mpt() {
+    local cur=${COMP_WORDS[COMP_CWORD]}
+    local prev=
+    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+    COMPREPLY=()
+
+    # The subcommand: the first word after mpt that is not a flag (mpt's own flags take no
+    # value).
+    local cmd= i
+    for ((i = 1; i < COMP_CWORD; ++i)); do
+        case ${COMP_WORDS[i]} in
+            -*) ;;
+            *)
+                cmd=${COMP_WORDS[i]}
+                break
+                ;;
+        esac
+    done
+    if [[ -z $cmd ]]; then
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "$(_mpt_flags "")" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -W "$_mpt_commands" -- "$cur"))
+        fi
+        return 0
+    fi
+
+    if ((COMP_CWORD - 1 > i)); then
+        case $(_mpt_option_kind "$cmd" "$prev") in
+            file)
+                _mpt_files "$cur"
+                return 0
+                ;;
+            trie)
+                COMPREPLY=($(compgen -W "main" -- "$cur"))
+                return 0
+                ;;
+            value) return 0 ;;
+        esac
+    fi
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$(_mpt_flags "$cmd")" -- "$cur"))
+        return 0
+    fi
+    # Positional arguments are files (key/value files, trie files, documents), or keys and
+    # path sets, which cannot be guessed.
+    _mpt_files "$cur"
+    return 0
+}
+
+complete -F _mpt mpt

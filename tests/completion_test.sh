@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Checks scripts/mpt-completion.bash: a few completions, and that its lists match the
+# binary's --help exactly (every subcommand, every flag of each, and which flags take a
+# value), so that the two cannot drift apart.
+#   completion_test.sh MPT
+set -u
+if [ $# -ne 1 ]; then
+    echo "usage: completion_test.sh MPT" >&2
+    exit 2
+fi
+MPT=$1
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# complete is a bash builtin; it works in a non-interactive shell too.
+. "$root/scripts/mpt-completion.bash"
+
+pass=0
+fail=0
+check() {  # name expected actual
+    if [ "$2" = "$3" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL $1"
+        echo "  want: $2"
+        echo "  got:  $3"
+    fi
+}
+
+# complete_line WORDS...: COMPREPLY for the command line WORDS, the last being the word
+# under the cursor; prints the candidates sorted, space-separated.
+complete_line() {
+    COMP_WORDS=("$@")
+    COMP_CWORD=$(($# - 1))
+    COMP_LINE="$*"
+    COMP_POINT=${#COMP_LINE}
+    COMPREPLY=()
+    _mpt
+    printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+# Completion is registered for mpt.
+check "complete -p mpt" "complete -F _mpt mpt" "$(complete -p mpt)"
+
+# Subcommands and flags.
+check "mpt bu" "build" "$(complete_line mpt bu)"
+check "mpt get" "get get-node" "$(complete_line mpt get)"
+check "mpt v" "verify-range" "$(complete_line mpt v)"
+check "mpt --v" "--version" "$(complete_line mpt --v)"
+check "mpt proof --ve" "--verify" "$(complete_line mpt proof --ve)"
+check "mpt diff --tr" "--trie --trie-b" "$(complete_line mpt diff --tr)"
+check "mpt get-node dogs.db --m" "--max-bytes" "$(complete_line mpt get-node dogs.db --m)"
+check "mpt build -o x.db --r" "--replace" "$(complete_line mpt build -o x.db --r)"
+check "mpt count-allocs --" "--help --json --leaves --samples" \
+    "$(complete_line mpt count-allocs --)"
+
+# Values of flags: trie names, files, nothing.
+check "mpt get --trie ''" "main" "$(complete_line mpt get --trie '')"
+check "mpt diff --trie-b m" "main" "$(complete_line mpt diff --trie-b m)"
+check "mpt proof --range ''" "" "$(complete_line mpt proof --range '')"
+check "mpt count-allocs --samples ''" "" "$(complete_line mpt count-allocs --samples '')"
+
+# Files for file arguments.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/sub"
+touch "$tmp/dogs.json" "$tmp/dogs.db" "$tmp/sub/range.json"
+cd "$tmp" || exit 2
+check "mpt root d" "dogs.db dogs.json" "$(complete_line mpt root d)"
+check "mpt build -o d" "dogs.db dogs.json" "$(complete_line mpt build -o d)"
+check "mpt proof --verify sub/" "sub/range.json" "$(complete_line mpt proof --verify sub/)"
+check "mpt root --vectors dogs.json d" "dogs.db dogs.json" \
+    "$(complete_line mpt root --vectors dogs.json d)"
+check "mpt get --trie main d" "dogs.db dogs.json" "$(complete_line mpt get --trie main d)"
+cd - >/dev/null || exit 2
+
+# Drift: the lists against --help.
+sorted() { tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ' | sed 's/ $//'; }
+help_commands=$("$MPT" --help | awk '/^Subcommands:/ { s = 1; next } s && /^  [a-z]/ { print $1 }')
+check "subcommands of mpt --help" "$(echo $help_commands | sorted)" \
+    "$(echo $_mpt_commands | sorted)"
+[ -n "$help_commands" ] || check "mpt --help lists subcommands" "some" "none"
+
+# Options lines of a --help text: "NAMES [TYPE...]   description". A single space after the
+# names means a type follows (the flag takes a value); the description is further right.
+help_flags() {
+    awk '/^Options:/ { s = 1; next } /^[^ ]/ { s = 0 }
+        s && /^  -/ {
+            value = ($0 ~ /^  [^ ]+ [^ ]/) ? "value" : "flag"
+            n = split($1, f, ",")
+            for (i = 1; i <= n; ++i) print f[i], value
+        }'
+}
+check "flags of mpt --help" "$("$MPT" --help | help_flags | awk '{ print $1 }' | sort | tr '\n' ' ' | sed 's/ $//')" \
+    "$(_mpt_flags "" | sorted)"
+for cmd in $help_commands; do
+    lines=$("$MPT" "$cmd" --help | help_flags)
+    if [ -z "$lines" ]; then
+        check "mpt $cmd --help lists options" "some" "none"
+        continue
+    fi
+    check "flags of mpt $cmd" "$(printf '%s\n' "$lines" | awk '{ print $1 }' | sort | tr '\n' ' ' | sed 's/ $//')" \
+        "$(_mpt_flags "$cmd" | sorted)"
+    while read -r flag kind; do
+        completion_kind=$(_mpt_option_kind "$cmd" "$flag")
+        if [ "$kind" = value ]; then
+            [ -n "$completion_kind" ] && got=value || got=flag
+        else
+            [ -z "$completion_kind" ] && got=flag || got=value
+        fi
+        check "mpt $cmd $flag takes a value?" "$kind" "$got"
+    done <<<"$lines"
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
