@@ -52,16 +52,23 @@ int run_get_node_on(NodeStore& store, const GetNodeOptions& o) {
     if (auto s = store.begin_read(); !s) return report(s.error(), o.db);
     ReadScope scope{store};
 
-    auto main_trie = store.find_trie(o.trie);
-    if (!main_trie) return report(main_trie.error(), o.db);
-    if (!*main_trie) return report(Error{Errc::no_such_trie, o.trie}, o.db);
+    // The --trie trie is needed only by one-element path sets.
+    std::optional<TrieInfo> main_trie;
+    for (const PathSet& set : sets) {
+        if (set.account) continue;
+        auto found = store.find_trie(o.trie);
+        if (!found) return report(found.error(), o.db);
+        if (!*found) return report(Error{Errc::no_such_trie, o.trie}, o.db);
+        main_trie = std::move(*found);
+        break;
+    }
 
     ResponseLimit limit(o.max_bytes);
     std::string text;
     nlohmann::ordered_json json = nlohmann::ordered_json::array();
     for (const PathSet& set : sets) {
         if (!limit.open()) break;
-        TrieInfo info = **main_trie;
+        TrieInfo info = set.account ? TrieInfo{} : *main_trie;
         if (set.account) {
             auto found = store.find_trie(to_hex(*set.account));
             if (!found) return report(found.error(), o.db);

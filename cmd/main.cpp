@@ -28,6 +28,12 @@ int main(int argc, char** argv) {
     register_proof(app, runner);
     register_verify_range(app, runner);
 
+    // Name an unknown command rather than saying that one is required.
+    if (argc > 1 && argv[1][0] != '-') {
+        bool known = false;
+        for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->check_name(argv[1]);
+        if (!known) return report_usage(std::string("unknown command: ") + argv[1]);
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -177,3 +177,10 @@ expect "range with a dropped pair fails" 1 '^invalid: ' '^$' -- sh -c "'$MPT' pr
 expect "proof without a key" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/kv10k.db"
 expect "proof of a missing file" 3 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/nope.db" 0x00
 expect "proof --limit 0" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/kv10k.db" --range 0x00 --limit 0
+
+# A storage trie named by account hash, in a file without a main trie.
+acct=0x$(printf 'ab%.0s' $(seq 32))
+"$MPT" build "$FIX/dogs.json" -o "$tmp/storage.db" --trie "$acct" >/dev/null
+expect "get-node in a storage trie" 0 '"status":"found"' '^$' -- "$MPT" get-node --json "$tmp/storage.db" "$acct,0x00"
+expect "get-node of a storage trie the file lacks" 0 '"status":"absent"' '^$' -- "$MPT" get-node --json "$tmp/storage.db" "0x$(printf 'cd%.0s' $(seq 32)),0x00"
+expect "unknown command is named" 2 '^$' '^mpt: error: unknown command: frobnicate$' -- "$MPT" frobnicate
