@@ -184,3 +184,13 @@ acct=0x$(printf 'ab%.0s' $(seq 32))
 expect "get-node in a storage trie" 0 '"status":"found"' '^$' -- "$MPT" get-node --json "$tmp/storage.db" "$acct,0x00"
 expect "get-node of a storage trie the file lacks" 0 '"status":"absent"' '^$' -- "$MPT" get-node --json "$tmp/storage.db" "0x$(printf 'cd%.0s' $(seq 32)),0x00"
 expect "unknown command is named" 2 '^$' '^mpt: error: unknown command: frobnicate$' -- "$MPT" frobnicate
+# A write that fails part way through a build: the process may not grow a file beyond 32 KiB
+# (ulimit -f; 64 blocks of 512 bytes in dash, of 1 KiB in bash, either is far too small for
+# 10k pairs). Exit 3 with one line; the file keeps its previous root, checks clean and reads.
+# (A full disk proper, SQLITE_FULL, is tested at the library level in tests/fault_test.cpp.)
+expect "build before a failed write" 0 '^0x8aad789dff2f538bca5d8ea56e8abe10f4c7ba3a5dea95fea4cd6e7c3a1168d3$' '^$' -- "$MPT" build "$FIX/dogs.json" -o "$tmp/limited.db"
+expect "build beyond a file-size limit" 3 '^$' '^mpt: error: .*limited\.db.*(I/O error|full)' -- sh -c "ulimit -f 64 && trap '' XFSZ && exec '$MPT' build '$tmp/kv10k.json' -o '$tmp/limited.db'"
+expect "root kept after a failed write" 0 '^0x8aad789dff2f538bca5d8ea56e8abe10f4c7ba3a5dea95fea4cd6e7c3a1168d3$' '^$' -- "$MPT" root "$tmp/limited.db"
+expect "check clean after a failed write" 0 ' 0 problems$' '^$' -- "$MPT" check "$tmp/limited.db"
+expect "get after a failed write" 0 '^0x7075707079$' '^$' -- "$MPT" get "$tmp/limited.db" dog
+expect "build after a failed write" 0 '^0xb08e013562201a540ab01daebcc0d9c6d1cacef6b4730f8fa555015ee14b0867$' '^$' -- "$MPT" build --replace "$tmp/kv10k.json" -o "$tmp/limited.db"

@@ -57,7 +57,9 @@ public:
     // Erases every row of the trie whose path starts with prefix.
     virtual Status erase_subtree(TrieId trie, bytes_view prefix) = 0;
     virtual Status set_root(TrieId trie, const Hash256& root) = 0;
+    // On failure nothing is published; the caller still calls rollback() to end the write.
     virtual Status commit_write() = 0;
+    // Ends a write without publishing it; does nothing outside a write.
     virtual void rollback() noexcept = 0;
 };
 

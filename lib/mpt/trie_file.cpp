@@ -171,7 +171,12 @@ Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const Bui
         store.rollback();
         return r;
     }
-    MPT_CHECK(store.commit_write());
+    if (Status c = store.commit_write(); !c.ok()) {
+        // A commit that failed published nothing, but the store may still be inside the
+        // write (a busy or interrupted commit): end it, or the next write cannot begin.
+        store.rollback();
+        return std::move(c).error();
+    }
     return r;
 }
 

@@ -1,0 +1,316 @@
+// Fault injection over a real trie file: fail read or write 1, then 2, then 3, ... of a build
+// and of an update until the operation completes without reaching the fault. After every
+// failure the previous state must be intact: the trie's old root (or no trie), a clean check,
+// and every key of the old content readable through a fresh connection. Also a full disk.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <map>
+#include <mpt/faulty_store.hpp>
+#include <mpt/sqlite_store.hpp>
+#include <mpt/stack_trie.hpp>
+#include <mpt/trie_file.hpp>
+
+#include "test_util.hpp"
+
+using namespace mpt;
+
+namespace {
+
+using Content = std::map<bytes, bytes>;
+using Changes = std::vector<std::pair<bytes, bytes>>;  // applied in order; empty value deletes
+
+struct TempFile {
+    std::string path;
+    TempFile() {
+        char tmpl[] = "/tmp/mpt-fault-XXXXXX";
+        const int fd = ::mkstemp(tmpl);
+        REQUIRE(fd >= 0);
+        ::close(fd);
+        ::unlink(tmpl);
+        path = tmpl;
+    }
+    ~TempFile() {
+        for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((path + suffix).c_str());
+    }
+};
+
+// The array form of a k/v document, so that deletes (null) and order are kept.
+KvInput to_input(const Changes& changes) {
+    std::string text = "[";
+    for (const auto& [k, v] : changes) {
+        if (text.size() > 1) text += ",";
+        text += "[\"" + to_hex(k) + "\"," + (v.empty() ? "null" : "\"" + to_hex(v) + "\"") + "]";
+    }
+    text += "]";
+    auto input = parse_kv(text);
+    REQUIRE(input.ok());
+    return std::move(input).value();
+}
+
+Content applied(Content c, const Changes& changes) {
+    for (const auto& [k, v] : changes) {
+        if (v.empty()) {
+            c.erase(k);
+        } else {
+            c[k] = v;
+        }
+    }
+    return c;
+}
+
+Hash256 root_of(const Content& c) {
+    StackTrie st;
+    for (const auto& [k, v] : c) REQUIRE(st.add(k, v).ok());
+    return st.finish();
+}
+
+// Keys of two kinds: random 32-byte keys (hashed nodes, rows) and short keys over a narrow
+// alphabet, some prefixes of others (embedded nodes, values in branches).
+bytes random_key(std::mt19937_64& rng) {
+    if (rng() % 2) return test::random_bytes(rng, 32);
+    bytes k = test::random_bytes(rng, 1 + rng() % 4);
+    for (uint8_t& x : k) x &= 0x13;
+    return k;
+}
+
+bytes random_value(std::mt19937_64& rng) { return test::random_bytes(rng, 1 + rng() % 40); }
+
+Changes initial_pairs(std::mt19937_64& rng, size_t n) {
+    Changes c;
+    for (size_t i = 0; i < n; ++i) c.emplace_back(random_key(rng), random_value(rng));
+    return c;
+}
+
+// Overwrites, deletes (some collapsing branches into extensions), new keys, and a delete of
+// an absent key.
+Changes change_set(std::mt19937_64& rng, const Content& before) {
+    Changes c;
+    size_t i = 0;
+    for (const auto& [k, v] : before) {
+        switch (i++ % 4) {
+            case 0:
+                c.emplace_back(k, random_value(rng));
+                break;
+            case 1:
+                c.emplace_back(k, bytes{});
+                break;
+            default:
+                break;
+        }
+    }
+    for (int j = 0; j < 30; ++j) c.emplace_back(random_key(rng), random_value(rng));
+    c.emplace_back(bytes(33, 0xee), bytes{});
+    return c;
+}
+
+// The file's trie, read through a new connection: its root, every key, a clean check.
+void expect_file_content(const std::string& path, const Hash256& root, const Content& content) {
+    auto store = SqliteNodeStore::open(path, SqliteNodeStore::Mode::read_only);
+    REQUIRE(store.ok());
+    auto info = require_trie(**store, "main");
+    REQUIRE(info.ok());
+    REQUIRE(info->root == root);
+    TrieReader reader(**store, *info);
+    const Trie trie = Trie::open(&reader, info->root);
+    for (const auto& [k, v] : content) {
+        auto got = trie.get(k);
+        REQUIRE(got.ok());
+        REQUIRE(got->has_value());
+        REQUIRE(**got == v);
+    }
+    size_t n = 0;
+    REQUIRE(trie.for_each({}, [&](bytes_view, bytes_view) { return ++n, true; }).ok());
+    REQUIRE(n == content.size());
+    auto report = check_trie(**store, *info);
+    REQUIRE(report.ok());
+    REQUIRE(report->problems.empty());
+    REQUIRE(report->rows == report->reachable);
+}
+
+const char* op_name(FaultyNodeStore::Op op) {
+    return op == FaultyNodeStore::Op::read ? "read" : "write";
+}
+const char* mode_name(FaultyNodeStore::Mode m) {
+    return m == FaultyNodeStore::Mode::once ? "once" : "persistent";
+}
+
+struct LoopResult {
+    uint64_t failures = 0;  // runs that reached the fault
+    uint64_t ops = 0;       // operations of the kind in the run that completed
+};
+
+// Runs build_trie(changes) with a fault at operation 1, 2, 3, ... of kind op until a run
+// completes without reaching it. `before` is the committed content (none: no trie yet).
+LoopResult fault_loop(FaultyNodeStore::Op op, FaultyNodeStore::Mode mode, bool update,
+                      uint64_t seed) {
+    const std::string op_s = op_name(op), mode_s = mode_name(mode);
+    CAPTURE(op_s);
+    CAPTURE(mode_s);
+    CAPTURE(update);
+    std::mt19937_64 rng(seed);
+    TempFile f;
+    auto opened = SqliteNodeStore::open(f.path, SqliteNodeStore::Mode::create);
+    REQUIRE(opened.ok());
+    SqliteNodeStore& inner = **opened;
+
+    Content before;
+    Hash256 before_root = kEmptyRoot;
+    Changes changes = initial_pairs(rng, 120);
+    if (update) {
+        auto first = build_trie(inner, to_input(changes), BuildOptions{});
+        REQUIRE(first.ok());
+        before = applied({}, changes);
+        before_root = first->root;
+        REQUIRE(before_root == root_of(before));
+        changes = change_set(rng, before);
+    }
+    const KvInput input = to_input(changes);
+    const Content after = applied(before, changes);
+
+    FaultyNodeStore faulty(inner);
+    LoopResult result;
+    for (uint64_t n = 1;; ++n) {
+        CAPTURE(n);
+        faulty.fail_at(op, n, mode);
+        auto r = build_trie(faulty, input, BuildOptions{});
+        const uint64_t faults = faulty.faults();
+        const uint64_t ops = op == FaultyNodeStore::Op::read ? faulty.reads() : faulty.writes();
+        faulty.disarm();
+        if (faults == 0) {
+            REQUIRE(r.ok());
+            CHECK(r->root == root_of(after));
+            expect_file_content(f.path, r->root, after);
+            // Second route to the count of writes: begin, (create,) the rows, root, commit.
+            if (op == FaultyNodeStore::Op::write) {
+                CHECK(ops == r->rows_written + r->rows_deleted + (update ? 3 : 4));
+            }
+            result.ops = ops;
+            break;
+        }
+        // A fault that was reached fails the operation: nothing swallows a storage error.
+        REQUIRE(!r.ok());
+        CHECK(r.error().code == Errc::storage_io);
+        CHECK(r.error().detail.find("injected fault") != std::string::npos);
+        ++result.failures;
+
+        // The store is out of the failed write: a new one can begin.
+        REQUIRE(inner.begin_write().ok());
+        inner.rollback();
+        // The previous state, as this connection sees it and through a new one.
+        auto t = inner.find_trie("main");
+        REQUIRE(t.ok());
+        if (!update) {
+            REQUIRE(!t->has_value());
+            continue;
+        }
+        REQUIRE(t->has_value());
+        REQUIRE((*t)->root == before_root);
+        auto report = check_trie(inner, **t);
+        REQUIRE(report.ok());
+        REQUIRE(report->problems.empty());
+        expect_file_content(f.path, before_root, before);
+    }
+    const std::string what = update ? "update" : "build";
+    MESSAGE(op_s << " faults, " << mode_s << ", " << what << ": " << result.failures
+                 << " failed runs, then success after " << result.ops << " " << op_s << "s");
+    return result;
+}
+
+}  // namespace
+
+TEST_CASE("fault injection: counts and modes") {
+    MemoryNodeStore inner;
+    FaultyNodeStore f(inner);
+    f.fail_at(FaultyNodeStore::Op::write, 2, FaultyNodeStore::Mode::once);
+    REQUIRE(f.begin_write().ok());           // write 1
+    auto id = f.create_trie("main", false);  // write 2: fails
+    REQUIRE(!id.ok());
+    CHECK(id.error().code == Errc::storage_io);
+    CHECK(id.error().detail == "injected fault: write 2 (create_trie)");
+    REQUIRE(f.create_trie("main", false).ok());  // write 3: once means once
+    REQUIRE(f.find_trie("main").ok());           // reads are not writes
+    CHECK(f.writes() == 3);
+    CHECK(f.reads() == 1);
+    CHECK(f.faults() == 1);
+    f.rollback();
+
+    f.fail_at(FaultyNodeStore::Op::read, 2, FaultyNodeStore::Mode::persistent);
+    CHECK(f.find_trie("main").ok());
+    CHECK(!f.get(1, {}).ok());
+    CHECK(!f.scan(1, {}, [](bytes_view, bytes_view) { return true; }).ok());
+    CHECK(f.faults() == 2);
+    f.disarm();
+    CHECK(f.get(1, {}).ok());
+    CHECK(f.faults() == 0);
+}
+
+TEST_CASE("fault injection: a failed first build leaves no trie") {
+    const uint64_t seed = test::seed("fault_build");
+    for (const auto mode : {FaultyNodeStore::Mode::once, FaultyNodeStore::Mode::persistent}) {
+        const LoopResult w = fault_loop(FaultyNodeStore::Op::write, mode, false, seed);
+        // Every row, the trie's creation, its root and the commit were each made to fail.
+        CHECK(w.failures == w.ops);
+        CHECK(w.failures > 50);
+        const LoopResult r = fault_loop(FaultyNodeStore::Op::read, mode, false, seed);
+        CHECK(r.failures == r.ops);
+        CHECK(r.failures >= 1);
+    }
+}
+
+TEST_CASE("fault injection: a failed update keeps the previous root") {
+    const uint64_t seed = test::seed("fault_update");
+    for (const auto mode : {FaultyNodeStore::Mode::once, FaultyNodeStore::Mode::persistent}) {
+        for (const auto op : {FaultyNodeStore::Op::write, FaultyNodeStore::Op::read}) {
+            const LoopResult l = fault_loop(op, mode, true, seed);
+            CHECK(l.failures == l.ops);
+            CHECK(l.failures > 20);
+        }
+    }
+}
+
+TEST_CASE("a full disk fails a build with storage_full and the file stays usable") {
+    const uint64_t seed = test::seed("full_disk");
+    std::mt19937_64 rng(seed);
+    TempFile f;
+    auto opened = SqliteNodeStore::open(f.path, SqliteNodeStore::Mode::create);
+    REQUIRE(opened.ok());
+    SqliteNodeStore& store = **opened;
+    const Changes first = initial_pairs(rng, 100);
+    auto built = build_trie(store, to_input(first), BuildOptions{});
+    REQUIRE(built.ok());
+    const Content before = applied({}, first);
+
+    // The cap cannot go below the current size: the file may not grow at all.
+    REQUIRE(store.set_max_pages(1).ok());
+    Changes big;
+    for (int i = 0; i < 3000; ++i) big.emplace_back(test::random_bytes(rng, 32), random_value(rng));
+    auto r = build_trie(store, to_input(big), BuildOptions{});
+    REQUIRE(!r.ok());
+    CHECK(r.error().code == Errc::storage_full);
+    CHECK(category(r.error().code) == ErrorCategory::storage);
+
+    auto t = store.find_trie("main");
+    REQUIRE(t.ok());
+    REQUIRE(t->has_value());
+    CHECK((*t)->root == built->root);
+    auto report = check_trie(store, **t);
+    REQUIRE(report.ok());
+    CHECK(report->problems.empty());
+    expect_file_content(f.path, built->root, before);
+
+    // A smaller update that fits in the pages the file has still works under the cap:
+    // one value replaced by another of the same length.
+    const Changes small = {{before.begin()->first, bytes(before.begin()->second.size(), 0x77)}};
+    auto s = build_trie(store, to_input(small), BuildOptions{});
+    REQUIRE(s.ok());
+    const Content after_small = applied(before, small);
+    CHECK(s->root == root_of(after_small));
+    expect_file_content(f.path, s->root, after_small);
+
+    // With room again, the big update goes through on the same connection.
+    REQUIRE(store.set_max_pages(1 << 30).ok());
+    auto again = build_trie(store, to_input(big), BuildOptions{});
+    REQUIRE(again.ok());
+    expect_file_content(f.path, again->root, applied(after_small, big));
+}
