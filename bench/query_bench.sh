@@ -58,7 +58,7 @@ fi
 
 key=$(sed -n 2p "$kv" | cut -d'"' -f2)
 "$mpt" proof "$db" --range 0x00 --limit 1000 >"$tmp/range.json"
-"$mpt" verify-range "$tmp/range.json" | grep -q '^valid more=true$' || {
+[ "$("$mpt" verify-range "$tmp/range.json")" = "valid more=true" ] || {
     echo "query_bench: error: the range does not verify" >&2
     exit 1
 }
@@ -70,7 +70,7 @@ for a in 0 1 2 3 4 5; do
         [ ${#paths[@]} -lt 100 ] && paths+=("0x00$a$b")
     done
 done
-changed=$("$mpt" diff "$db" "$db_b" | wc -l)
+changed=$({ "$mpt" diff "$db" "$db_b" || true; } | wc -l)
 echo "files: $n keys; B differs from A in $changed keys"
 
 hyperfine -N -i --warmup 5 --runs 50 --style basic \
