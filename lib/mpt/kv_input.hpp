@@ -11,6 +11,7 @@
 
 #include <mpt/bytes.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,28 +25,32 @@ struct KvPair {
 class KvInput {
 public:
     size_t size() const noexcept { return entries_.size(); }
-    // The view lives as long as this object.
+    // The view lives as long as this object (moves included).
     KvPair operator[](size_t i) const noexcept {
         const Entry& e = entries_[i];
-        return {{arena_.data() + e.key_off, e.key_len}, {arena_.data() + e.value_off, e.value_len}};
+        return {{e.key, e.key_len}, {e.value, e.value_len}};
     }
+    // A hint that entry i is read soon.
+    void prefetch(size_t i) const noexcept { __builtin_prefetch(&entries_[i]); }
     // True for the array form (pairs applied in order).
     bool ordered() const noexcept { return ordered_; }
 
 private:
     friend class KvParser;
     struct Entry {
-        size_t key_off;
-        size_t value_off;
+        const uint8_t* key;
+        const uint8_t* value;
         uint32_t key_len;
         uint32_t value_len;
     };
-    bytes arena_;
+    // The decoded strings. Entries point into these buffers, which never move.
+    std::vector<std::unique_ptr<uint8_t[]>> arenas_;
     std::vector<Entry> entries_;
     bool ordered_ = false;
 };
 
-// Parses a key/value document. Errors name the line, column and entry.
+// Parses a key/value document. Errors name the line, column and entry. At most UINT32_MAX
+// entries.
 Result<KvInput> parse_kv(std::string_view text);
 
 // Reads a whole file ("-" for standard input).
