@@ -136,6 +136,25 @@ void BM_stack_trie_root(benchmark::State& state) {
 }
 BENCHMARK(BM_stack_trie_root)->Arg(10000)->Unit(benchmark::kMillisecond);
 
+// stack_trie_root on n pairs with t threads and no size threshold (wall time): where the
+// parallel split starts to pay is where kParallelRootMinPairs belongs.
+void BM_stack_trie_root_threads(benchmark::State& state) {
+    const auto pairs = sorted_bench_pairs(static_cast<size_t>(state.range(0)));
+    std::vector<KvPair> views;
+    for (const auto& [k, v] : pairs) views.push_back({k, v});
+    const unsigned threads = static_cast<unsigned>(state.range(1));
+    for (auto _ : state) {
+        auto root = stack_trie_root(views, threads, 0);
+        if (!root) state.SkipWithError("stack_trie_root failed");
+        benchmark::DoNotOptimize(root);
+    }
+    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
+}
+BENCHMARK(BM_stack_trie_root_threads)
+    ->ArgsProduct({{256, 1024, 4096, 16384, 100000}, {1, 2}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+
 // The document bench/gen_kv.cpp writes for n pairs, in memory.
 std::string bench_document(size_t n) {
     std::string text = "{\n";
