@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Times `mpt root` on N generated pairs (default 1,000,000) beside the time to merely read
 # the same file: on one thread (--threads 1) and by default (one thread per CPU), each with
-# its CPU time and peak RSS. When mpt_micro_bench was built (Google Benchmark installed), the
-# reader's parse throughput on the same kind of document is printed too.
+# its CPU time and peak RSS. When mpt_micro_bench was built (Google Benchmark installed), it
+# also prints the floor of that work measured in parts on the same file (mapping and
+# touching it, parsing it, and keccak256 of every node of its trie, CPU time) and how far
+# the one-thread run is above it.
 #
 #   bench/root_bench.sh [N]
 #
@@ -56,11 +58,18 @@ cpus=$(nproc)
 echo "data:      $data ($n pairs, $size_mb MB)"
 echo "root:      $(cat "$tmp/out")"
 echo "read file: ${read_s} s (cat > /dev/null)"
+floor_s=
 if [ -x "$root/build/mpt_micro_bench" ]; then
-    # Bytes of JSON per second over a 100k-pair document of this shape, in memory.
-    parse=$("$root/build/mpt_micro_bench" --benchmark_filter='^BM_parse_kv/' \
-        --benchmark_min_time=0.2 2>/dev/null | awk '/^BM_parse_kv/ { for (i = 1; i <= NF; ++i) if ($i ~ /^bytes_per_second=/) { sub("bytes_per_second=", "", $i); print $i } }')
-    echo "parse:     ${parse:-?} (JSON bytes per second, mpt_micro_bench BM_parse_kv)"
+    "$root/build/mpt_micro_bench" --kv_file="$data" --benchmark_filter='^file/' \
+        --benchmark_format=csv >"$tmp/floor.csv" 2>/dev/null
+    # Columns: name, iterations, real_time, cpu_time, time_unit (ms), bytes_per_second, ...
+    read -r read_ms parse_ms keccak_ms parse_rate < <(awk -F, '
+        $1 ~ /^"file\/read/ { r = $4 } $1 ~ /^"file\/parse/ { p = $4; rate = $6 }
+        $1 ~ /^"file\/keccak/ { k = $4 }
+        END { printf "%.0f %.0f %.0f %.0f\n", r, p, k, rate / 1e6 }' "$tmp/floor.csv")
+    floor_s=$(awk -v r="$read_ms" -v p="$parse_ms" -v k="$keccak_ms" 'BEGIN { printf "%.2f", (r + p + k) / 1000 }')
+    echo "parse:     $parse_ms ms, $parse_rate MB/s (mpt_micro_bench file/parse)"
+    echo "floor:     $floor_s s CPU = map+touch $read_ms ms + parse $parse_ms ms + keccak of every node $keccak_ms ms"
 fi
 while read -r label file; do
     read -r wall user sys kb <"$file"
@@ -70,3 +79,8 @@ done <<LIST
 1-thread: $tmp/one
 $cpus-thread: $tmp/all
 LIST
+if [ -n "$floor_s" ]; then
+    read -r _ user sys _ <"$tmp/one"
+    awk -v u="$user" -v s="$sys" -v f="$floor_s" \
+        'BEGIN { printf "1-thread CPU / floor: %.2f (goal: at most 1.3)\n", (u + s) / f }'
+fi

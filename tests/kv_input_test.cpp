@@ -4,6 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
 #include <map>
 #include <optional>
 
@@ -68,48 +72,35 @@ TEST_CASE("error messages name line, column and entry exactly") {
     const Case cases[] = {
         {"{\"a\": \"0x123\"}", Errc::bad_hex,
          "entry 0 value (line 1, column 7): odd number of hex digits"},
-        {"{\"a\": \"0xzz\"}", Errc::bad_hex,
-         "entry 0 value (line 1, column 7): not a hex digit"},
-        {"{\"a\": \"0x0g\"}", Errc::bad_hex,
-         "entry 0 value (line 1, column 7): not a hex digit"},
+        {"{\"a\": \"0xzz\"}", Errc::bad_hex, "entry 0 value (line 1, column 7): not a hex digit"},
+        {"{\"a\": \"0x0g\"}", Errc::bad_hex, "entry 0 value (line 1, column 7): not a hex digit"},
         {"{\"0xabc\": \"1\"}", Errc::bad_hex,
          "entry 0 key (line 1, column 2): odd number of hex digits"},
         {"{\"a\": \"0x12\\u0033\"}", Errc::bad_hex,
          "entry 0 value (line 1, column 7): odd number of hex digits"},
         {"{\"a\": \"0xAbCd\", \"b\": \"0x12 \"}", Errc::bad_hex,
          "entry 1 value (line 1, column 22): odd number of hex digits"},
-        {"{\"a\": \"b\",", Errc::bad_json,
-         "line 1, column 11: expected a string key"},
+        {"{\"a\": \"b\",", Errc::bad_json, "line 1, column 11: expected a string key"},
         {" \"c\": \"0x1\"}", Errc::bad_json,
          "line 1, column 2: expected an object or an array of [key, value] pairs"},
         {"[[\"a\", \"b\"], [\"0xq1\", \"c\"]]", Errc::bad_hex,
          "entry 1 key (line 1, column 15): not a hex digit"},
         {"[[\"a\", \"b\"], [\"c\", \"0xq\"]]", Errc::bad_hex,
          "entry 1 value (line 1, column 20): odd number of hex digits"},
-        {"{\"a\": 1}", Errc::bad_json,
-         "line 1, column 7: value is not a string or null"},
-        {"{\"a\" \"b\"}", Errc::bad_json,
-         "line 1, column 6: expected ':'"},
-        {"{\"a\": \"b\" \"c\": \"d\"}", Errc::bad_json,
-         "line 1, column 11: expected ',' or '}'"},
-        {"{\"a\": \"b\",}", Errc::bad_json,
-         "line 1, column 11: expected a string key"},
-        {"{,}", Errc::bad_json,
-         "line 1, column 2: expected a string key"},
-        {"{\"a\": \"b\"", Errc::bad_json,
-         "line 1, column 10: expected ',' or '}'"},
-        {"[[\"a\"]]", Errc::bad_json,
-         "line 1, column 6: expected ',' between key and value"},
+        {"{\"a\": 1}", Errc::bad_json, "line 1, column 7: value is not a string or null"},
+        {"{\"a\" \"b\"}", Errc::bad_json, "line 1, column 6: expected ':'"},
+        {"{\"a\": \"b\" \"c\": \"d\"}", Errc::bad_json, "line 1, column 11: expected ',' or '}'"},
+        {"{\"a\": \"b\",}", Errc::bad_json, "line 1, column 11: expected a string key"},
+        {"{,}", Errc::bad_json, "line 1, column 2: expected a string key"},
+        {"{\"a\": \"b\"", Errc::bad_json, "line 1, column 10: expected ',' or '}'"},
+        {"[[\"a\"]]", Errc::bad_json, "line 1, column 6: expected ',' between key and value"},
         {"[[\"a\", \"b\", \"c\"]]", Errc::bad_json,
          "line 1, column 11: expected ']' after the value: a pair has two items"},
-        {"[[\"a\", \"b\"],]", Errc::bad_json,
-         "line 1, column 13: expected a [key, value] pair"},
+        {"[[\"a\", \"b\"],]", Errc::bad_json, "line 1, column 13: expected a [key, value] pair"},
         {"[[\"a\", \"b\"] [\"c\", \"d\"]]", Errc::bad_json,
          "line 1, column 13: expected ',' or ']'"},
-        {"[\"a\", \"b\"]", Errc::bad_json,
-         "line 1, column 2: expected a [key, value] pair"},
-        {"[[1, \"b\"]]", Errc::bad_json,
-         "line 1, column 3: expected a string key"},
+        {"[\"a\", \"b\"]", Errc::bad_json, "line 1, column 2: expected a [key, value] pair"},
+        {"[[1, \"b\"]]", Errc::bad_json, "line 1, column 3: expected a string key"},
         {"{\"a\": \"b\"} x", Errc::bad_json,
          "line 1, column 12: unexpected data after the document"},
         {"{\"a\": \"\\ud800\"}", Errc::bad_json,
@@ -118,36 +109,30 @@ TEST_CASE("error messages name line, column and entry exactly") {
          "line 1, column 20: unpaired surrogate in \\u escape"},
         {"{\"a\": \"\\udc00\"}", Errc::bad_json,
          "line 1, column 14: unpaired surrogate in \\u escape"},
-        {"{\"a\": \"\\x\"}", Errc::bad_json,
-         "line 1, column 9: invalid escape"},
-        {"{\"a\": \"\\u12\"}", Errc::bad_json,
-         "line 1, column 10: invalid \\u escape"},
-        {"{\"a\": \"\\u12g4\"}", Errc::bad_json,
-         "line 1, column 10: invalid \\u escape"},
-        {"{\"a\": \"abc", Errc::bad_json,
-         "line 1, column 7: unterminated string"},
-        {"{\"a\": \"abc\\", Errc::bad_json,
-         "line 1, column 12: unterminated escape"},
+        {"{\"a\": \"\\x\"}", Errc::bad_json, "line 1, column 9: invalid escape"},
+        {"{\"a\": \"\\u12\"}", Errc::bad_json, "line 1, column 10: invalid \\u escape"},
+        {"{\"a\": \"\\u12g4\"}", Errc::bad_json, "line 1, column 10: invalid \\u escape"},
+        {"{\"a\": \"abc", Errc::bad_json, "line 1, column 7: unterminated string"},
+        {"{\"a\": \"abc\\", Errc::bad_json, "line 1, column 12: unterminated escape"},
         {"\"abc\"", Errc::bad_json,
          "line 1, column 1: expected an object or an array of [key, value] pairs"},
-        {"{\"a\": nul}", Errc::bad_json,
-         "line 1, column 7: value is not a string or null"},
-        {"{\"a\": null", Errc::bad_json,
-         "line 1, column 11: expected ',' or '}'"},
-        {"  ", Errc::bad_json,
-         "line 1, column 3: empty document; expected an object or an array"},
+        {"{\"a\": nul}", Errc::bad_json, "line 1, column 7: value is not a string or null"},
+        {"{\"a\": null", Errc::bad_json, "line 1, column 11: expected ',' or '}'"},
+        {"  ", Errc::bad_json, "line 1, column 3: empty document; expected an object or an array"},
         {"{\"k\": \"v\", \"k2\": \"0x0102\", \"k3\": \"0x01020\"}", Errc::bad_hex,
          "entry 2 value (line 1, column 34): odd number of hex digits"},
         {"{\"a\": \"0x\\u0030\\u0031\", \"b\": \"0x\\u003g\"}", Errc::bad_json,
          "line 1, column 35: invalid \\u escape"},
-        {"{\"a\": \"b\x01""\"}", Errc::bad_json,
-         "line 1, column 9: control character in a string"},
+        {"{\"a\": \"b\x01"
+         "\"}",
+         Errc::bad_json, "line 1, column 9: control character in a string"},
         {"{\n\n  \"a\": \"0x1\"\n}", Errc::bad_hex,
          "entry 0 value (line 3, column 8): odd number of hex digits"},
         {"\n[\n[\"x\",\n \"0x0\"]]", Errc::bad_hex,
          "entry 0 value (line 4, column 2): odd number of hex digits"},
-        {"{\"a\": \"0xff\x7f""\"}", Errc::bad_hex,
-         "entry 0 value (line 1, column 7): odd number of hex digits"},
+        {"{\"a\": \"0xff\x7f"
+         "\"}",
+         Errc::bad_hex, "entry 0 value (line 1, column 7): odd number of hex digits"},
     };
     for (const Case& c : cases) {
         auto r = parse_kv(c.text);
@@ -188,11 +173,27 @@ std::pair<std::string, bytes> random_string(std::mt19937_64& rng) {
     } else {
         for (size_t i = 0; i < len; ++i) {
             switch (rng() % 10) {
-                case 0: json += "\\\""; want.push_back('"'); break;
-                case 1: json += "\\\\"; want.push_back('\\'); break;
-                case 2: json += "\\n"; want.push_back('\n'); break;
-                case 3: json += "\\/"; want.push_back('/'); break;
-                case 4: json += "\\u00e9"; want.push_back(0xc3); want.push_back(0xa9); break;
+                case 0:
+                    json += "\\\"";
+                    want.push_back('"');
+                    break;
+                case 1:
+                    json += "\\\\";
+                    want.push_back('\\');
+                    break;
+                case 2:
+                    json += "\\n";
+                    want.push_back('\n');
+                    break;
+                case 3:
+                    json += "\\/";
+                    want.push_back('/');
+                    break;
+                case 4:
+                    json += "\\u00e9";
+                    want.push_back(0xc3);
+                    want.push_back(0xa9);
+                    break;
                 case 5:  // U+1F600 as a surrogate pair, and raw
                     json += rng() % 2 ? "\\ud83d\\ude00" : "\xf0\x9f\x98\x80";
                     for (uint8_t b : {0xf0, 0x9f, 0x98, 0x80}) want.push_back(b);
@@ -241,8 +242,7 @@ TEST_CASE("parse_kv decodes random documents as they were written") {
                 vb = v.second;
             }
             text += random_ws(rng) + (array ? "[" + random_ws(rng) : "") + kj + random_ws(rng) +
-                    (array ? "," : ":") + random_ws(rng) + vj + random_ws(rng) +
-                    (array ? "]" : "");
+                    (array ? "," : ":") + random_ws(rng) + vj + random_ws(rng) + (array ? "]" : "");
             want.emplace_back(kb, vb);
         }
         text += random_ws(rng) + (array ? "]" : "}") + random_ws(rng);
@@ -323,8 +323,48 @@ std::string random_pairs_document(std::mt19937_64& rng, size_t n) {
 
 TEST_CASE("final pairs agree with applying the entries to a map") {
     std::mt19937_64 rng(mpt::test::seed("kv_final_pairs"));
-    for (int round = 0; round < 40; ++round) check_final_pairs(random_pairs_document(rng, rng() % 300));
+    for (int round = 0; round < 40; ++round)
+        check_final_pairs(random_pairs_document(rng, rng() % 300));
     // Above 65536 entries the sort takes its radix path.
     check_final_pairs(random_pairs_document(rng, 70000));
     check_final_pairs(random_pairs_document(rng, 140000));
+}
+
+TEST_CASE("load_input maps a file and reads what it cannot map") {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path();
+    const std::string path = (dir / ("mpt_load_input_" + std::to_string(getpid()))).string();
+    const std::string doc = R"({"0x01": "0x02", "a": "b"})";
+    {
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        REQUIRE(f != nullptr);
+        REQUIRE(std::fwrite(doc.data(), 1, doc.size(), f) == doc.size());
+        std::fclose(f);
+    }
+    auto text = load_input(path);
+    REQUIRE(text.ok());
+    CHECK(text->mapped());
+    CHECK(text->view() == doc);
+    CHECK(text->view() == *read_file(path));
+    // A move keeps the mapping; the moved-from object is empty.
+    InputText moved = std::move(*text);
+    CHECK(moved.view() == doc);
+    CHECK(text->view().empty());
+
+    // An empty file cannot be mapped: it is read, and empty.
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f != nullptr);
+    std::fclose(f);
+    auto empty = load_input(path);
+    REQUIRE(empty.ok());
+    CHECK(!empty->mapped());
+    CHECK(empty->view().empty());
+    std::remove(path.c_str());
+
+    auto missing = load_input(path);
+    REQUIRE(!missing.ok());
+    CHECK(missing.error().code == Errc::bad_input);
+    CHECK(missing.error().detail.find("No such file") != std::string::npos);
+    auto dir_input = load_input(dir.string());
+    REQUIRE(!dir_input.ok());
+    CHECK(dir_input.error().code == Errc::bad_input);
 }

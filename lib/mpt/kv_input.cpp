@@ -2,13 +2,17 @@
 #include <mpt/keccak.hpp>
 #include <mpt/kv_input.hpp>
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace mpt {
 
@@ -34,6 +38,52 @@ Result<std::string> read_file(const std::string& path) {
     if (!use_stdin) std::fclose(f);
     if (failed) return {Errc::bad_input, path + ": " + std::strerror(err)};
     return data;
+}
+
+InputText::InputText(InputText&& other) noexcept
+    : map_(std::exchange(other.map_, nullptr)),
+      map_size_(std::exchange(other.map_size_, 0)),
+      data_(std::move(other.data_)) {}
+
+InputText& InputText::operator=(InputText&& other) noexcept {
+    if (this != &other) {
+        if (map_ != nullptr) munmap(map_, map_size_);
+        map_ = std::exchange(other.map_, nullptr);
+        map_size_ = std::exchange(other.map_size_, 0);
+        data_ = std::move(other.data_);
+    }
+    return *this;
+}
+
+InputText::~InputText() {
+    if (map_ != nullptr) munmap(map_, map_size_);
+}
+
+std::string_view InputText::view() const noexcept {
+    if (map_ != nullptr) return {static_cast<const char*>(map_), map_size_};
+    return data_;
+}
+
+Result<InputText> load_input(const std::string& path) {
+    InputText text;
+    if (path != "-") {
+        const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return {Errc::bad_input, path + ": " + std::strerror(errno)};
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+            void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p != MAP_FAILED) {
+                madvise(p, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
+                text.map_ = p;
+                text.map_size_ = static_cast<size_t>(st.st_size);
+            }
+        }
+        close(fd);
+        if (text.map_ != nullptr) return text;
+    }
+    // Standard input, a pipe, an empty file, or a file that cannot be mapped.
+    MPT_TRY(text.data_, read_file(path));
+    return text;
 }
 
 Result<bytes> decode_kv_string(std::string_view s) {
@@ -124,6 +174,9 @@ public:
         // decoding never reaches are never touched.
         out_.arenas_.emplace_back(new uint8_t[std::max<size_t>(text_size(), 1)]);
         w_ = out_.arenas_.back().get();
+        // Room for an entry per 32 bytes of text (a pair of 32-byte hex strings takes 140): a
+        // larger document grows the vector; the unused part of this is never touched.
+        out_.entries_.reserve(text_size() / 32 + 1);
         skip_ws();
         if (p_ == end_) return fail("empty document; expected an object or an array");
         if (*p_ == '{') {

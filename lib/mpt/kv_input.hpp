@@ -56,6 +56,30 @@ Result<KvInput> parse_kv(std::string_view text);
 // Reads a whole file ("-" for standard input).
 Result<std::string> read_file(const std::string& path);
 
+// A whole input document in memory, for reading once: a regular file is mapped read-only
+// (no copy; the page cache is read in place), anything else ("-" for standard input, a
+// pipe) is read. A mapped file truncated by another process while it is read raises SIGBUS
+// on the lost pages; a caller that must not die of it catches that signal.
+class InputText {
+public:
+    InputText() = default;
+    InputText(InputText&& other) noexcept;
+    InputText& operator=(InputText&& other) noexcept;
+    ~InputText();
+
+    // Valid until this object is destroyed or assigned.
+    std::string_view view() const noexcept;
+    bool mapped() const noexcept { return map_ != nullptr; }
+
+private:
+    friend Result<InputText> load_input(const std::string& path);
+    void* map_ = nullptr;
+    size_t map_size_ = 0;
+    std::string data_;
+};
+
+Result<InputText> load_input(const std::string& path);
+
 // Decodes one string by the ethereum/tests rule: 0x-prefixed hex, else its bytes.
 Result<bytes> decode_kv_string(std::string_view s);
 

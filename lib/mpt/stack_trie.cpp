@@ -52,11 +52,11 @@ NodeRef StackTrie::finalize(size_t path_len, bool root) {
 void StackTrie::place_pending(Frame& f) {
     const NibbleView p = pending_path();
     if (p.size() == f.depth) {
-        f.value = value_;
+        f.value.assign(value_view_.begin(), value_view_.end());
         return;
     }
     enc_.clear();
-    encode_key_leaf(enc_, key_, f.depth + 1, value_);
+    encode_key_leaf(enc_, key_view_, f.depth + 1, value_view_);
     f.children[p[f.depth]] = finalize(f.depth + 1, false);
 }
 
@@ -73,23 +73,37 @@ NodeRef StackTrie::wrap(NodeRef child, size_t from, size_t to, bool root) {
     return finalize(from, root);
 }
 
-Status StackTrie::add(bytes_view key, bytes_view value) {
+Status StackTrie::add(bytes_view key, bytes_view value) { return add_pair(key, value, true); }
+
+Status StackTrie::add_view(bytes_view key, bytes_view value) { return add_pair(key, value, false); }
+
+Status StackTrie::add_pair(bytes_view key, bytes_view value, bool copy) {
     if (value.empty()) return {Errc::bad_input, "empty value"};
+    const auto keep = [&] {
+        if (copy) {
+            key_.assign(key.begin(), key.end());
+            value_.assign(value.begin(), value.end());
+            key = key_;
+            value = value_;
+        }
+        key_view_ = key;
+        value_view_ = value;
+    };
     if (!has_pending_) {
-        key_.assign(key.begin(), key.end());
-        value_.assign(value.begin(), value.end());
+        keep();
         has_pending_ = true;
         count_ = 1;
         return {};
     }
     // The pending key and the new one part at nibble c: there a branch must stand.
-    const size_t m = std::min(key_.size(), key.size());
+    const bytes_view prev = key_view_;
+    const size_t m = std::min(prev.size(), key.size());
     const size_t i = static_cast<size_t>(
-        std::mismatch(key_.begin(), key_.begin() + static_cast<ptrdiff_t>(m), key.begin()).first -
-        key_.begin());
-    const bool increasing = i < m ? key_[i] < key[i] : key_.size() < key.size();
+        std::mismatch(prev.begin(), prev.begin() + static_cast<ptrdiff_t>(m), key.begin()).first -
+        prev.begin());
+    const bool increasing = i < m ? prev[i] < key[i] : prev.size() < key.size();
     if (!increasing) return {Errc::bad_input, "keys are not strictly increasing"};
-    const size_t c = i < m && key_[i] >> 4 == key[i] >> 4 ? 2 * i + 1 : 2 * i;
+    const size_t c = i < m && prev[i] >> 4 == key[i] >> 4 ? 2 * i + 1 : 2 * i;
     const NibbleView p = pending_path();
     if (open_ == 0 || frames_[open_ - 1].depth < c) {
         place_pending(push_frame(c));
@@ -111,8 +125,7 @@ Status StackTrie::add(bytes_view key, bytes_view value) {
             }
         }
     }
-    key_.assign(key.begin(), key.end());
-    value_.assign(value.begin(), value.end());
+    keep();
     ++count_;
     return {};
 }
@@ -123,7 +136,7 @@ NodeRef StackTrie::finish_top(bool root) {
         top = NodeRef{};
     } else if (open_ == 0) {
         enc_.clear();
-        encode_key_leaf(enc_, key_, top_, value_);
+        encode_key_leaf(enc_, key_view_, top_, value_view_);
         top = finalize(top_, root);
     } else {
         const NibbleView p = pending_path();
@@ -175,7 +188,7 @@ Result<Hash256> sequential_root(std::span<const KvPair> pairs) {
     StackTrie st;
     for (size_t k = 0; k < pairs.size(); ++k) {
         prefetch_pair(pairs, k + kPrefetchAhead);
-        MPT_CHECK(st.add(pairs[k].key, pairs[k].value));
+        MPT_CHECK(st.add_view(pairs[k].key, pairs[k].value));
     }
     return st.finish();
 }
@@ -246,7 +259,7 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
                 Run& run = runs[r];
                 for (size_t k = run.begin; k < run.end && run.status.ok(); ++k) {
                     prefetch_pair(pairs, k + kPrefetchAhead);
-                    run.status = st.add(pairs[k].key, pairs[k].value);
+                    run.status = st.add_view(pairs[k].key, pairs[k].value);
                 }
                 run.ref = st.finish_ref();
             }

@@ -37,6 +37,9 @@ public:
     // Adds a pair. An empty value is refused (it means absence), and so is a key that is not
     // strictly greater than the previous one.
     Status add(bytes_view key, bytes_view value);
+    // As add(), keeping views of key and value instead of copies.
+    // REQUIRES: both stay valid and unchanged until the next add or finish.
+    Status add_view(bytes_view key, bytes_view value);
 
     // The root of all pairs added since construction or the last finish(); then resets.
     // REQUIRES: built at depth 0.
@@ -54,7 +57,8 @@ private:
         bytes value;
     };
 
-    NibbleView pending_path() const noexcept { return NibbleView(key_); }
+    NibbleView pending_path() const noexcept { return NibbleView(key_view_); }
+    Status add_pair(bytes_view key, bytes_view value, bool copy);
     Frame& push_frame(size_t depth);
     void place_pending(Frame& f);
     NodeRef branch_ref(const Frame& f, bool root);
@@ -68,8 +72,12 @@ private:
     size_t top_ = 0;             // the depth of the subtrie's top node
     std::vector<Frame> frames_;  // frames_[0, open_) are open; the rest are kept for reuse
     size_t open_ = 0;
-    bytes key_;    // the pending key: its place is known only when the next key arrives
-    bytes value_;  // its value
+    // The pending pair: its place is known only when the next key arrives. The views point
+    // into key_ and value_ (add) or into the caller's memory (add_view).
+    bytes_view key_view_;
+    bytes_view value_view_;
+    bytes key_;
+    bytes value_;
     bool has_pending_ = false;
     size_t count_ = 0;
     bytes enc_;       // encoding scratch
