@@ -9,7 +9,16 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <memory>
+#include <thread>
+
+#include <signal.h>
+#include <unistd.h>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 namespace mpt::cli {
 namespace {
@@ -20,6 +29,43 @@ struct RootOptions {
     std::vector<std::string> vectors;
     bool secure = false;
     bool json = false;
+    unsigned threads = 0;  // 0: the CPUs this process may run on
+};
+
+unsigned available_cpus() {
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
+#endif
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// A mapped input file truncated by another process while it is parsed raises SIGBUS on the
+// lost pages. Instead of dying of it, say so in one line and exit 2 (an input error).
+void on_sigbus(int) {
+    static const char kMessage[] = "mpt: error: the input file shrank while it was being read\n";
+    const ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    (void)ignored;
+    _exit(kInput);
+}
+
+class SigbusGuard {
+public:
+    SigbusGuard() {
+        struct sigaction sa {};
+        sa.sa_handler = on_sigbus;
+        sigemptyset(&sa.sa_mask);
+        installed_ = sigaction(SIGBUS, &sa, &previous_) == 0;
+    }
+    ~SigbusGuard() {
+        if (installed_) sigaction(SIGBUS, &previous_, nullptr);
+    }
+    SigbusGuard(const SigbusGuard&) = delete;
+    SigbusGuard& operator=(const SigbusGuard&) = delete;
+
+private:
+    struct sigaction previous_ {};
+    bool installed_ = false;
 };
 
 int run_vectors(const RootOptions& o) {
@@ -40,7 +86,8 @@ int run_vectors(const RootOptions& o) {
         }
     }
     if (o.json) {
-        fmt::print("{}\n", nlohmann::json{{"cases", cases}, {"passed", passed}, {"failed", failed}}.dump());
+        fmt::print("{}\n",
+                   nlohmann::json{{"cases", cases}, {"passed", passed}, {"failed", failed}}.dump());
     } else {
         fmt::print("{} passed, {} failed\n", passed, failed);
     }
@@ -52,30 +99,38 @@ int run_root(const RootOptions& o) {
         if (!o.input.empty()) return report_usage("root: give INPUT or --vectors, not both");
         return run_vectors(o);
     }
-    if (o.input.empty()) return report_usage("root: INPUT is required (a key/value JSON file, or - for stdin)");
+    if (o.input.empty())
+        return report_usage("root: INPUT is required (a key/value JSON file, or - for stdin)");
     if (o.input != "-" && looks_like_sqlite(o.input)) {
-        if (o.secure) return report_usage("root: --secure applies to key/value input, not to a trie file");
+        if (o.secure)
+            return report_usage("root: --secure applies to key/value input, not to a trie file");
         auto t = open_trie(o.input, o.trie);
         if (!t) return report(t.error());
         if (o.json) {
-            fmt::print("{}\n", nlohmann::json{{"root", to_hex(t->info.root)}, {"trie", o.trie}}.dump());
+            fmt::print("{}\n",
+                       nlohmann::json{{"root", to_hex(t->info.root)}, {"trie", o.trie}}.dump());
         } else {
             fmt::print("{}\n", to_hex(t->info.root));
         }
         return kOk;
     }
-    auto text = read_file(o.input);
+    auto text = load_input(o.input);
     if (!text) return report(text.error());
-    auto input = parse_kv(*text);
-    if (!input) return report(input.error(), o.input);
-    const SortedPairs sorted = sorted_final_pairs(*input, o.secure);
-    StackTrie st;
-    for (const KvPair& p : sorted.pairs) {
-        if (auto s = st.add(p.key, p.value); !s) return report(s.error(), o.input);
+    Result<KvInput> input = Errc::internal;
+    {
+        const SigbusGuard guard;  // the file is mapped while it is parsed
+        input = parse_kv(text->view());
     }
-    const Hash256 root = st.finish();
+    if (!input) return report(input.error(), o.input);
+    *text = InputText();  // the pairs live in the input's own arena
+    const SortedPairs sorted = sorted_final_pairs(*input, o.secure);
+    const unsigned threads = o.threads != 0 ? o.threads : available_cpus();
+    auto root_or = stack_trie_root(sorted.pairs, threads);
+    if (!root_or) return report(root_or.error(), o.input);
+    const Hash256 root = *root_or;
     if (o.json) {
-        fmt::print("{}\n", nlohmann::json{{"root", to_hex(root)}, {"keys", sorted.pairs.size()}}.dump());
+        fmt::print("{}\n",
+                   nlohmann::json{{"root", to_hex(root)}, {"keys", sorted.pairs.size()}}.dump());
     } else {
         fmt::print("{}\n", to_hex(root));
     }
@@ -86,14 +141,21 @@ int run_root(const RootOptions& o) {
 
 void register_root(CLI::App& app, Runner& runner) {
     auto o = std::make_shared<RootOptions>();
-    CLI::App* sub = app.add_subcommand("root", "Print the root hash of a key/value file, or run trie test vectors");
+    CLI::App* sub = app.add_subcommand(
+        "root", "Print the root hash of a key/value file, or run trie test vectors");
     sub->add_option("input", o->input, "Key/value JSON file (- for stdin), or a trie file");
-    sub->add_option("--trie", o->trie, "Trie name, when INPUT is a trie file")->capture_default_str();
-    sub->add_option("--vectors", o->vectors, "ethereum/tests TrieTests files to run")->expected(1, -1);
+    sub->add_option("--trie", o->trie, "Trie name, when INPUT is a trie file")
+        ->capture_default_str();
+    sub->add_option("--vectors", o->vectors, "ethereum/tests TrieTests files to run")
+        ->expected(1, -1);
     sub->add_flag("--secure", o->secure, "Hash every key with keccak256 (a secure trie)");
     sub->add_flag("--json", o->json, "Print one JSON document");
+    sub->add_option("--threads", o->threads,
+                    "Threads for hashing a key/value file (default: the CPUs available)")
+        ->check(CLI::Range(1u, 1024u));
     sub->footer(
-        "Input: a JSON object {\"key\": \"value\"} or an array of pairs [[\"key\", \"value\"], ...]\n"
+        "Input: a JSON object {\"key\": \"value\"} or an array of pairs [[\"key\", \"value\"], "
+        "...]\n"
         "applied in order, where null or \"\" deletes. A 0x string is hex; any other string is\n"
         "its UTF-8 bytes.");
     sub->final_callback([o, &runner] { runner = [o] { return run_root(*o); }; });

@@ -12,7 +12,7 @@ _mpt_commands="root build get dump check stats count-allocs diff get-node proof 
 _mpt_flags() {
     case $1 in
         "") echo "-h --help --version" ;;
-        root) echo "-h --help --trie --vectors --secure --json" ;;
+        root) echo "-h --help --trie --vectors --secure --threads --json" ;;
         build) echo "-h --help -o --output --trie --secure --replace --json" ;;
         get) echo "-h --help --trie --json" ;;
         dump) echo "-h --help --from --limit --trie --json" ;;
@@ -32,7 +32,7 @@ _mpt_option_kind() {
         build:-o | build:--output | root:--vectors | proof:--verify) echo file ;;
         *:--trie | diff:--trie-b) echo trie ;;
         dump:--from | dump:--limit | count-allocs:--leaves | count-allocs:--samples) echo value ;;
-        get-node:--max-bytes) echo value ;;
+        get-node:--max-bytes | root:--threads) echo value ;;
         proof:--range | proof:--to | proof:--limit | proof:--max-bytes) echo value ;;
     esac
 }

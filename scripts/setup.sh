@@ -10,7 +10,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 packages=(
     build-essential cmake libcli11-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
-    doctest-dev libsimdjson-dev libbenchmark-dev sqlite3 hyperfine valgrind clang time
+    doctest-dev libbenchmark-dev libssl-dev sqlite3 hyperfine valgrind clang time
     groff-base
 )
 

@@ -31,6 +31,10 @@ expect "failing vector named" 1 '^FAIL wrong_vector.json:wrong' '^$' -- "$MPT" r
 expect "generate 10k pairs" 0 '^$' '^$' -- "$GEN" 10000 "$tmp/kv10k.json"
 expect "root of 10k generated pairs" 0 '^0xb08e013562201a540ab01daebcc0d9c6d1cacef6b4730f8fa555015ee14b0867$' '^$' -- "$MPT" root "$tmp/kv10k.json"
 expect "root of 10k --json" 0 '"keys":10000' '^$' -- "$MPT" root --json "$tmp/kv10k.json"
+# The same root on one thread and with the subtries split over several.
+expect "root of 10k --threads 1" 0 '^0xb08e013562201a540ab01daebcc0d9c6d1cacef6b4730f8fa555015ee14b0867$' '^$' -- "$MPT" root --threads 1 "$tmp/kv10k.json"
+expect "root of 10k --threads 3" 0 '^0xb08e013562201a540ab01daebcc0d9c6d1cacef6b4730f8fa555015ee14b0867$' '^$' -- "$MPT" root --threads 3 "$tmp/kv10k.json"
+expect "root --threads 0" 2 '^$' '^mpt: error: .*--threads' -- "$MPT" root --threads 0 "$tmp/kv10k.json"
 expect "generator bad N" 2 '^$' '^mpt_gen_kv: error: N must be' -- "$GEN" ten "$tmp/x.json"
 
 # Bad input: one line, exit 2.

@@ -4,6 +4,13 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+
 using namespace mpt;
 using mpt::test::b;
 using mpt::test::h;
@@ -52,4 +59,312 @@ TEST_CASE("final pairs: last write wins, deletes drop, sorted") {
     CHECK(bytes(s.pairs[0].key.begin(), s.pairs[0].key.end()) == b("b"));
     CHECK(bytes(s.pairs[0].value.begin(), s.pairs[0].value.end()) == b("3"));
     CHECK(bytes(s.pairs[1].key.begin(), s.pairs[1].key.end()) == b("c"));
+}
+
+TEST_CASE("error messages name line, column and entry exactly") {
+    // Recorded from the reader before its fast paths were written; each case must keep its
+    // message word for word, whichever path (hex, plain, escaped) first meets the string.
+    struct Case {
+        const char* text;
+        Errc code;
+        const char* detail;
+    };
+    const Case cases[] = {
+        {"{\"a\": \"0x123\"}", Errc::bad_hex,
+         "entry 0 value (line 1, column 7): odd number of hex digits"},
+        {"{\"a\": \"0xzz\"}", Errc::bad_hex, "entry 0 value (line 1, column 7): not a hex digit"},
+        {"{\"a\": \"0x0g\"}", Errc::bad_hex, "entry 0 value (line 1, column 7): not a hex digit"},
+        {"{\"0xabc\": \"1\"}", Errc::bad_hex,
+         "entry 0 key (line 1, column 2): odd number of hex digits"},
+        {"{\"a\": \"0x12\\u0033\"}", Errc::bad_hex,
+         "entry 0 value (line 1, column 7): odd number of hex digits"},
+        {"{\"a\": \"0xAbCd\", \"b\": \"0x12 \"}", Errc::bad_hex,
+         "entry 1 value (line 1, column 22): odd number of hex digits"},
+        {"{\"a\": \"b\",", Errc::bad_json, "line 1, column 11: expected a string key"},
+        {" \"c\": \"0x1\"}", Errc::bad_json,
+         "line 1, column 2: expected an object or an array of [key, value] pairs"},
+        {"[[\"a\", \"b\"], [\"0xq1\", \"c\"]]", Errc::bad_hex,
+         "entry 1 key (line 1, column 15): not a hex digit"},
+        {"[[\"a\", \"b\"], [\"c\", \"0xq\"]]", Errc::bad_hex,
+         "entry 1 value (line 1, column 20): odd number of hex digits"},
+        {"{\"a\": 1}", Errc::bad_json, "line 1, column 7: value is not a string or null"},
+        {"{\"a\" \"b\"}", Errc::bad_json, "line 1, column 6: expected ':'"},
+        {"{\"a\": \"b\" \"c\": \"d\"}", Errc::bad_json, "line 1, column 11: expected ',' or '}'"},
+        {"{\"a\": \"b\",}", Errc::bad_json, "line 1, column 11: expected a string key"},
+        {"{,}", Errc::bad_json, "line 1, column 2: expected a string key"},
+        {"{\"a\": \"b\"", Errc::bad_json, "line 1, column 10: expected ',' or '}'"},
+        {"[[\"a\"]]", Errc::bad_json, "line 1, column 6: expected ',' between key and value"},
+        {"[[\"a\", \"b\", \"c\"]]", Errc::bad_json,
+         "line 1, column 11: expected ']' after the value: a pair has two items"},
+        {"[[\"a\", \"b\"],]", Errc::bad_json, "line 1, column 13: expected a [key, value] pair"},
+        {"[[\"a\", \"b\"] [\"c\", \"d\"]]", Errc::bad_json,
+         "line 1, column 13: expected ',' or ']'"},
+        {"[\"a\", \"b\"]", Errc::bad_json, "line 1, column 2: expected a [key, value] pair"},
+        {"[[1, \"b\"]]", Errc::bad_json, "line 1, column 3: expected a string key"},
+        {"{\"a\": \"b\"} x", Errc::bad_json,
+         "line 1, column 12: unexpected data after the document"},
+        {"{\"a\": \"\\ud800\"}", Errc::bad_json,
+         "line 1, column 14: unpaired surrogate in \\u escape"},
+        {"{\"a\": \"\\ud800\\u0041\"}", Errc::bad_json,
+         "line 1, column 20: unpaired surrogate in \\u escape"},
+        {"{\"a\": \"\\udc00\"}", Errc::bad_json,
+         "line 1, column 14: unpaired surrogate in \\u escape"},
+        {"{\"a\": \"\\x\"}", Errc::bad_json, "line 1, column 9: invalid escape"},
+        {"{\"a\": \"\\u12\"}", Errc::bad_json, "line 1, column 10: invalid \\u escape"},
+        {"{\"a\": \"\\u12g4\"}", Errc::bad_json, "line 1, column 10: invalid \\u escape"},
+        {"{\"a\": \"abc", Errc::bad_json, "line 1, column 7: unterminated string"},
+        {"{\"a\": \"abc\\", Errc::bad_json, "line 1, column 12: unterminated escape"},
+        {"\"abc\"", Errc::bad_json,
+         "line 1, column 1: expected an object or an array of [key, value] pairs"},
+        {"{\"a\": nul}", Errc::bad_json, "line 1, column 7: value is not a string or null"},
+        {"{\"a\": null", Errc::bad_json, "line 1, column 11: expected ',' or '}'"},
+        {"  ", Errc::bad_json, "line 1, column 3: empty document; expected an object or an array"},
+        {"{\"k\": \"v\", \"k2\": \"0x0102\", \"k3\": \"0x01020\"}", Errc::bad_hex,
+         "entry 2 value (line 1, column 34): odd number of hex digits"},
+        {"{\"a\": \"0x\\u0030\\u0031\", \"b\": \"0x\\u003g\"}", Errc::bad_json,
+         "line 1, column 35: invalid \\u escape"},
+        {"{\"a\": \"b\x01"
+         "\"}",
+         Errc::bad_json, "line 1, column 9: control character in a string"},
+        {"{\n\n  \"a\": \"0x1\"\n}", Errc::bad_hex,
+         "entry 0 value (line 3, column 8): odd number of hex digits"},
+        {"\n[\n[\"x\",\n \"0x0\"]]", Errc::bad_hex,
+         "entry 0 value (line 4, column 2): odd number of hex digits"},
+        {"{\"a\": \"0xff\x7f"
+         "\"}",
+         Errc::bad_hex, "entry 0 value (line 1, column 7): odd number of hex digits"},
+    };
+    for (const Case& c : cases) {
+        auto r = parse_kv(c.text);
+        REQUIRE_MESSAGE(!r.ok(), c.text);
+        CHECK_MESSAGE(r.error().code == c.code, c.text);
+        CHECK_MESSAGE(r.error().detail == c.detail, c.text);
+    }
+}
+
+namespace {
+
+// A random JSON string and the bytes it must decode to: 0x hex in mixed case, plain text with
+// every kind of escape and multi-byte UTF-8, or 0x hex written with \u escapes.
+std::pair<std::string, bytes> random_string(std::mt19937_64& rng) {
+    std::string json = "\"";
+    bytes want;
+    const int kind = static_cast<int>(rng() % 4);
+    const size_t len = rng() % 4 == 0 ? rng() % 200 : rng() % 40;
+    if (kind == 0) {
+        json += "0x";
+        for (size_t i = 0; i < len; ++i) {
+            const uint8_t v = static_cast<uint8_t>(rng());
+            want.push_back(v);
+            const char* digits = rng() % 2 ? "0123456789abcdef" : "0123456789ABCDEF";
+            json += digits[v >> 4];
+            json += digits[v & 15];
+        }
+    } else if (kind == 3) {
+        // Hex digits behind escapes: decoded after unescaping.
+        json += "0x";
+        for (size_t i = 0; i < len % 8; ++i) {
+            const uint8_t v = static_cast<uint8_t>(rng());
+            want.push_back(v);
+            char buf[16];
+            std::snprintf(buf, sizeof buf, "\\u%04x%x", "0123456789abcdef"[v >> 4], v & 15);
+            json += buf;
+        }
+    } else {
+        for (size_t i = 0; i < len; ++i) {
+            switch (rng() % 10) {
+                case 0:
+                    json += "\\\"";
+                    want.push_back('"');
+                    break;
+                case 1:
+                    json += "\\\\";
+                    want.push_back('\\');
+                    break;
+                case 2:
+                    json += "\\n";
+                    want.push_back('\n');
+                    break;
+                case 3:
+                    json += "\\/";
+                    want.push_back('/');
+                    break;
+                case 4:
+                    json += "\\u00e9";
+                    want.push_back(0xc3);
+                    want.push_back(0xa9);
+                    break;
+                case 5:  // U+1F600 as a surrogate pair, and raw
+                    json += rng() % 2 ? "\\ud83d\\ude00" : "\xf0\x9f\x98\x80";
+                    for (uint8_t b : {0xf0, 0x9f, 0x98, 0x80}) want.push_back(b);
+                    break;
+                default: {
+                    const char c = static_cast<char>(' ' + 3 + rng() % 57);  // '#' to '['
+                    json += c;
+                    want.push_back(static_cast<uint8_t>(c));
+                }
+            }
+        }
+        // A plain string must not read as hex.
+        if (want.size() >= 2 && want[0] == '0' && want[1] == 'x') {
+            json.insert(1, "_");
+            want.insert(want.begin(), '_');
+        }
+    }
+    json += '"';
+    return {json, want};
+}
+
+std::string random_ws(std::mt19937_64& rng) {
+    static const char* kWs[] = {"", "", " ", "\n", "\r\n  ", "\t"};
+    return kWs[rng() % 6];
+}
+
+}  // namespace
+
+TEST_CASE("parse_kv decodes random documents as they were written") {
+    std::mt19937_64 rng(mpt::test::seed("kv_random_documents"));
+    for (int doc = 0; doc < 300; ++doc) {
+        const bool array = rng() % 2;
+        const size_t n = rng() % 30;
+        std::string text = random_ws(rng) + (array ? "[" : "{");
+        std::vector<std::pair<bytes, std::optional<bytes>>> want;
+        for (size_t i = 0; i < n; ++i) {
+            if (i != 0) text += random_ws(rng) + ",";
+            auto [kj, kb] = random_string(rng);
+            std::string vj;
+            std::optional<bytes> vb;
+            if (rng() % 6 == 0) {
+                vj = "null";
+            } else {
+                auto v = random_string(rng);
+                vj = v.first;
+                vb = v.second;
+            }
+            text += random_ws(rng) + (array ? "[" + random_ws(rng) : "") + kj + random_ws(rng) +
+                    (array ? "," : ":") + random_ws(rng) + vj + random_ws(rng) + (array ? "]" : "");
+            want.emplace_back(kb, vb);
+        }
+        text += random_ws(rng) + (array ? "]" : "}") + random_ws(rng);
+        auto r = parse_kv(text);
+        REQUIRE_MESSAGE(r.ok(), text << ": " << r.error().message());
+        CHECK(r->ordered() == array);
+        REQUIRE(r->size() == n);
+        for (size_t i = 0; i < n; ++i) {
+            const KvPair p = (*r)[i];
+            CHECK_MESSAGE(bytes(p.key.begin(), p.key.end()) == want[i].first, text);
+            const bytes v = want[i].second.value_or(bytes{});
+            CHECK_MESSAGE(bytes(p.value.begin(), p.value.end()) == v, text);
+        }
+    }
+}
+
+TEST_CASE("a string cut anywhere is an error, never a crash") {
+    const std::string text =
+        R"({"0xaabbccddeeff00112233": "plain text \u00e9\ud83d\ude00 \" end", "k": null})";
+    REQUIRE(parse_kv(text).ok());
+    for (size_t cut = 0; cut < text.size(); ++cut) {
+        CHECK_MESSAGE(!parse_kv(text.substr(0, cut)).ok(), "cut at " << cut);
+    }
+}
+
+namespace {
+
+// sorted_final_pairs by the definition: apply the entries in order to a map.
+std::vector<std::pair<bytes, bytes>> final_pairs_model(const KvInput& in) {
+    std::map<bytes, bytes> m;
+    for (size_t i = 0; i < in.size(); ++i) {
+        const KvPair p = in[i];
+        bytes k(p.key.begin(), p.key.end());
+        if (p.value.empty()) {
+            m.erase(k);
+        } else {
+            m[k] = bytes(p.value.begin(), p.value.end());
+        }
+    }
+    return {m.begin(), m.end()};
+}
+
+void check_final_pairs(const std::string& text) {
+    auto in = parse_kv(text);
+    REQUIRE(in.ok());
+    const auto model = final_pairs_model(*in);
+    const SortedPairs got = sorted_final_pairs(*in, false);
+    REQUIRE(got.pairs.size() == model.size());
+    for (size_t i = 0; i < model.size(); ++i) {
+        REQUIRE(bytes(got.pairs[i].key.begin(), got.pairs[i].key.end()) == model[i].first);
+        REQUIRE(bytes(got.pairs[i].value.begin(), got.pairs[i].value.end()) == model[i].second);
+    }
+}
+
+// n ordered pairs over keys that often repeat, share their first 8 bytes, or are prefixes of
+// one another, with deletions.
+std::string random_pairs_document(std::mt19937_64& rng, size_t n) {
+    std::string text = "[";
+    for (size_t i = 0; i < n; ++i) {
+        if (i != 0) text += ",";
+        bytes key = mpt::test::random_bytes(rng, rng() % 4 == 0 ? rng() % 12 : 8 + rng() % 3);
+        if (rng() % 2 && key.size() >= 2) key[0] = key[1] = 0x5a;  // shared leading bytes
+        if (rng() % 3 == 0) {
+            for (size_t j = 0; j < key.size() && j < 8; ++j) key[j] = 0x11;  // same prefix
+        }
+        if (rng() % 8 == 0) key.resize(key.size() % 3);  // tiny keys, prefixes of others
+        text += "[\"" + to_hex(key) + "\", ";
+        if (rng() % 5 == 0) {
+            text += "null]";
+        } else {
+            text += "\"v" + std::to_string(i) + "\"]";
+        }
+    }
+    return text + "]";
+}
+
+}  // namespace
+
+TEST_CASE("final pairs agree with applying the entries to a map") {
+    std::mt19937_64 rng(mpt::test::seed("kv_final_pairs"));
+    for (int round = 0; round < 40; ++round)
+        check_final_pairs(random_pairs_document(rng, rng() % 300));
+    // Above 65536 entries the sort takes its radix path.
+    check_final_pairs(random_pairs_document(rng, 70000));
+    check_final_pairs(random_pairs_document(rng, 140000));
+}
+
+TEST_CASE("load_input maps a file and reads what it cannot map") {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path();
+    const std::string path = (dir / ("mpt_load_input_" + std::to_string(getpid()))).string();
+    const std::string doc = R"({"0x01": "0x02", "a": "b"})";
+    {
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        REQUIRE(f != nullptr);
+        REQUIRE(std::fwrite(doc.data(), 1, doc.size(), f) == doc.size());
+        std::fclose(f);
+    }
+    auto text = load_input(path);
+    REQUIRE(text.ok());
+    CHECK(text->mapped());
+    CHECK(text->view() == doc);
+    CHECK(text->view() == *read_file(path));
+    // A move keeps the mapping; the moved-from object is empty.
+    InputText moved = std::move(*text);
+    CHECK(moved.view() == doc);
+    CHECK(text->view().empty());
+
+    // An empty file cannot be mapped: it is read, and empty.
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f != nullptr);
+    std::fclose(f);
+    auto empty = load_input(path);
+    REQUIRE(empty.ok());
+    CHECK(!empty->mapped());
+    CHECK(empty->view().empty());
+    std::remove(path.c_str());
+
+    auto missing = load_input(path);
+    REQUIRE(!missing.ok());
+    CHECK(missing.error().code == Errc::bad_input);
+    CHECK(missing.error().detail.find("No such file") != std::string::npos);
+    auto dir_input = load_input(dir.string());
+    REQUIRE(!dir_input.ok());
+    CHECK(dir_input.error().code == Errc::bad_input);
 }

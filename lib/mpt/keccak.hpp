@@ -4,11 +4,22 @@
 #pragma once
 
 #include <mpt/bytes.hpp>
+#include <span>
 
 namespace mpt {
 
-// The Keccak-f[1600] permutation over 25 little-endian 64-bit lanes.
+// The Keccak-f[1600] permutation over 25 little-endian 64-bit lanes, in the fastest variant
+// this CPU runs (chosen once, on first use).
 void keccakf1600(uint64_t state[25]) noexcept;
+
+// The compiled variants of the permutation, for the cross-check tests and the benchmarks;
+// all compute the same function. available is false for one this CPU cannot run.
+struct KeccakVariant {
+    const char* name;
+    void (*permute)(uint64_t state[25]) noexcept;
+    bool available;
+};
+std::span<const KeccakVariant> keccakf1600_variants() noexcept;
 
 // Incremental Keccak-256. Rate 136 bytes, capacity 512 bits.
 class Keccak256 {

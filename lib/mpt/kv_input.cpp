@@ -2,11 +2,17 @@
 #include <mpt/keccak.hpp>
 #include <mpt/kv_input.hpp>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <numeric>
+#include <utility>
 
 namespace mpt {
 
@@ -15,17 +21,69 @@ Result<std::string> read_file(const std::string& path) {
     std::FILE* f = use_stdin ? stdin : std::fopen(path.c_str(), "rb");
     if (f == nullptr) return {Errc::bad_input, path + ": " + std::strerror(errno)};
     std::string data;
+    // A regular file is read straight into a string of its size; a pipe, or a file that
+    // grew meanwhile, continues in chunks.
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        data.resize(static_cast<size_t>(st.st_size));
+        data.resize(std::fread(data.data(), 1, data.size(), f));
+    }
     char buf[1 << 16];
-    while (true) {
+    while (!std::feof(f) && !std::ferror(f)) {
         const size_t n = std::fread(buf, 1, sizeof buf, f);
         data.append(buf, n);
-        if (n < sizeof buf) break;
     }
     const bool failed = std::ferror(f) != 0;
     const int err = errno;
     if (!use_stdin) std::fclose(f);
     if (failed) return {Errc::bad_input, path + ": " + std::strerror(err)};
     return data;
+}
+
+InputText::InputText(InputText&& other) noexcept
+    : map_(std::exchange(other.map_, nullptr)),
+      map_size_(std::exchange(other.map_size_, 0)),
+      data_(std::move(other.data_)) {}
+
+InputText& InputText::operator=(InputText&& other) noexcept {
+    if (this != &other) {
+        if (map_ != nullptr) munmap(map_, map_size_);
+        map_ = std::exchange(other.map_, nullptr);
+        map_size_ = std::exchange(other.map_size_, 0);
+        data_ = std::move(other.data_);
+    }
+    return *this;
+}
+
+InputText::~InputText() {
+    if (map_ != nullptr) munmap(map_, map_size_);
+}
+
+std::string_view InputText::view() const noexcept {
+    if (map_ != nullptr) return {static_cast<const char*>(map_), map_size_};
+    return data_;
+}
+
+Result<InputText> load_input(const std::string& path) {
+    InputText text;
+    if (path != "-") {
+        const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return {Errc::bad_input, path + ": " + std::strerror(errno)};
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+            void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p != MAP_FAILED) {
+                madvise(p, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
+                text.map_ = p;
+                text.map_size_ = static_cast<size_t>(st.st_size);
+            }
+        }
+        close(fd);
+        if (text.map_ != nullptr) return text;
+    }
+    // Standard input, a pipe, an empty file, or a file that cannot be mapped.
+    MPT_TRY(text.data_, read_file(path));
+    return text;
 }
 
 Result<bytes> decode_kv_string(std::string_view s) {
@@ -35,41 +93,90 @@ Result<bytes> decode_kv_string(std::string_view s) {
 
 namespace {
 
+// The value of a hex digit, or 0xff for any other byte.
+constexpr std::array<uint8_t, 256> kHexValue = [] {
+    std::array<uint8_t, 256> t{};
+    for (int c = 0; c < 256; ++c) {
+        t[c] = c >= '0' && c <= '9'   ? static_cast<uint8_t>(c - '0')
+               : c >= 'a' && c <= 'f' ? static_cast<uint8_t>(c - 'a' + 10)
+               : c >= 'A' && c <= 'F' ? static_cast<uint8_t>(c - 'A' + 10)
+                                      : 0xff;
+    }
+    return t;
+}();
+
 int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
+    const uint8_t v = kHexValue[static_cast<uint8_t>(c)];
+    return v == 0xff ? -1 : v;
 }
 
-void append_utf8(bytes& out, uint32_t cp) {
+void append_utf8(std::string& out, uint32_t cp) {
+    const auto byte = [&](uint32_t v) { out.push_back(static_cast<char>(v)); };
     if (cp < 0x80) {
-        out.push_back(static_cast<uint8_t>(cp));
+        byte(cp);
     } else if (cp < 0x800) {
-        out.push_back(static_cast<uint8_t>(0xc0 | cp >> 6));
-        out.push_back(static_cast<uint8_t>(0x80 | (cp & 0x3f)));
+        byte(0xc0 | cp >> 6);
+        byte(0x80 | (cp & 0x3f));
     } else if (cp < 0x10000) {
-        out.push_back(static_cast<uint8_t>(0xe0 | cp >> 12));
-        out.push_back(static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3f)));
-        out.push_back(static_cast<uint8_t>(0x80 | (cp & 0x3f)));
+        byte(0xe0 | cp >> 12);
+        byte(0x80 | ((cp >> 6) & 0x3f));
+        byte(0x80 | (cp & 0x3f));
     } else {
-        out.push_back(static_cast<uint8_t>(0xf0 | cp >> 18));
-        out.push_back(static_cast<uint8_t>(0x80 | ((cp >> 12) & 0x3f)));
-        out.push_back(static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3f)));
-        out.push_back(static_cast<uint8_t>(0x80 | (cp & 0x3f)));
+        byte(0xf0 | cp >> 18);
+        byte(0x80 | ((cp >> 12) & 0x3f));
+        byte(0x80 | ((cp >> 6) & 0x3f));
+        byte(0x80 | (cp & 0x3f));
     }
+}
+
+// A nonzero value when one of the 8 bytes of w (as loaded little-endian) is '"', '\\' or a
+// control character, the bytes that end a plain run of a JSON string; its lowest set bit
+// is in the first such byte. Each term is the classic "has a zero byte" test, (x - 0x01..)
+// & ~x & 0x80.., whose lowest flag is exact (a borrow only runs upwards from a true hit).
+inline uint64_t special_bytes(uint64_t w) noexcept {
+    constexpr uint64_t kOnes = 0x0101010101010101;
+    constexpr uint64_t kHigh = 0x8080808080808080;
+    const uint64_t quote = w ^ (kOnes * '"');
+    const uint64_t backslash = w ^ (kOnes * '\\');
+    return (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
+            ((w - kOnes * 0x20) & ~w)) &
+           kHigh;
+}
+
+bool is_special(char c) noexcept {
+    return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+}
+
+// The first '"', '\\' or control character in [p, end), or end.
+const char* scan_plain(const char* p, const char* end) noexcept {
+    if constexpr (std::endian::native == std::endian::little) {
+        for (; end - p >= 8; p += 8) {
+            uint64_t w;
+            std::memcpy(&w, p, 8);
+            if (const uint64_t m = special_bytes(w)) return p + std::countr_zero(m) / 8;
+        }
+    }
+    while (p != end && !is_special(*p)) ++p;
+    return p;
 }
 
 }  // namespace
 
 class KvParser {
 public:
-    explicit KvParser(std::string_view text) : p_(text.data()), begin_(text.data()),
-                                               end_(text.data() + text.size()) {}
+    explicit KvParser(std::string_view text)
+        : p_(text.data()), begin_(text.data()), end_(text.data() + text.size()) {}
 
     Result<KvInput> parse() {
-        // Room for the decoded bytes: never more than the text itself.
-        out_.arena_.reserve(static_cast<size_t>(end_ - p_));
+        // The decoded bytes of a string never outnumber its characters in the text (two hex
+        // digits make a byte, an escape of 2 to 12 characters at most 4), so one arena the
+        // size of the text holds them all and writes need no bounds checks. Pages the
+        // decoding never reaches are never touched.
+        out_.arenas_.emplace_back(new uint8_t[std::max<size_t>(text_size(), 1)]);
+        w_ = out_.arenas_.back().get();
+        // Room for an entry per 32 bytes of text (a pair of 32-byte hex strings takes 140): a
+        // larger document grows the vector; the unused part of this is never touched.
+        out_.entries_.reserve(text_size() / 32 + 1);
         skip_ws();
         if (p_ == end_) return fail("empty document; expected an object or an array");
         if (*p_ == '{') {
@@ -86,6 +193,8 @@ public:
     }
 
 private:
+    size_t text_size() const noexcept { return static_cast<size_t>(end_ - begin_); }
+
     Status parse_object() {
         ++p_;
         skip_ws();
@@ -97,13 +206,13 @@ private:
             skip_ws();
             if (peek() != '"') return fail("expected a string key");
             KvInput::Entry e{};
-            MPT_CHECK(parse_entry_string(e.key_off, e.key_len, "key"));
+            MPT_CHECK(parse_entry_string(e.key, e.key_len, "key"));
             skip_ws();
             if (peek() != ':') return fail("expected ':'");
             ++p_;
             skip_ws();
             MPT_CHECK(parse_value(e));
-            out_.entries_.push_back(e);
+            MPT_CHECK(push(e));
             skip_ws();
             if (peek() == ',') {
                 ++p_;
@@ -131,7 +240,7 @@ private:
             skip_ws();
             if (peek() != '"') return fail("expected a string key");
             KvInput::Entry e{};
-            MPT_CHECK(parse_entry_string(e.key_off, e.key_len, "key"));
+            MPT_CHECK(parse_entry_string(e.key, e.key_len, "key"));
             skip_ws();
             if (peek() != ',') return fail("expected ',' between key and value");
             ++p_;
@@ -140,7 +249,7 @@ private:
             skip_ws();
             if (peek() != ']') return fail("expected ']' after the value: a pair has two items");
             ++p_;
-            out_.entries_.push_back(e);
+            MPT_CHECK(push(e));
             skip_ws();
             if (peek() == ',') {
                 ++p_;
@@ -154,79 +263,106 @@ private:
         }
     }
 
+    Status push(const KvInput::Entry& e) {
+        // Entries are numbered by uint32_t in sorted_final_pairs.
+        if (out_.entries_.size() == UINT32_MAX) return fail("too many entries");
+        out_.entries_.push_back(e);
+        return {};
+    }
+
     Status parse_value(KvInput::Entry& e) {
-        if (peek() == '"') return parse_entry_string(e.value_off, e.value_len, "value");
+        if (peek() == '"') return parse_entry_string(e.value, e.value_len, "value");
         if (end_ - p_ >= 4 && std::memcmp(p_, "null", 4) == 0) {
             p_ += 4;
-            e.value_off = out_.arena_.size();
+            e.value = w_;
             e.value_len = 0;
             return {};
         }
         return fail("value is not a string or null");
     }
 
-    // Parses a JSON string at p_ and appends its bytes (hex-decoded for 0x strings).
-    Status parse_entry_string(size_t& off, uint32_t& len, const char* what) {
+    // Parses a JSON string at p_ and appends its bytes (hex-decoded for 0x strings) to the
+    // arena. Two fast paths cover strings without escapes; anything else, errors included,
+    // takes the general path from the start of the string.
+    Status parse_entry_string(const uint8_t*& out, uint32_t& len, const char* what) {
         const char* start = p_;
-        ++p_;
-        bytes& arena = out_.arena_;
-        off = arena.size();
-        // Fast path: no escapes, the common case.
-        const char* q = p_;
-        while (q != end_ && *q != '"' && *q != '\\' && static_cast<unsigned char>(*q) >= 0x20) ++q;
-        if (q != end_ && *q == '"') {
-            const std::string_view s(p_, static_cast<size_t>(q - p_));
-            p_ = q + 1;
-            MPT_CHECK(append_decoded(s, start, what));
-        } else {
-            scratch_.clear();
-            while (true) {
-                if (p_ == end_) return fail_at(start, "unterminated string");
-                const char c = *p_;
-                if (c == '"') {
-                    ++p_;
-                    break;
-                }
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    return fail("control character in a string");
-                }
-                if (c != '\\') {
-                    scratch_.push_back(static_cast<uint8_t>(c));
-                    ++p_;
-                    continue;
-                }
-                MPT_CHECK(parse_escape());
+        const char* s = p_ + 1;
+        uint8_t* const first = w_;
+        if (end_ - s >= 2 && s[0] == '0' && s[1] == 'x') {
+            // Hex digits decoded while scanning; the closing quote ends the run.
+            const char* q = s + 2;
+            uint8_t* o = first;
+            while (end_ - q >= 2) {
+                const uint8_t hi = kHexValue[static_cast<uint8_t>(q[0])];
+                const uint8_t lo = kHexValue[static_cast<uint8_t>(q[1])];
+                if ((hi | lo) > 0x0f) break;
+                *o++ = static_cast<uint8_t>(hi << 4 | lo);
+                q += 2;
             }
-            MPT_CHECK(append_decoded(as_chars(scratch_), start, what));
+            if (q != end_ && *q == '"') {
+                p_ = q + 1;
+                return finish_string(out, len, first, o, start);
+            }
+        } else {
+            const char* q = scan_plain(s, end_);
+            if (q != end_ && *q == '"') {
+                const size_t n = static_cast<size_t>(q - s);
+                std::memcpy(first, s, n);
+                p_ = q + 1;
+                return finish_string(out, len, first, first + n, start);
+            }
         }
-        const size_t n = arena.size() - off;
+        return parse_string_general(out, len, what);
+    }
+
+    Status finish_string(const uint8_t*& out, uint32_t& len, uint8_t* first, uint8_t* last,
+                         const char* start) {
+        const size_t n = static_cast<size_t>(last - first);
         if (n > UINT32_MAX) return fail_at(start, "string too long");
+        out = first;
         len = static_cast<uint32_t>(n);
+        w_ = last;
         return {};
     }
 
-    Status append_decoded(std::string_view s, const char* start, const char* what) {
-        bytes& arena = out_.arena_;
+    Status parse_string_general(const uint8_t*& out, uint32_t& len, const char* what) {
+        const char* start = p_;
+        ++p_;
+        scratch_.clear();
+        while (true) {
+            const char* q = scan_plain(p_, end_);
+            scratch_.insert(scratch_.end(), p_, q);
+            p_ = q;
+            if (p_ == end_) return fail_at(start, "unterminated string");
+            const char c = *p_;
+            if (c == '"') {
+                ++p_;
+                break;
+            }
+            if (static_cast<unsigned char>(c) < 0x20) return fail("control character in a string");
+            MPT_CHECK(parse_escape());
+        }
+        uint8_t* const first = w_;
+        MPT_TRY(uint8_t * last, put_decoded(first, scratch_, start, what));
+        return finish_string(out, len, first, last, start);
+    }
+
+    // Writes s, hex-decoded when it starts with 0x, at o; returns the end of what it wrote.
+    Result<uint8_t*> put_decoded(uint8_t* o, std::string_view s, const char* start,
+                                 const char* what) const {
         if (s.size() >= 2 && s[0] == '0' && s[1] == 'x') {
             const size_t digits = s.size() - 2;
-            if (digits % 2 != 0) {
-                return entry_error(start, what, "odd number of hex digits");
-            }
-            const size_t at = arena.size();
-            arena.resize(at + digits / 2);
+            if (digits % 2 != 0) return entry_error(start, what, "odd number of hex digits");
             for (size_t i = 0; i < digits / 2; ++i) {
                 const int hi = hex_value(s[2 + 2 * i]);
                 const int lo = hex_value(s[3 + 2 * i]);
-                if ((hi | lo) < 0) {
-                    arena.resize(at);
-                    return entry_error(start, what, "not a hex digit");
-                }
-                arena[at + i] = static_cast<uint8_t>(hi << 4 | lo);
+                if ((hi | lo) < 0) return entry_error(start, what, "not a hex digit");
+                *o++ = static_cast<uint8_t>(hi << 4 | lo);
             }
-            return {};
+            return o;
         }
-        arena.insert(arena.end(), s.begin(), s.end());
-        return {};
+        if (!s.empty()) std::memcpy(o, s.data(), s.size());
+        return o + s.size();
     }
 
     Status parse_escape() {
@@ -234,14 +370,30 @@ private:
         if (p_ == end_) return fail("unterminated escape");
         const char c = *p_++;
         switch (c) {
-            case '"': scratch_.push_back('"'); return {};
-            case '\\': scratch_.push_back('\\'); return {};
-            case '/': scratch_.push_back('/'); return {};
-            case 'b': scratch_.push_back('\b'); return {};
-            case 'f': scratch_.push_back('\f'); return {};
-            case 'n': scratch_.push_back('\n'); return {};
-            case 'r': scratch_.push_back('\r'); return {};
-            case 't': scratch_.push_back('\t'); return {};
+            case '"':
+                scratch_.push_back('"');
+                return {};
+            case '\\':
+                scratch_.push_back('\\');
+                return {};
+            case '/':
+                scratch_.push_back('/');
+                return {};
+            case 'b':
+                scratch_.push_back('\b');
+                return {};
+            case 'f':
+                scratch_.push_back('\f');
+                return {};
+            case 'n':
+                scratch_.push_back('\n');
+                return {};
+            case 'r':
+                scratch_.push_back('\r');
+                return {};
+            case 't':
+                scratch_.push_back('\t');
+                return {};
             case 'u': {
                 MPT_TRY(uint32_t cp, parse_hex4());
                 if (cp >= 0xd800 && cp <= 0xdbff) {
@@ -290,8 +442,7 @@ private:
                 line_start = c + 1;
             }
         }
-        return "line " + std::to_string(line) + ", column " +
-               std::to_string(at - line_start + 1);
+        return "line " + std::to_string(line) + ", column " + std::to_string(at - line_start + 1);
     }
 
     Error fail_at(const char* at, const std::string& what) const {
@@ -300,43 +451,94 @@ private:
     Error fail(const std::string& what) const { return fail_at(p_, what); }
 
     Error entry_error(const char* at, const char* what, const std::string& why) const {
-        return {Errc::bad_hex, "entry " + std::to_string(out_.entries_.size()) + " " + what +
-                                   " (" + where(at) + "): " + why};
+        return {Errc::bad_hex, "entry " + std::to_string(out_.entries_.size()) + " " + what + " (" +
+                                   where(at) + "): " + why};
     }
 
     const char* p_;
     const char* begin_;
     const char* end_;
-    bytes scratch_;
+    uint8_t* w_ = nullptr;  // the arena's write position
+    std::string scratch_;   // a string with escapes, unescaped
     KvInput out_;
 };
 
 Result<KvInput> parse_kv(std::string_view text) { return KvParser(text).parse(); }
 
+namespace {
+
+// The first 8 bytes of a key as a big-endian number, zero-padded: comparing these orders
+// keys as compare_bytes does, except that ties need the full keys.
+uint64_t key_prefix(bytes_view key) noexcept {
+    uint8_t b[8] = {};
+    if (!key.empty()) std::memcpy(b, key.data(), std::min<size_t>(key.size(), 8));
+    uint64_t v;
+    std::memcpy(&v, b, 8);
+    if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+    return v;
+}
+
+struct SortRecord {
+    uint64_t prefix;
+    uint32_t index;  // the entry's position in the input: later writes have larger ones
+};
+
+}  // namespace
+
 SortedPairs sorted_final_pairs(const KvInput& input, bool secure) {
     SortedPairs out;
     const size_t n = input.size();
-    std::vector<KvPair> all(n);
-    if (secure) out.hashed_keys.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-        all[i] = input[i];
-        if (secure) {
-            out.hashed_keys[i] = keccak256(all[i].key);
-            all[i].key = out.hashed_keys[i];
-        }
+    if (secure) {
+        out.hashed_keys.resize(n);
+        for (size_t i = 0; i < n; ++i) out.hashed_keys[i] = keccak256(input[i].key);
     }
-    std::vector<uint32_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    auto key_less = [&](uint32_t a, uint32_t b) {
-        const int c = compare_bytes(all[a].key, all[b].key);
-        return c != 0 ? c < 0 : a < b;  // equal keys: later writes last
+    auto key_of = [&](uint32_t i) -> bytes_view {
+        return secure ? bytes_view(out.hashed_keys[i]) : input[i].key;
     };
-    std::sort(order.begin(), order.end(), key_less);
+    auto less = [&](const SortRecord& a, const SortRecord& b) {
+        if (a.prefix != b.prefix) return a.prefix < b.prefix;
+        const int c = compare_bytes(key_of(a.index), key_of(b.index));
+        return c != 0 ? c < 0 : a.index < b.index;  // equal keys: later writes last
+    };
+
+    std::vector<SortRecord> records(n);
+    for (size_t i = 0; i < n; ++i) {
+        records[i] = {key_prefix(key_of(static_cast<uint32_t>(i))), static_cast<uint32_t>(i)};
+    }
+    // Large inputs: one counting pass on the top 16 bits of the prefix scatters the records
+    // into 65536 buckets in order, and each bucket is sorted alone (hashed keys leave a
+    // handful in each). Skewed keys only make some buckets larger.
+    constexpr size_t kRadixBits = 16;
+    constexpr size_t kRadixMin = size_t{1} << kRadixBits;
+    if (n >= kRadixMin) {
+        std::vector<uint32_t> start(kRadixMin + 1, 0);
+        for (const SortRecord& r : records) ++start[(r.prefix >> (64 - kRadixBits)) + 1];
+        for (size_t b = 0; b < kRadixMin; ++b) start[b + 1] += start[b];
+        std::vector<SortRecord> scattered(n);
+        std::vector<uint32_t> next(start.begin(), start.end() - 1);
+        for (const SortRecord& r : records) scattered[next[r.prefix >> (64 - kRadixBits)]++] = r;
+        records.swap(scattered);
+        scattered = {};
+        for (size_t b = 0; b < kRadixMin; ++b) {
+            if (start[b + 1] - start[b] > 1) {
+                std::sort(records.begin() + start[b], records.begin() + start[b + 1], less);
+            }
+        }
+    } else {
+        std::sort(records.begin(), records.end(), less);
+    }
+
     out.pairs.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-        const KvPair& p = all[order[i]];
-        const bool last_of_key = i + 1 == n || !bytes_equal(p.key, all[order[i + 1]].key);
-        if (last_of_key && !p.value.empty()) out.pairs.push_back(p);
+        // The entries are visited in key order, which is random in the input: fetch ahead.
+        constexpr size_t kAhead = 16;
+        if (i + kAhead < n) input.prefetch(records[i + kAhead].index);
+        const SortRecord& r = records[i];
+        const bool last_of_key = i + 1 == n || records[i + 1].prefix != r.prefix ||
+                                 !bytes_equal(key_of(r.index), key_of(records[i + 1].index));
+        if (!last_of_key) continue;
+        const KvPair p = input[r.index];
+        if (!p.value.empty()) out.pairs.push_back({key_of(r.index), p.value});
     }
     return out;
 }

@@ -11,6 +11,7 @@
 
 #include <mpt/bytes.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,32 +25,60 @@ struct KvPair {
 class KvInput {
 public:
     size_t size() const noexcept { return entries_.size(); }
-    // The view lives as long as this object.
+    // The view lives as long as this object (moves included).
     KvPair operator[](size_t i) const noexcept {
         const Entry& e = entries_[i];
-        return {{arena_.data() + e.key_off, e.key_len}, {arena_.data() + e.value_off, e.value_len}};
+        return {{e.key, e.key_len}, {e.value, e.value_len}};
     }
+    // A hint that entry i is read soon.
+    void prefetch(size_t i) const noexcept { __builtin_prefetch(&entries_[i]); }
     // True for the array form (pairs applied in order).
     bool ordered() const noexcept { return ordered_; }
 
 private:
     friend class KvParser;
     struct Entry {
-        size_t key_off;
-        size_t value_off;
+        const uint8_t* key;
+        const uint8_t* value;
         uint32_t key_len;
         uint32_t value_len;
     };
-    bytes arena_;
+    // The decoded strings. Entries point into these buffers, which never move.
+    std::vector<std::unique_ptr<uint8_t[]>> arenas_;
     std::vector<Entry> entries_;
     bool ordered_ = false;
 };
 
-// Parses a key/value document. Errors name the line, column and entry.
+// Parses a key/value document. Errors name the line, column and entry. At most UINT32_MAX
+// entries.
 Result<KvInput> parse_kv(std::string_view text);
 
 // Reads a whole file ("-" for standard input).
 Result<std::string> read_file(const std::string& path);
+
+// A whole input document in memory, for reading once: a regular file is mapped read-only
+// (no copy; the page cache is read in place), anything else ("-" for standard input, a
+// pipe) is read. A mapped file truncated by another process while it is read raises SIGBUS
+// on the lost pages; a caller that must not die of it catches that signal.
+class InputText {
+public:
+    InputText() = default;
+    InputText(InputText&& other) noexcept;
+    InputText& operator=(InputText&& other) noexcept;
+    ~InputText();
+
+    // Valid until this object is destroyed or assigned.
+    std::string_view view() const noexcept;
+    bool mapped() const noexcept { return map_ != nullptr; }
+
+private:
+    friend Result<InputText> load_input(const std::string& path);
+    void* map_ = nullptr;
+    size_t map_size_ = 0;
+    std::string data_;
+};
+
+Result<InputText> load_input(const std::string& path);
 
 // Decodes one string by the ethereum/tests rule: 0x-prefixed hex, else its bytes.
 Result<bytes> decode_kv_string(std::string_view s);

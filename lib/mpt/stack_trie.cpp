@@ -1,8 +1,34 @@
 #include <mpt/stack_trie.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <exception>
+#include <thread>
 
 namespace mpt {
+namespace {
+
+// encode_leaf(out, NibbleView(key).sub(depth), value), a byte at a time: a leaf's path ends
+// where its key ends, on a byte boundary, so past the flag byte (which carries the first
+// nibble when the length is odd, Yellow Paper appendix C) the path is whole bytes of the key.
+void encode_key_leaf(bytes& out, bytes_view key, size_t depth, bytes_view value) {
+    const size_t compact = (2 * key.size() - depth) / 2 + 1;
+    // A one-byte compact path (0x20, 0x3n) is below 0x80: its own encoding.
+    const size_t path_item = compact == 1 ? 1 : rlp::header_length(compact) + compact;
+    rlp::append_list_header(out, path_item + rlp::string_length(value));
+    size_t at = out.size();
+    out.resize(at + path_item);
+    uint8_t* o = out.data() + at;
+    if (compact != 1) o += rlp::write_header(o, compact, 0x80);
+    const size_t first = (depth + 1) / 2;  // the first whole byte of the path
+    *o++ = depth % 2 != 0 ? static_cast<uint8_t>(0x30 | (key[depth / 2] & 0x0f)) : uint8_t{0x20};
+    if (first < key.size()) std::memcpy(o, key.data() + first, key.size() - first);
+    rlp::append_string(out, value);
+}
+
+}  // namespace
+
 StackTrie::Frame& StackTrie::push_frame(size_t depth) {
     if (open_ == frames_.size()) frames_.emplace_back();
     Frame& f = frames_[open_++];
@@ -26,11 +52,11 @@ NodeRef StackTrie::finalize(size_t path_len, bool root) {
 void StackTrie::place_pending(Frame& f) {
     const NibbleView p = pending_path();
     if (p.size() == f.depth) {
-        f.value = value_;
+        f.value.assign(value_view_.begin(), value_view_.end());
         return;
     }
     enc_.clear();
-    encode_leaf(enc_, p.sub(f.depth + 1), value_);
+    encode_key_leaf(enc_, key_view_, f.depth + 1, value_view_);
     f.children[p[f.depth]] = finalize(f.depth + 1, false);
 }
 
@@ -47,19 +73,38 @@ NodeRef StackTrie::wrap(NodeRef child, size_t from, size_t to, bool root) {
     return finalize(from, root);
 }
 
-Status StackTrie::add(bytes_view key, bytes_view value) {
+Status StackTrie::add(bytes_view key, bytes_view value) { return add_pair(key, value, true); }
+
+Status StackTrie::add_view(bytes_view key, bytes_view value) { return add_pair(key, value, false); }
+
+Status StackTrie::add_pair(bytes_view key, bytes_view value, bool copy) {
     if (value.empty()) return {Errc::bad_input, "empty value"};
+    const auto keep = [&] {
+        if (copy) {
+            key_.assign(key.begin(), key.end());
+            value_.assign(value.begin(), value.end());
+            key = key_;
+            value = value_;
+        }
+        key_view_ = key;
+        value_view_ = value;
+    };
     if (!has_pending_) {
-        key_.assign(key.begin(), key.end());
-        value_.assign(value.begin(), value.end());
+        keep();
         has_pending_ = true;
         count_ = 1;
         return {};
     }
-    if (!bytes_less(key_, key)) return {Errc::bad_input, "keys are not strictly increasing"};
-    const NibbleView p = pending_path();
     // The pending key and the new one part at nibble c: there a branch must stand.
-    const size_t c = common_prefix(p, NibbleView(key));
+    const bytes_view prev = key_view_;
+    const size_t m = std::min(prev.size(), key.size());
+    const size_t i = static_cast<size_t>(
+        std::mismatch(prev.begin(), prev.begin() + static_cast<ptrdiff_t>(m), key.begin()).first -
+        prev.begin());
+    const bool increasing = i < m ? prev[i] < key[i] : prev.size() < key.size();
+    if (!increasing) return {Errc::bad_input, "keys are not strictly increasing"};
+    const size_t c = i < m && prev[i] >> 4 == key[i] >> 4 ? 2 * i + 1 : 2 * i;
+    const NibbleView p = pending_path();
     if (open_ == 0 || frames_[open_ - 1].depth < c) {
         place_pending(push_frame(c));
     } else {
@@ -80,20 +125,19 @@ Status StackTrie::add(bytes_view key, bytes_view value) {
             }
         }
     }
-    key_.assign(key.begin(), key.end());
-    value_.assign(value.begin(), value.end());
+    keep();
     ++count_;
     return {};
 }
 
-Hash256 StackTrie::finish() {
-    Hash256 root;
+NodeRef StackTrie::finish_top(bool root) {
+    NodeRef top;
     if (!has_pending_) {
-        root = kEmptyRoot;
+        top = NodeRef{};
     } else if (open_ == 0) {
         enc_.clear();
-        encode_leaf(enc_, pending_path(), value_);
-        root = finalize(0, true).hash();
+        encode_key_leaf(enc_, key_view_, top_, value_view_);
+        top = finalize(top_, root);
     } else {
         const NibbleView p = pending_path();
         place_pending(frames_[open_ - 1]);
@@ -105,17 +149,151 @@ Hash256 StackTrie::finish() {
             parent.children[p[parent.depth]] = wrap(ref, parent.depth + 1, depth, false);
         }
         const Frame& bottom = frames_[--open_];
-        if (bottom.depth == 0) {
-            root = branch_ref(bottom, true).hash();
+        if (bottom.depth == top_) {
+            top = branch_ref(bottom, root);
         } else {
             const size_t depth = bottom.depth;
             const NodeRef ref = branch_ref(bottom, false);
-            root = wrap(ref, 0, depth, true).hash();
+            top = wrap(ref, top_, depth, root);
         }
     }
     has_pending_ = false;
     open_ = 0;
-    return root;
+    return top;
+}
+
+Hash256 StackTrie::finish() {
+    if (!has_pending_) {
+        open_ = 0;
+        return kEmptyRoot;
+    }
+    return finish_top(true).hash();
+}
+
+NodeRef StackTrie::finish_ref() { return finish_top(false); }
+
+namespace {
+
+// Sorted pairs usually point into the input in a random order: the builder asks for the
+// key and value a few pairs ahead.
+constexpr size_t kPrefetchAhead = 8;
+inline void prefetch_pair(std::span<const KvPair> pairs, size_t k) noexcept {
+    if (k < pairs.size()) {
+        __builtin_prefetch(pairs[k].key.data());
+        __builtin_prefetch(pairs[k].value.data());
+    }
+}
+
+Result<Hash256> sequential_root(std::span<const KvPair> pairs) {
+    StackTrie st;
+    for (size_t k = 0; k < pairs.size(); ++k) {
+        prefetch_pair(pairs, k + kPrefetchAhead);
+        MPT_CHECK(st.add_view(pairs[k].key, pairs[k].value));
+    }
+    return st.finish();
+}
+
+// Nibble n of key, or -1 past its end.
+int nibble_at(bytes_view key, size_t n) noexcept {
+    return n < 2 * key.size() ? NibbleView(key)[n] : -1;
+}
+
+}  // namespace
+
+Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads, size_t min_pairs) {
+    if (threads <= 1 || pairs.size() < std::max<size_t>(min_pairs, 2)) {
+        return sequential_root(pairs);
+    }
+    // Sorted keys share the nibbles the first and the last share, and there the top branch
+    // stands; only the first key can end at it (a prefix of all others), its value going
+    // to the branch's 17th slot. Every other key continues with a nibble that picks the
+    // branch's child, and the keys under one child are a contiguous run, found by binary
+    // search: the keys themselves are read only by the builders.
+    const NibbleView first(pairs.front().key);
+    const size_t c = common_prefix(first, NibbleView(pairs.back().key));
+    bytes_view top_value;
+    size_t begin = 0;
+    if (first.size() == c) top_value = pairs[begin++].value;
+    struct Run {
+        size_t begin = 0, end = 0;
+        NodeRef ref;
+        Status status;
+    };
+    std::array<Run, 16> runs;
+    for (int v = 0; v < 16; ++v) {
+        runs[v].begin = begin;
+        begin = static_cast<size_t>(
+            std::partition_point(pairs.begin() + static_cast<ptrdiff_t>(begin), pairs.end(),
+                                 [&](const KvPair& p) { return nibble_at(p.key, c) <= v; }) -
+            pairs.begin());
+        runs[v].end = begin;
+    }
+    // What the split assumed of the order, checked at its edges; within a run the builder
+    // checks it. Strictly increasing runs whose first and last keys start with the top
+    // branch's path and the run's nibble hold only such keys, and increasing edges between
+    // runs make the whole input increasing. Anything amiss goes the sequential way, which
+    // reports it as StackTrie::add does.
+    bool split_holds = begin == pairs.size() && (first.size() != c || !top_value.empty());
+    const KvPair* previous = nullptr;
+    for (int v = 0; v < 16 && split_holds; ++v) {
+        if (runs[v].begin == runs[v].end) continue;
+        const KvPair& lo = pairs[runs[v].begin];
+        const KvPair& hi = pairs[runs[v].end - 1];
+        for (const KvPair* p : {&lo, &hi}) {
+            split_holds = split_holds && nibble_at(p->key, c) == v &&
+                          common_prefix(first, NibbleView(p->key)) >= c;
+        }
+        split_holds = split_holds && (previous == nullptr || bytes_less(previous->key, lo.key));
+        previous = &hi;
+    }
+    if (!split_holds) return sequential_root(pairs);
+
+    // The 16 subtries on a pool of `threads`, each taking the next unbuilt one. An exception
+    // (out of memory) stops the others after their current subtrie and is rethrown here.
+    std::atomic<size_t> next{0};
+    std::vector<std::exception_ptr> failures(threads);
+    auto work = [&](unsigned self) {
+        try {
+            StackTrie st(nullptr, c + 1);
+            for (size_t r; (r = next.fetch_add(1)) < runs.size();) {
+                Run& run = runs[r];
+                for (size_t k = run.begin; k < run.end && run.status.ok(); ++k) {
+                    prefetch_pair(pairs, k + kPrefetchAhead);
+                    run.status = st.add_view(pairs[k].key, pairs[k].value);
+                }
+                run.ref = st.finish_ref();
+            }
+        } catch (...) {
+            failures[self] = std::current_exception();
+            next = runs.size();
+        }
+    };
+    std::vector<std::thread> pool;
+    try {
+        for (unsigned t = 1; t < threads && t < runs.size(); ++t) pool.emplace_back(work, t);
+    } catch (...) {
+        // No more threads to be had: the ones started and this one do the work.
+    }
+    work(0);
+    for (std::thread& t : pool) t.join();
+    for (const std::exception_ptr& e : failures) {
+        if (e) std::rethrow_exception(e);
+    }
+    for (const Run& run : runs) {
+        if (!run.status.ok()) return sequential_root(pairs);
+    }
+
+    std::array<NodeRef, 16> children;
+    for (size_t r = 0; r < runs.size(); ++r) children[r] = runs[r].ref;
+    bytes enc;
+    enc.reserve(kMaxBranchWithoutValue + rlp::header_length(top_value.size()) + top_value.size());
+    encode_branch(enc, children.data(), top_value);
+    if (c == 0) return keccak256(enc);
+    // The keys' shared nibbles make an extension above the branch; the root is hashed.
+    const NodeRef branch = NodeRef::of(enc);
+    enc.clear();
+    encode_extension(enc, first.sub(0, c), branch);
+    return keccak256(enc);
 }
 
 }  // namespace mpt

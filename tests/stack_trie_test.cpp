@@ -1,0 +1,128 @@
+#include "test_util.hpp"
+
+#include <mpt/stack_trie.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+
+using namespace mpt;
+using mpt::test::h;
+
+namespace {
+
+using Pairs = std::map<bytes, bytes>;
+
+std::vector<KvPair> views(const Pairs& m) {
+    std::vector<KvPair> out;
+    for (const auto& [k, v] : m) out.push_back({k, v});
+    return out;
+}
+
+// The sequential root, by the streaming builder alone.
+Hash256 sequential(const Pairs& m) {
+    StackTrie st;
+    for (const auto& [k, v] : m) REQUIRE(st.add(k, v).ok());
+    return st.finish();
+}
+
+void check_parallel_matches(const Pairs& m) {
+    const std::vector<KvPair> pairs = views(m);
+    const Hash256 want = sequential(m);
+    for (unsigned threads : {1u, 2u, 3u, 16u}) {
+        // min_pairs 0: the parallel split even for the tiniest tries.
+        auto got = stack_trie_root(pairs, threads, 0);
+        REQUIRE(got.ok());
+        CHECK_MESSAGE(*got == want, "threads " << threads << ", " << m.size() << " pairs");
+    }
+    auto by_default = stack_trie_root(pairs, 2);
+    REQUIRE(by_default.ok());
+    CHECK(*by_default == want);
+}
+
+bytes value_of(std::mt19937_64& rng) {
+    // Short values keep small subtries under 32 bytes, so that they are embedded.
+    return mpt::test::random_bytes(rng, rng() % 3 == 0 ? 1 + rng() % 2 : 1 + rng() % 40);
+}
+
+}  // namespace
+
+TEST_CASE("parallel stack_trie_root equals the sequential builder") {
+    std::mt19937_64 rng(mpt::test::seed("parallel_root"));
+    SUBCASE("empty and single pairs") {
+        check_parallel_matches({});
+        check_parallel_matches({{h("12"), h("01")}});
+        check_parallel_matches({{{}, h("01")}});
+        check_parallel_matches({{{}, h("01")}, {h("00"), h("02")}});
+    }
+    SUBCASE("random keys of random lengths, prefixes of one another") {
+        for (int round = 0; round < 300; ++round) {
+            Pairs m;
+            const size_t n = rng() % 40;
+            for (size_t i = 0; i < n; ++i) {
+                bytes key = mpt::test::random_bytes(rng, rng() % 4);
+                if (!m.empty() && rng() % 3 == 0) {
+                    // Extend or cut an existing key: prefix keys.
+                    auto it = std::next(m.begin(), static_cast<long>(rng() % m.size()));
+                    key = it->first;
+                    if (rng() % 2 && !key.empty()) {
+                        key.pop_back();
+                    } else {
+                        key.push_back(static_cast<uint8_t>(rng()));
+                    }
+                }
+                m[key] = value_of(rng);
+            }
+            check_parallel_matches(m);
+        }
+    }
+    SUBCASE("keys sharing their first nibbles: the top branch is deeper, under an extension") {
+        for (int round = 0; round < 200; ++round) {
+            Pairs m;
+            const bytes shared = mpt::test::random_bytes(rng, 3);
+            const size_t shared_nibbles = rng() % 6;  // 0..5 nibbles in common
+            const size_t n = 1 + rng() % 30;
+            for (size_t i = 0; i < n; ++i) {
+                bytes key = mpt::test::random_bytes(rng, 3 + rng() % 3);
+                for (size_t j = 0; j < shared_nibbles; ++j) {
+                    const uint8_t nib = j % 2 ? shared[j / 2] & 0x0f : shared[j / 2] >> 4;
+                    key[j / 2] = j % 2 ? static_cast<uint8_t>((key[j / 2] & 0xf0) | nib)
+                                       : static_cast<uint8_t>((key[j / 2] & 0x0f) | nib << 4);
+                }
+                m[key] = value_of(rng);
+            }
+            // Sometimes the shared whole bytes themselves are a key: a value at the top branch.
+            if (rng() % 2) m[bytes(shared.begin(), shared.begin() + shared_nibbles / 2)] = h("aa");
+            check_parallel_matches(m);
+        }
+    }
+    SUBCASE("hashed keys above the threshold") {
+        Pairs m;
+        for (uint64_t i = 0; i < 3 * kParallelRootMinPairs; ++i) {
+            const Hash256 k = keccak256(bytes_view(reinterpret_cast<const uint8_t*>(&i), 8));
+            m[bytes(k.begin(), k.end())] = value_of(rng);
+        }
+        check_parallel_matches(m);
+        // All under one first nibble, and one lone tiny pair under another (an embedded child).
+        Pairs one;
+        for (const auto& [k, v] : m) {
+            if (k[0] >> 4 == 0x7) one[k] = v;
+        }
+        check_parallel_matches(one);
+        one[h("a0")] = h("01");
+        check_parallel_matches(one);
+    }
+}
+
+TEST_CASE("stack_trie_root refuses what StackTrie::add refuses") {
+    const bytes a = h("01"), b = h("02"), v = h("05");
+    const std::vector<KvPair> unsorted = {{b, v}, {a, v}};
+    const std::vector<KvPair> duplicate = {{a, v}, {a, v}};
+    const std::vector<KvPair> empty_value = {{a, v}, {b, {}}};
+    for (unsigned threads : {1u, 2u}) {
+        CHECK(stack_trie_root(unsorted, threads, 0).error().code == Errc::bad_input);
+        CHECK(stack_trie_root(duplicate, threads, 0).error().code == Errc::bad_input);
+        CHECK(stack_trie_root(empty_value, threads, 0).error().code == Errc::bad_input);
+    }
+}
