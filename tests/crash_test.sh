@@ -194,6 +194,12 @@ fi
 "$MPT" dump "$tmp/base.db" --limit 5 >"$tmp/head_old"
 "$MPT" dump "$tmp/copy.db" --limit 5 >"$tmp/head_new"
 cmp -s "$tmp/head_old" "$tmp/head_new" && echo "note: old and new share their first 5 pairs"
+# The root node of each side, as get-node answers it, and a key to prove.
+cp "$tmp/base.db" "$tmp/new.db"
+"$MPT" build "$tmp/update.json" -o "$tmp/new.db" >/dev/null || die "update of new.db failed"
+"$MPT" get-node "$tmp/base.db" 0x00 >"$tmp/rootnode_old"
+"$MPT" get-node "$tmp/new.db" 0x00 >"$tmp/rootnode_new"
+probe=$(head -n 1 "$tmp/head_old" | cut -d' ' -f1)
 rm -f "$tmp"/rw.db*
 cp "$tmp/base.db" "$tmp/rw.db"
 (
@@ -234,6 +240,24 @@ while kill -0 "$writer" 2>/dev/null; do
         die "reader check exit $rc: $(head -c 300 "$tmp/rout") $(cat "$tmp/rerr")"
     elif ! grep -q "\"root\":\"$old\"" "$tmp/rout" && ! grep -q "\"root\":\"$new\"" "$tmp/rout"; then
         die "reader check saw a root that is neither old nor new"
+    fi
+    "$MPT" proof "$tmp/rw.db" "$probe" >"$tmp/rout" 2>"$tmp/rerr"
+    rc=$?
+    reads=$((reads + 1))
+    if [ $rc -ne 0 ]; then
+        die "reader proof exit $rc: $(cat "$tmp/rerr")"
+    elif ! grep -q "\"root\":\"\($old\|$new\)\"" "$tmp/rout"; then
+        die "reader proof is under a root that is neither old nor new"
+    elif [ "$("$MPT" proof --verify "$tmp/rout")" != valid ]; then
+        die "reader proof does not verify: $(head -c 300 "$tmp/rout")"
+    fi
+    "$MPT" get-node "$tmp/rw.db" 0x00 >"$tmp/rout" 2>"$tmp/rerr"
+    rc=$?
+    reads=$((reads + 1))
+    if [ $rc -ne 0 ]; then
+        die "reader get-node exit $rc: $(cat "$tmp/rerr")"
+    elif ! cmp -s "$tmp/rout" "$tmp/rootnode_old" && ! cmp -s "$tmp/rout" "$tmp/rootnode_new"; then
+        die "reader get-node of the root matches neither the old nor the new root node"
     fi
     [ $fail -gt 20 ] && break
 done
