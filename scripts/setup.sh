@@ -45,5 +45,5 @@ if [ ${#missing[@]} -gt 0 ]; then
         apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DMPT_UNITY_CLI=ON >/dev/null
 cmake --build "$root/build" -j "${MPT_JOBS:-$(nproc)}"
