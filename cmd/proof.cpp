@@ -24,6 +24,7 @@ struct ProofOptions {
     std::optional<std::string> to;
     size_t limit = 1000000;
     size_t max_bytes = 512 * 1024;  // snap's soft response limit
+    bool range_flags_given = false;  // --limit or --max-bytes appeared
     bool json = false;
 };
 
@@ -116,7 +117,9 @@ int run_proof(const ProofOptions& o) {
         if (!o.key.empty()) return report_usage("proof: give KEY or --range FROM, not both");
         return run_range(o);
     }
-    if (o.to) return report_usage("proof: --to goes with --range");
+    if (o.to || o.range_flags_given) {
+        return report_usage("proof: --to, --limit and --max-bytes go with --range");
+    }
     return run_prove(o);
 }
 
@@ -169,7 +172,11 @@ void register_proof(CLI::App& app, Runner& runner) {
         "--verify: hex strings with 0x throughout; extra, reordered or separately listed\n"
         "embedded nodes are accepted. Exit 0 valid, 1 invalid (the reason on stdout), 2\n"
         "malformed document.");
-    sub->final_callback([o, &runner] { runner = [o] { return run_proof(*o); }; });
+    sub->final_callback([o, sub, &runner] {
+        o->range_flags_given =
+            sub->get_option("--limit")->count() > 0 || sub->get_option("--max-bytes")->count() > 0;
+        runner = [o] { return run_proof(*o); };
+    });
 }
 
 }  // namespace mpt::cli

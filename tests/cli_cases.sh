@@ -198,3 +198,4 @@ expect "root kept after a failed write" 0 '^0x8aad789dff2f538bca5d8ea56e8abe10f4
 expect "check clean after a failed write" 0 ' 0 problems$' '^$' -- "$MPT" check "$tmp/limited.db"
 expect "get after a failed write" 0 '^0x7075707079$' '^$' -- "$MPT" get "$tmp/limited.db" dog
 expect "build after a failed write" 0 '^0xb08e013562201a540ab01daebcc0d9c6d1cacef6b4730f8fa555015ee14b0867$' '^$' -- "$MPT" build --replace "$tmp/kv10k.json" -o "$tmp/limited.db"
+expect "proof KEY with a range-only flag" 2 '^$' '^mpt: error: proof: --to, --limit and --max-bytes go with --range$' -- "$MPT" proof "$tmp/kv10k.db" "$k10" --limit 5
