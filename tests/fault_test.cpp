@@ -14,26 +14,12 @@
 #include "test_util.hpp"
 
 using namespace mpt;
+using mpt::test::TempFile;
 
 namespace {
 
 using Content = std::map<bytes, bytes>;
 using Changes = std::vector<std::pair<bytes, bytes>>;  // applied in order; empty value deletes
-
-struct TempFile {
-    std::string path;
-    TempFile() {
-        char tmpl[] = "/tmp/mpt-fault-XXXXXX";
-        const int fd = ::mkstemp(tmpl);
-        REQUIRE(fd >= 0);
-        ::close(fd);
-        ::unlink(tmpl);
-        path = tmpl;
-    }
-    ~TempFile() {
-        for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((path + suffix).c_str());
-    }
-};
 
 // The array form of a k/v document, so that deletes (null) and order are kept.
 KvInput to_input(const Changes& changes) {

@@ -11,24 +11,9 @@
 #include "test_util.hpp"
 
 using namespace mpt;
+using mpt::test::TempFile;
 
 namespace {
-
-struct TempFile {
-    std::string path;
-    explicit TempFile(const char* name)
-        : path((std::filesystem::temp_directory_path() /
-                (std::string(name) + "." + std::to_string(::getpid())))
-                   .string()) {
-        remove();
-    }
-    ~TempFile() { remove(); }
-    void remove() {
-        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-            std::filesystem::remove(path + suffix);
-        }
-    }
-};
 
 std::unique_ptr<SqliteNodeStore> open_new(const TempFile& f) {
     auto s = SqliteNodeStore::open(f.path, SqliteNodeStore::Mode::create);
@@ -51,7 +36,7 @@ size_t count_rows(NodeStore& s, TrieId trie, const bytes& prefix) {
 }  // namespace
 
 TEST_CASE("staged rows are visible inside the write and after commit") {
-    TempFile f("mpt_staging_a.db");
+    TempFile f;
     auto s = open_new(f);
     const bytes p1{1, 2}, p2{1, 3}, p3{2}, p4{2, 0};
     const bytes r40(40, 0xaa), r50(50, 0xbb);
@@ -96,7 +81,7 @@ TEST_CASE("staged rows are visible inside the write and after commit") {
 }
 
 TEST_CASE("a rolled back staged trie leaves nothing, and the store writes on") {
-    TempFile f("mpt_staging_b.db");
+    TempFile f;
     auto s = open_new(f);
     REQUIRE(s->begin_write().ok());
     auto id = s->create_trie("main", false);
@@ -122,7 +107,7 @@ TEST_CASE("a rolled back staged trie leaves nothing, and the store writes on") {
 TEST_CASE("a new trie fills its pages") {
     // 20000 keccak keys: ~27000 rows, ~2.4 MB of path and rlp. Rows inserted one by one in
     // the builder's order leave the file ~1.2x that; staged, it is ~1.1x.
-    TempFile f("mpt_staging_c.db");
+    TempFile f;
     size_t row_bytes = 0;
     {
         auto s = open_new(f);

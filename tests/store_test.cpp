@@ -14,6 +14,7 @@
 #include <set>
 
 using namespace mpt;
+using mpt::test::TempFile;
 
 namespace {
 
@@ -255,21 +256,6 @@ void differential(NodeStore& store, uint64_t seed) {
     REQUIRE(info.ok());
     expect_reads(store, *info, m, fam, rng);
 }
-
-struct TempFile {
-    std::string path;
-    TempFile() {
-        char tmpl[] = "/tmp/mpt-test-XXXXXX";
-        const int fd = ::mkstemp(tmpl);
-        REQUIRE(fd >= 0);
-        ::close(fd);
-        ::unlink(tmpl);
-        path = tmpl;
-    }
-    ~TempFile() {
-        for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((path + suffix).c_str());
-    }
-};
 
 }  // namespace
 

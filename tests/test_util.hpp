@@ -9,6 +9,8 @@
 #include <random>
 #include <string>
 
+#include <unistd.h>
+
 namespace mpt::test {
 
 inline bytes h(std::string_view hex) { return from_hex(hex).value(); }
@@ -29,5 +31,28 @@ inline bytes random_bytes(std::mt19937_64& rng, size_t n) {
     for (auto& x : out) x = static_cast<uint8_t>(rng());
     return out;
 }
+
+// A fresh path for a trie file, removed with its SQLite side files at scope exit.
+struct TempFile {
+    std::string path;
+    TempFile() {
+        char tmpl[] = "/tmp/mpt-test-XXXXXX";
+        const int fd = ::mkstemp(tmpl);
+        if (fd < 0) {
+            std::perror("mkstemp");
+            std::abort();
+        }
+        ::close(fd);
+        ::unlink(tmpl);
+        path = tmpl;
+    }
+    ~TempFile() {
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+            ::unlink((path + suffix).c_str());
+        }
+    }
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+};
 
 }  // namespace mpt::test
