@@ -1,10 +1,13 @@
 // mpt: the Ethereum Merkle Patricia Trie toolkit.
-#include "commands.hpp"
-#include "common.hpp"
-
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <exception>
+#include <iterator>
+#include <string_view>
+
+#include "commands.hpp"
+#include "common.hpp"
 
 int main(int argc, char** argv) {
     using namespace mpt::cli;
@@ -15,24 +18,38 @@ int main(int argc, char** argv) {
         "Exit codes: 0 success, 1 negative answer, 2 usage or input error, 3 storage error, "
         "4 internal error.\nSee `mpt <command> --help` and man mpt.");
 
+    // Registering a command costs more than most commands' work (CLI11 builds every option's
+    // names and help up front), so a named command registers alone; only help, an unknown
+    // name or no name at all registers them all.
+    struct Command {
+        const char* name;
+        void (*add)(CLI::App&, Runner&);
+    };
+    static constexpr Command kCommands[] = {
+        {"root", register_root},
+        {"build", register_build},
+        {"get", register_get},
+        {"dump", register_dump},
+        {"check", register_check},
+        {"stats", register_stats},
+        {"count-allocs", register_count_allocs},
+        {"diff", register_diff},
+        {"get-node", register_get_node},
+        {"proof", register_proof},
+        {"verify-range", register_verify_range},
+    };
     Runner runner;
-    register_root(app, runner);
-    register_build(app, runner);
-    register_get(app, runner);
-    register_dump(app, runner);
-    register_check(app, runner);
-    register_stats(app, runner);
-    register_count_allocs(app, runner);
-    register_diff(app, runner);
-    register_get_node(app, runner);
-    register_proof(app, runner);
-    register_verify_range(app, runner);
-
-    // Name an unknown command rather than saying that one is required.
-    if (argc > 1 && argv[1][0] != '-') {
-        bool known = false;
-        for (const CLI::App* sub : app.get_subcommands({})) known = known || sub->check_name(argv[1]);
-        if (!known) return report_usage(std::string("unknown command: ") + argv[1]);
+    const std::string_view first = argc > 1 ? argv[1] : "";
+    const auto named = std::find_if(std::begin(kCommands), std::end(kCommands),
+                                    [&](const Command& c) { return first == c.name; });
+    if (named != std::end(kCommands)) {
+        named->add(app, runner);
+    } else {
+        for (const Command& c : kCommands) c.add(app, runner);
+        // Name an unknown command rather than saying that one is required.
+        if (!first.empty() && first[0] != '-') {
+            return report_usage(std::string("unknown command: ") + argv[1]);
+        }
     }
     try {
         app.parse(argc, argv);

@@ -5,12 +5,12 @@
 
 #include <memory>
 #include <mpt/hex.hpp>
+#include <mpt/json_doc.hpp>
 #include <mpt/kv_input.hpp>
 #include <mpt/proof.hpp>
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "json_doc.hpp"
 
 namespace mpt::cli {
 namespace {
@@ -23,36 +23,74 @@ struct ProofOptions {
     std::optional<std::string> range_from;
     std::optional<std::string> to;
     size_t limit = 1000000;
-    size_t max_bytes = 512 * 1024;  // snap's soft response limit
+    size_t max_bytes = 512 * 1024;   // snap's soft response limit
     bool range_flags_given = false;  // --limit or --max-bytes appeared
     bool json = false;
 };
 
-nlohmann::json hex_array(const std::vector<bytes>& items) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const bytes& b : items) a.push_back(to_hex(b));
-    return a;
-}
+// Writes the documents by hand: they hold only hex strings, null and arrays of them, which
+// need no escaping, and a JSON library's serializer costs more than the proof itself.
+class DocWriter {
+public:
+    void hex(std::string_view name, bytes_view b) {
+        key(name);
+        string(b);
+    }
+    void nullable_hex(std::string_view name, const std::optional<bytes>& b) {
+        if (b) return hex(name, *b);
+        key(name);
+        out_ += "null";
+    }
+    void hex_array(std::string_view name, const std::vector<bytes>& items) {
+        key(name);
+        out_ += '[';
+        for (size_t i = 0; i < items.size(); ++i) {
+            if (i > 0) out_ += ',';
+            string(items[i]);
+        }
+        out_ += ']';
+    }
+    // The document and a newline.
+    const std::string& finish() {
+        out_ += "}\n";
+        return out_;
+    }
+
+private:
+    void key(std::string_view name) {
+        out_ += out_.empty() ? "{\"" : ",\"";
+        out_ += name;
+        out_ += "\":";
+    }
+    void string(bytes_view b) {
+        out_ += "\"0x";
+        append_hex_digits(out_, b);
+        out_ += '"';
+    }
+
+    std::string out_;
+};
+
+void write_stdout(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
 int run_prove(const ProofOptions& o) {
-    if (o.key.empty()) return report_usage("proof: KEY is required (or --range FROM, or --verify FILE)");
+    if (o.key.empty())
+        return report_usage("proof: KEY is required (or --range FROM, or --verify FILE)");
     auto key = parse_key(o.key);
     if (!key) return report(key.error());
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
     const Hash256 hashed = keccak256(*key);
     const bytes_view trie_key = t->info.secure ? bytes_view(hashed) : bytes_view(*key);
-    auto proof = prove(*t->reader, t->info.root, trie_key);
+    std::optional<bytes> value;
+    auto proof = prove(*t->reader, t->info.root, trie_key, &value);
     if (!proof) return report(proof.error(), o.db);
-    const Trie trie = Trie::open(t->reader.get(), t->info.root);
-    auto value = trie.get(trie_key);
-    if (!value) return report(value.error(), o.db);
-    nlohmann::json doc = {{"root", to_hex(t->info.root)},
-                          {"key", to_hex(trie_key)},
-                          {"value", nullptr},
-                          {"proof", hex_array(*proof)}};
-    if (*value) doc["value"] = to_hex(**value);
-    fmt::print("{}\n", doc.dump());
+    DocWriter doc;
+    doc.hex("root", t->info.root);
+    doc.hex("key", trie_key);
+    doc.nullable_hex("value", value);
+    doc.hex_array("proof", *proof);
+    write_stdout(doc.finish());
     return kOk;
 }
 
@@ -68,23 +106,23 @@ int run_range(const ProofOptions& o) {
     if (o.limit == 0) return report_usage("proof: --limit must be at least 1");
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
-    auto r = prove_range(*t->reader, t->info.root, *from, to ? &*to : nullptr, o.limit,
-                         o.max_bytes);
+    auto r =
+        prove_range(*t->reader, t->info.root, *from, to ? &*to : nullptr, o.limit, o.max_bytes);
     if (!r) return report(r.error(), o.db);
     // Range proofs take keys of one length. A shorter FROM (0x00, say) names the same
     // bound as itself padded with zero bytes to the keys' length; answer with that form.
     if (!r->keys.empty() && from->size() < r->keys.front().size()) {
         from->resize(r->keys.front().size(), 0);
-        r = prove_range(*t->reader, t->info.root, *from, to ? &*to : nullptr, o.limit,
-                        o.max_bytes);
+        r = prove_range(*t->reader, t->info.root, *from, to ? &*to : nullptr, o.limit, o.max_bytes);
         if (!r) return report(r.error(), o.db);
     }
-    const nlohmann::json doc = {{"root", to_hex(t->info.root)},
-                                {"first", to_hex(*from)},
-                                {"keys", hex_array(r->keys)},
-                                {"values", hex_array(r->values)},
-                                {"proof", hex_array(r->proof)}};
-    fmt::print("{}\n", doc.dump());
+    DocWriter doc;
+    doc.hex("root", t->info.root);
+    doc.hex("first", *from);
+    doc.hex_array("keys", r->keys);
+    doc.hex_array("values", r->values);
+    doc.hex_array("proof", r->proof);
+    write_stdout(doc.finish());
     return kOk;
 }
 
@@ -96,12 +134,12 @@ struct ProofDocument {
 };
 
 Result<ProofDocument> read_proof_document(const std::string& text) {
-    MPT_TRY(const nlohmann::json doc, parse_json_object(text));
+    MPT_TRY(const JsonDoc doc, JsonDoc::parse(text));
     ProofDocument d;
-    MPT_TRY(d.root, hash_field(doc, "root"));
-    MPT_TRY(d.key, hex_field(doc, "key"));
-    MPT_TRY(d.value, nullable_hex_field(doc, "value"));
-    MPT_TRY(d.proof, hex_array_field(doc, "proof"));
+    MPT_TRY(d.root, doc.hash("root"));
+    MPT_TRY(d.key, doc.hex("key"));
+    MPT_TRY(d.value, doc.nullable_hex("value"));
+    MPT_TRY(d.proof, doc.hex_array("proof"));
     return d;
 }
 
@@ -109,7 +147,8 @@ int run_verify(const ProofOptions& o);
 
 int run_proof(const ProofOptions& o) {
     if (!o.verify.empty()) {
-        if (!o.db.empty()) return report_usage("proof: give DB KEY, DB --range FROM, or --verify FILE");
+        if (!o.db.empty())
+            return report_usage("proof: give DB KEY, DB --range FROM, or --verify FILE");
         return run_verify(o);
     }
     if (o.db.empty()) return report_usage("proof: DB is required (or --verify FILE)");

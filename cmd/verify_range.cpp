@@ -4,12 +4,12 @@
 
 #include <memory>
 #include <mpt/hex.hpp>
+#include <mpt/json_doc.hpp>
 #include <mpt/kv_input.hpp>
 #include <mpt/proof.hpp>
 
 #include "commands.hpp"
 #include "common.hpp"
-#include "json_doc.hpp"
 
 namespace mpt::cli {
 namespace {
@@ -28,13 +28,13 @@ struct RangeDocument {
 };
 
 Result<RangeDocument> read_range_document(const std::string& text) {
-    MPT_TRY(const nlohmann::json doc, parse_json_object(text));
+    MPT_TRY(const JsonDoc doc, JsonDoc::parse(text));
     RangeDocument d;
-    MPT_TRY(d.root, hash_field(doc, "root"));
-    MPT_TRY(d.first, hex_field(doc, "first"));
-    MPT_TRY(d.keys, hex_array_field(doc, "keys"));
-    MPT_TRY(d.values, hex_array_field(doc, "values"));
-    MPT_TRY(d.proof, optional_hex_array_field(doc, "proof"));
+    MPT_TRY(d.root, doc.hash("root"));
+    MPT_TRY(d.first, doc.hex("first"));
+    MPT_TRY(d.keys, doc.hex_array("keys"));
+    MPT_TRY(d.values, doc.hex_array("values"));
+    MPT_TRY(d.proof, doc.optional_hex_array("proof"));
     if (d.keys.size() != d.values.size()) {
         return Error{Errc::bad_input, "\"keys\" has " + std::to_string(d.keys.size()) +
                                           " items but \"values\" has " +

@@ -1,19 +1,10 @@
-#include <mpt/hex.hpp>
-
 #include <cstring>
+#include <mpt/hex.hpp>
 
 namespace mpt {
 namespace {
 
 constexpr char kDigits[] = "0123456789abcdef";
-
-// -1 for a character that is not a hex digit.
-constexpr int digit_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 }  // namespace
 
@@ -37,16 +28,22 @@ std::string to_hex(bytes_view b) {
 
 Result<bytes> from_hex(std::string_view s) {
     if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
-    if (s.size() % 2 != 0) return {Errc::bad_hex, "odd number of hex digits"};
+    if (s.size() % 2 != 0) return Error{Errc::bad_hex, "odd number of hex digits"};
     bytes out(s.size() / 2);
-    for (size_t i = 0; i < out.size(); ++i) {
-        const int hi = digit_value(s[2 * i]);
-        const int lo = digit_value(s[2 * i + 1]);
-        if (hi < 0 || lo < 0) {
-            const size_t at = 2 * i + (hi < 0 ? 0 : 1);
-            return {Errc::bad_hex, "not a hex digit at offset " + std::to_string(at)};
-        }
-        out[i] = static_cast<uint8_t>(hi << 4 | lo);
+    uint8_t* o = out.data();
+    // A byte that is not a digit maps to 0xff, so one test of all the values or-ed together
+    // finds any; the offset is looked for only then.
+    uint8_t bad = 0;
+    for (size_t i = 0; i < s.size(); i += 2) {
+        const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(s[i])];
+        const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(s[i + 1])];
+        bad |= hi | lo;
+        *o++ = static_cast<uint8_t>(hi << 4 | (lo & 0x0f));
+    }
+    if (bad > 0x0f) {
+        size_t at = 0;
+        while (kHexDigitValue[static_cast<uint8_t>(s[at])] <= 0x0f) ++at;
+        return Error{Errc::bad_hex, "not a hex digit at offset " + std::to_string(at)};
     }
     return out;
 }

@@ -1,9 +1,22 @@
 // Hex in and out. Output is lowercase with a 0x prefix; input is strict.
 #pragma once
 
+#include <array>
 #include <mpt/bytes.hpp>
 
 namespace mpt {
+
+// The value of a hex digit (either case), or 0xff for any other byte.
+inline constexpr std::array<uint8_t, 256> kHexDigitValue = [] {
+    std::array<uint8_t, 256> t{};
+    for (int c = 0; c < 256; ++c) {
+        t[c] = c >= '0' && c <= '9'   ? static_cast<uint8_t>(c - '0')
+               : c >= 'a' && c <= 'f' ? static_cast<uint8_t>(c - 'a' + 10)
+               : c >= 'A' && c <= 'F' ? static_cast<uint8_t>(c - 'A' + 10)
+                                      : 0xff;
+    }
+    return t;
+}();
 
 // "0x" followed by two lowercase digits per byte.
 std::string to_hex(bytes_view b);

@@ -1,7 +1,3 @@
-#include <mpt/hex.hpp>
-#include <mpt/keccak.hpp>
-#include <mpt/kv_input.hpp>
-
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -12,6 +8,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <mpt/hex.hpp>
+#include <mpt/json_lexer.hpp>
+#include <mpt/keccak.hpp>
+#include <mpt/kv_input.hpp>
 #include <utility>
 
 namespace mpt {
@@ -91,81 +91,11 @@ Result<bytes> decode_kv_string(std::string_view s) {
     return bytes(as_bytes(s).begin(), as_bytes(s).end());
 }
 
-namespace {
+using json_detail::scan_plain;
 
-// The value of a hex digit, or 0xff for any other byte.
-constexpr std::array<uint8_t, 256> kHexValue = [] {
-    std::array<uint8_t, 256> t{};
-    for (int c = 0; c < 256; ++c) {
-        t[c] = c >= '0' && c <= '9'   ? static_cast<uint8_t>(c - '0')
-               : c >= 'a' && c <= 'f' ? static_cast<uint8_t>(c - 'a' + 10)
-               : c >= 'A' && c <= 'F' ? static_cast<uint8_t>(c - 'A' + 10)
-                                      : 0xff;
-    }
-    return t;
-}();
-
-int hex_value(char c) noexcept {
-    const uint8_t v = kHexValue[static_cast<uint8_t>(c)];
-    return v == 0xff ? -1 : v;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-    const auto byte = [&](uint32_t v) { out.push_back(static_cast<char>(v)); };
-    if (cp < 0x80) {
-        byte(cp);
-    } else if (cp < 0x800) {
-        byte(0xc0 | cp >> 6);
-        byte(0x80 | (cp & 0x3f));
-    } else if (cp < 0x10000) {
-        byte(0xe0 | cp >> 12);
-        byte(0x80 | ((cp >> 6) & 0x3f));
-        byte(0x80 | (cp & 0x3f));
-    } else {
-        byte(0xf0 | cp >> 18);
-        byte(0x80 | ((cp >> 12) & 0x3f));
-        byte(0x80 | ((cp >> 6) & 0x3f));
-        byte(0x80 | (cp & 0x3f));
-    }
-}
-
-// A nonzero value when one of the 8 bytes of w (as loaded little-endian) is '"', '\\' or a
-// control character, the bytes that end a plain run of a JSON string; its lowest set bit
-// is in the first such byte. Each term is the classic "has a zero byte" test, (x - 0x01..)
-// & ~x & 0x80.., whose lowest flag is exact (a borrow only runs upwards from a true hit).
-inline uint64_t special_bytes(uint64_t w) noexcept {
-    constexpr uint64_t kOnes = 0x0101010101010101;
-    constexpr uint64_t kHigh = 0x8080808080808080;
-    const uint64_t quote = w ^ (kOnes * '"');
-    const uint64_t backslash = w ^ (kOnes * '\\');
-    return (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
-            ((w - kOnes * 0x20) & ~w)) &
-           kHigh;
-}
-
-bool is_special(char c) noexcept {
-    return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
-}
-
-// The first '"', '\\' or control character in [p, end), or end.
-const char* scan_plain(const char* p, const char* end) noexcept {
-    if constexpr (std::endian::native == std::endian::little) {
-        for (; end - p >= 8; p += 8) {
-            uint64_t w;
-            std::memcpy(&w, p, 8);
-            if (const uint64_t m = special_bytes(w)) return p + std::countr_zero(m) / 8;
-        }
-    }
-    while (p != end && !is_special(*p)) ++p;
-    return p;
-}
-
-}  // namespace
-
-class KvParser {
+class KvParser : json_detail::JsonLexer {
 public:
-    explicit KvParser(std::string_view text)
-        : p_(text.data()), begin_(text.data()), end_(text.data() + text.size()) {}
+    explicit KvParser(std::string_view text) : JsonLexer(text) {}
 
     Result<KvInput> parse() {
         // The decoded bytes of a string never outnumber its characters in the text (two hex
@@ -293,8 +223,8 @@ private:
             const char* q = s + 2;
             uint8_t* o = first;
             while (end_ - q >= 2) {
-                const uint8_t hi = kHexValue[static_cast<uint8_t>(q[0])];
-                const uint8_t lo = kHexValue[static_cast<uint8_t>(q[1])];
+                const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(q[0])];
+                const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(q[1])];
                 if ((hi | lo) > 0x0f) break;
                 *o++ = static_cast<uint8_t>(hi << 4 | lo);
                 q += 2;
@@ -354,9 +284,9 @@ private:
             const size_t digits = s.size() - 2;
             if (digits % 2 != 0) return entry_error(start, what, "odd number of hex digits");
             for (size_t i = 0; i < digits / 2; ++i) {
-                const int hi = hex_value(s[2 + 2 * i]);
-                const int lo = hex_value(s[3 + 2 * i]);
-                if ((hi | lo) < 0) return entry_error(start, what, "not a hex digit");
+                const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(s[2 + 2 * i])];
+                const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(s[3 + 2 * i])];
+                if ((hi | lo) > 0x0f) return entry_error(start, what, "not a hex digit");
                 *o++ = static_cast<uint8_t>(hi << 4 | lo);
             }
             return o;
@@ -365,101 +295,12 @@ private:
         return o + s.size();
     }
 
-    Status parse_escape() {
-        ++p_;  // the backslash
-        if (p_ == end_) return fail("unterminated escape");
-        const char c = *p_++;
-        switch (c) {
-            case '"':
-                scratch_.push_back('"');
-                return {};
-            case '\\':
-                scratch_.push_back('\\');
-                return {};
-            case '/':
-                scratch_.push_back('/');
-                return {};
-            case 'b':
-                scratch_.push_back('\b');
-                return {};
-            case 'f':
-                scratch_.push_back('\f');
-                return {};
-            case 'n':
-                scratch_.push_back('\n');
-                return {};
-            case 'r':
-                scratch_.push_back('\r');
-                return {};
-            case 't':
-                scratch_.push_back('\t');
-                return {};
-            case 'u': {
-                MPT_TRY(uint32_t cp, parse_hex4());
-                if (cp >= 0xd800 && cp <= 0xdbff) {
-                    if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') {
-                        return fail("unpaired surrogate in \\u escape");
-                    }
-                    p_ += 2;
-                    MPT_TRY(uint32_t lo, parse_hex4());
-                    if (lo < 0xdc00 || lo > 0xdfff) return fail("unpaired surrogate in \\u escape");
-                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-                    return fail("unpaired surrogate in \\u escape");
-                }
-                append_utf8(scratch_, cp);
-                return {};
-            }
-            default:
-                --p_;
-                return fail("invalid escape");
-        }
-    }
-
-    Result<uint32_t> parse_hex4() {
-        if (end_ - p_ < 4) return fail("truncated \\u escape");
-        uint32_t v = 0;
-        for (int i = 0; i < 4; ++i) {
-            const int d = hex_value(p_[i]);
-            if (d < 0) return fail("invalid \\u escape");
-            v = v << 4 | static_cast<uint32_t>(d);
-        }
-        p_ += 4;
-        return v;
-    }
-
-    void skip_ws() noexcept {
-        while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
-    }
-    char peek() const noexcept { return p_ == end_ ? '\0' : *p_; }
-
-    std::string where(const char* at) const {
-        size_t line = 1;
-        const char* line_start = begin_;
-        for (const char* c = begin_; c < at; ++c) {
-            if (*c == '\n') {
-                ++line;
-                line_start = c + 1;
-            }
-        }
-        return "line " + std::to_string(line) + ", column " + std::to_string(at - line_start + 1);
-    }
-
-    Error fail_at(const char* at, const std::string& what) const {
-        return {Errc::bad_json, where(at) + ": " + what};
-    }
-    Error fail(const std::string& what) const { return fail_at(p_, what); }
-
     Error entry_error(const char* at, const char* what, const std::string& why) const {
         return {Errc::bad_hex, "entry " + std::to_string(out_.entries_.size()) + " " + what + " (" +
                                    where(at) + "): " + why};
     }
 
-    const char* p_;
-    const char* begin_;
-    const char* end_;
     uint8_t* w_ = nullptr;  // the arena's write position
-    std::string scratch_;   // a string with escapes, unescaped
     KvInput out_;
 };
 

@@ -537,8 +537,14 @@ Result<bool> PartialTrie::has_right(NibbleView key) const {
 
 }  // namespace
 
-Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_view key) {
+Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_view key,
+                                 std::optional<bytes>* value) {
     std::vector<bytes> proof;
+    if (value != nullptr) value->reset();
+    const auto found = [&](bytes_view v) {
+        if (value != nullptr && !v.empty()) value->emplace(v.begin(), v.end());
+        return proof;
+    };
     if (root == kEmptyRoot) return proof;
     const NibbleView k(key);
     size_t depth = 0;
@@ -570,6 +576,7 @@ Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_
             bytes_view child;
             switch (v->kind) {
                 case NodeView::Kind::leaf:
+                    if (nibbles_equal(v->path, rest)) return found(v->value);
                     return proof;
                 case NodeView::Kind::extension:
                     if (common_prefix(v->path, rest) != v->path.size()) return proof;
@@ -577,7 +584,7 @@ Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_
                     child = v->child;
                     break;
                 case NodeView::Kind::branch:
-                    if (rest.empty()) return proof;
+                    if (rest.empty()) return found(v->value);
                     child = v->children[rest[0]];
                     ++depth;
                     break;

@@ -25,7 +25,9 @@ namespace mpt {
 // empty slot. The empty trie has the empty proof. Nodes are read by path and checked against
 // the hash their parent holds: a missing row is Errc::storage_missing_node, a row whose hash
 // differs (or that does not decode) Errc::storage_hash_mismatch, both naming the path.
-Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_view key);
+// When value is given it receives the key's value (nullopt: absent), read on the same walk.
+Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_view key,
+                                 std::optional<bytes>* value = nullptr);
 
 // The value that proof proves for key under root (nullopt: proven absent), or
 // Errc::invalid_proof with the reason: "root node missing", "node for hash 0x.. missing at

@@ -1,6 +1,3 @@
-#include <mpt/hex.hpp>
-#include <mpt/sqlite_store.hpp>
-
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mpt/hex.hpp>
+#include <mpt/sqlite_store.hpp>
 
 namespace mpt {
 namespace {
@@ -25,11 +24,16 @@ constexpr const char* kStagedNodes = "temp.staged_nodes";
 
 Errc errc_of(int rc) noexcept {
     switch (rc & 0xff) {
-        case SQLITE_FULL: return Errc::storage_full;
-        case SQLITE_READONLY: return Errc::storage_readonly;
-        case SQLITE_NOTADB: return Errc::storage_not_mpt;
-        case SQLITE_CANTOPEN: return Errc::storage_open;
-        default: return Errc::storage_io;
+        case SQLITE_FULL:
+            return Errc::storage_full;
+        case SQLITE_READONLY:
+            return Errc::storage_readonly;
+        case SQLITE_NOTADB:
+            return Errc::storage_not_mpt;
+        case SQLITE_CANTOPEN:
+            return Errc::storage_open;
+        default:
+            return Errc::storage_io;
     }
 }
 
@@ -79,8 +83,7 @@ bool looks_like_sqlite(const std::string& path) {
     return n == 16 && std::memcmp(header, "SQLite format 3", 16) == 0;
 }
 
-Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string& path,
-                                                               Mode mode) {
+Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string& path, Mode mode) {
     struct stat st {};
     const bool exists = ::stat(path.c_str(), &st) == 0;
     if (!exists && mode != Mode::create) {
@@ -109,8 +112,7 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string
     std::string open_name = path;
     if (mode == Mode::read_only && !reader_can_recover) {
         struct stat wal {};
-        const bool wal_has_content =
-            ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
+        const bool wal_has_content = ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
         std::filesystem::path dir = std::filesystem::path(path).parent_path();
         if (dir.empty()) dir = ".";
         if (!wal_has_content && ::access(dir.c_str(), W_OK) != 0) {
@@ -168,8 +170,8 @@ Status SqliteNodeStore::prepare_rows(RowStatements& s, const char* table) {
     const std::string t = table;
     MPT_CHECK(prepare(&s.get, ("SELECT rlp FROM " + t + " WHERE trie=?1 AND path=?2").c_str()));
     if (!writable_) return {};
-    MPT_CHECK(prepare(&s.put,
-                      ("INSERT OR REPLACE INTO " + t + "(trie, path, rlp) VALUES(?1, ?2, ?3)").c_str()));
+    MPT_CHECK(prepare(
+        &s.put, ("INSERT OR REPLACE INTO " + t + "(trie, path, rlp) VALUES(?1, ?2, ?3)").c_str()));
     return prepare(&s.erase, ("DELETE FROM " + t + " WHERE trie=?1 AND path=?2").c_str());
 }
 
@@ -242,9 +244,14 @@ Status SqliteNodeStore::create_schema() {
     const std::string sql =
         "CREATE TABLE tries(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
         "root BLOB NOT NULL, secure INTEGER NOT NULL);"
-        "CREATE TABLE nodes" + std::string(kNodesColumns) + ";"
-        "PRAGMA application_id=" + std::to_string(kApplicationId) + ";"
-        "PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
+        "CREATE TABLE nodes" +
+        std::string(kNodesColumns) +
+        ";"
+        "PRAGMA application_id=" +
+        std::to_string(kApplicationId) +
+        ";"
+        "PRAGMA user_version=" +
+        std::to_string(kSchemaVersion) + ";";
     if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
         const Error e = error("create schema");
         sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -253,7 +260,17 @@ Status SqliteNodeStore::create_schema() {
     return exec("COMMIT");
 }
 
+Result<int64_t> SqliteNodeStore::query_int(const char* sql) {
+    Stmt st;
+    if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK) return error("read header");
+    if (sqlite3_step(st.s) != SQLITE_ROW) return error("read header");
+    return sqlite3_column_int64(st.s, 0);
+}
+
 Result<bool> SqliteNodeStore::is_empty_database() {
+    // A trie file says so in its header: the common case needs no further query.
+    auto app = query_int("PRAGMA application_id");
+    if (app && *app == kApplicationId) return false;
     Stmt st;
     if (sqlite3_prepare_v2(db_,
                            "SELECT (SELECT count(*) FROM sqlite_master) = 0 AND "
@@ -271,16 +288,7 @@ Result<bool> SqliteNodeStore::is_empty_database() {
 }
 
 Status SqliteNodeStore::check_schema(bool writable) {
-    auto pragma_int = [&](const char* sql) -> Result<int64_t> {
-        Stmt st;
-        if (sqlite3_prepare_v2(db_, sql, -1, &st.s, nullptr) != SQLITE_OK) {
-            return error("read header");
-        }
-        const int rc = sqlite3_step(st.s);
-        if (rc != SQLITE_ROW) return error("read header");
-        return sqlite3_column_int64(st.s, 0);
-    };
-    auto app = pragma_int("PRAGMA application_id");
+    auto app = query_int("PRAGMA application_id");
     if (!app) {
         if (app.error().code == Errc::storage_not_mpt || app.error().code == Errc::storage_io) {
             return {Errc::storage_not_mpt, path_ + ": not an SQLite database, or corrupt"};
@@ -290,15 +298,14 @@ Status SqliteNodeStore::check_schema(bool writable) {
     if (*app != kApplicationId) {
         return {Errc::storage_not_mpt, path_ + ": an SQLite database not made by mpt"};
     }
-    MPT_TRY(int64_t version, pragma_int("PRAGMA user_version"));
+    MPT_TRY(int64_t version, query_int("PRAGMA user_version"));
     if (version != kSchemaVersion) {
         return {Errc::storage_version, path_ + ": schema version " + std::to_string(version) +
-                                          ", this mpt reads version " +
-                                          std::to_string(kSchemaVersion)};
+                                           ", this mpt reads version " +
+                                           std::to_string(kSchemaVersion)};
     }
-    MPT_TRY(int64_t tables,
-            pragma_int("SELECT count(*) FROM sqlite_master WHERE type='table' AND "
-                       "name IN ('tries', 'nodes')"));
+    MPT_TRY(int64_t tables, query_int("SELECT count(*) FROM sqlite_master WHERE type='table' AND "
+                                      "name IN ('tries', 'nodes')"));
     if (tables != 2) return {Errc::storage_not_mpt, path_ + ": tables missing"};
     if (writable) {
         // Files are created in WAL mode; make sure an old or copied file is too.
@@ -318,8 +325,8 @@ Status SqliteNodeStore::check_schema(bool writable) {
 
 Result<std::optional<TrieInfo>> SqliteNodeStore::find_trie(std::string_view name) {
     Stmt st;
-    if (sqlite3_prepare_v2(db_, "SELECT id, name, root, secure FROM tries WHERE name=?1", -1,
-                           &st.s, nullptr) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db_, "SELECT id, name, root, secure FROM tries WHERE name=?1", -1, &st.s,
+                           nullptr) != SQLITE_OK) {
         return error("find trie");
     }
     sqlite3_bind_text(st.s, 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
@@ -486,7 +493,8 @@ Status SqliteNodeStore::set_root(TrieId trie, const Hash256& root) {
     sqlite3_bind_int64(st.s, 1, trie);
     sqlite3_bind_blob(st.s, 2, root.data(), 32, SQLITE_STATIC);
     if (sqlite3_step(st.s) != SQLITE_DONE) return error("set root");
-    if (sqlite3_changes(db_) != 1) return {Errc::no_such_trie, path_ + ": trie id " + std::to_string(trie)};
+    if (sqlite3_changes(db_) != 1)
+        return {Errc::no_such_trie, path_ + ": trie id " + std::to_string(trie)};
     return {};
 }
 
@@ -517,7 +525,8 @@ void SqliteNodeStore::rollback() noexcept {
 
 Result<int64_t> SqliteNodeStore::file_size() {
     struct stat st {};
-    if (::stat(path_.c_str(), &st) != 0) return {Errc::storage_io, path_ + ": " + std::strerror(errno)};
+    if (::stat(path_.c_str(), &st) != 0)
+        return {Errc::storage_io, path_ + ": " + std::strerror(errno)};
     return static_cast<int64_t>(st.st_size);
 }
 

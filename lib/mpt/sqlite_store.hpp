@@ -27,8 +27,8 @@ public:
 
     // Opens a trie file. create makes the file when it does not exist or is empty (no bytes,
     // or an SQLite database with no schema and zero header fields) and otherwise opens it
-    // for writing; the other modes refuse an empty file. A file that is not an mpt trie file, or of an unknown
-    // schema version, is refused without being written.
+    // for writing; the other modes refuse an empty file. A file that is not an mpt trie file, or of
+    // an unknown schema version, is refused without being written.
     static Result<std::unique_ptr<SqliteNodeStore>> open(const std::string& path, Mode mode);
 
     ~SqliteNodeStore() override;
@@ -66,6 +66,8 @@ private:
     Status create_schema();
     // True for a database with no schema objects and zero header fields.
     Result<bool> is_empty_database();
+    // The first column of the first row of sql, an integer.
+    Result<int64_t> query_int(const char* sql);
 
     struct RowStatements {
         sqlite3_stmt* get = nullptr;
@@ -87,9 +89,9 @@ private:
     sqlite3* db_;
     std::string path_;
     bool writable_ = false;
-    RowStatements nodes_;             // on the nodes table
-    RowStatements staged_;            // on the staging table, while staging
-    RowStatements* rows_ = &nodes_;   // where row operations go now
+    RowStatements nodes_;               // on the nodes table
+    RowStatements staged_;              // on the staging table, while staging
+    RowStatements* rows_ = &nodes_;     // where row operations go now
     const char* table_ = "main.nodes";  // its name, for statements made on the fly
     bool in_txn_ = false;
 };

@@ -1,0 +1,50 @@
+// The lexical layer shared by the library's strict JSON readers (kv_input.cpp for key/value
+// documents, json_doc.cpp for proof documents): whitespace, string escapes, and errors that
+// name a line and column. Internal to the library.
+//
+// Thread safety: a lexer is used by one thread.
+#pragma once
+
+#include <mpt/bytes.hpp>
+#include <mpt/hex.hpp>
+#include <string>
+#include <string_view>
+
+namespace mpt::json_detail {
+
+// The first '"', '\\' or control character in [p, end), or end: the end of a plain run of a
+// JSON string.
+const char* scan_plain(const char* p, const char* end) noexcept;
+
+// A position in one JSON text. The text outlives the lexer.
+class JsonLexer {
+protected:
+    explicit JsonLexer(std::string_view text) noexcept
+        : p_(text.data()), begin_(text.data()), end_(text.data() + text.size()) {}
+
+    void skip_ws() noexcept {
+        while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    }
+    char peek() const noexcept { return p_ == end_ ? '\0' : *p_; }
+
+    // REQUIRES: p_ at a backslash inside a string. Appends the escaped character to scratch_
+    // (a \u escape as UTF-8; a surrogate must be paired) and moves past the escape.
+    Status parse_escape();
+
+    // "line L, column C" of at (columns count bytes from 1).
+    std::string where(const char* at) const;
+    Error fail_at(const char* at, const std::string& what) const {
+        return {Errc::bad_json, where(at) + ": " + what};
+    }
+    Error fail(const std::string& what) const { return fail_at(p_, what); }
+
+    const char* p_;
+    const char* begin_;
+    const char* end_;
+    std::string scratch_;  // a string with escapes, unescaped
+
+private:
+    Result<uint32_t> parse_hex4();
+};
+
+}  // namespace mpt::json_detail
