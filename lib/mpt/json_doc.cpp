@@ -18,11 +18,7 @@ public:
             MPT_CHECK(expect_end());
             return Error{Errc::bad_input, "the document is not a JSON object"};
         }
-        ++p_;
-        skip_ws();
-        if (peek() == '}') {
-            ++p_;
-        } else {
+        if (!open_is_empty('}')) {
             while (true) {
                 skip_ws();
                 if (peek() != '"') return fail("expected a string key");
@@ -34,16 +30,8 @@ public:
                 skip_ws();
                 MPT_TRY(m.value, parse_member_value());
                 doc_.members_.push_back(m);
-                skip_ws();
-                if (peek() == ',') {
-                    ++p_;
-                    continue;
-                }
-                if (peek() == '}') {
-                    ++p_;
-                    break;
-                }
-                return fail("expected ',' or '}'");
+                MPT_TRY(const bool more, next_item('}'));
+                if (!more) break;
             }
         }
         MPT_CHECK(expect_end());
@@ -80,12 +68,7 @@ private:
     }
 
     Status parse_array_items() {
-        ++p_;
-        skip_ws();
-        if (peek() == ']') {
-            ++p_;
-            return {};
-        }
+        if (open_is_empty(']')) return {};
         while (true) {
             skip_ws();
             JsonDoc::Value item;
@@ -97,16 +80,8 @@ private:
             }
             if (doc_.items_.size() == UINT32_MAX) return fail("too many array items");
             doc_.items_.push_back(item);
-            skip_ws();
-            if (peek() == ',') {
-                ++p_;
-                continue;
-            }
-            if (peek() == ']') {
-                ++p_;
-                return {};
-            }
-            return fail("expected ',' or ']'");
+            MPT_TRY(const bool more, next_item(']'));
+            if (!more) return {};
         }
     }
 
@@ -163,12 +138,7 @@ private:
 
     Status skip_container(char close, int depth) {
         const bool object = close == '}';
-        ++p_;
-        skip_ws();
-        if (peek() == close) {
-            ++p_;
-            return {};
-        }
+        if (open_is_empty(close)) return {};
         while (true) {
             skip_ws();
             if (object) {
@@ -180,16 +150,8 @@ private:
                 skip_ws();
             }
             MPT_CHECK(skip_value(depth + 1));
-            skip_ws();
-            if (peek() == ',') {
-                ++p_;
-                continue;
-            }
-            if (peek() == close) {
-                ++p_;
-                return {};
-            }
-            return fail(object ? "expected ',' or '}'" : "expected ',' or ']'");
+            MPT_TRY(const bool more, next_item(close));
+            if (!more) return {};
         }
     }
 

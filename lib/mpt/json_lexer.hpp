@@ -27,6 +27,31 @@ protected:
     }
     char peek() const noexcept { return p_ == end_ ? '\0' : *p_; }
 
+    // REQUIRES: p_ at the '[' or '{' of a container that close ends. Moves past it, and past
+    // close too when the container is empty (true).
+    bool open_is_empty(char close) noexcept {
+        ++p_;
+        skip_ws();
+        if (peek() != close) return false;
+        ++p_;
+        return true;
+    }
+
+    // After an item of an array or object that close ends: moves past a ',' (true: another
+    // item follows) or past close (false).
+    Result<bool> next_item(char close) {
+        skip_ws();
+        if (peek() == ',') {
+            ++p_;
+            return true;
+        }
+        if (peek() == close) {
+            ++p_;
+            return false;
+        }
+        return fail(close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+
     // REQUIRES: p_ at a backslash inside a string. Appends the escaped character to scratch_
     // (a \u escape as UTF-8; a surrogate must be paired) and moves past the escape.
     Status parse_escape();

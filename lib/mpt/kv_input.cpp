@@ -126,12 +126,7 @@ private:
     size_t text_size() const noexcept { return static_cast<size_t>(end_ - begin_); }
 
     Status parse_object() {
-        ++p_;
-        skip_ws();
-        if (peek() == '}') {
-            ++p_;
-            return {};
-        }
+        if (open_is_empty('}')) return {};
         while (true) {
             skip_ws();
             if (peek() != '"') return fail("expected a string key");
@@ -143,26 +138,13 @@ private:
             skip_ws();
             MPT_CHECK(parse_value(e));
             MPT_CHECK(push(e));
-            skip_ws();
-            if (peek() == ',') {
-                ++p_;
-                continue;
-            }
-            if (peek() == '}') {
-                ++p_;
-                return {};
-            }
-            return fail("expected ',' or '}'");
+            MPT_TRY(const bool more, next_item('}'));
+            if (!more) return {};
         }
     }
 
     Status parse_array() {
-        ++p_;
-        skip_ws();
-        if (peek() == ']') {
-            ++p_;
-            return {};
-        }
+        if (open_is_empty(']')) return {};
         while (true) {
             skip_ws();
             if (peek() != '[') return fail("expected a [key, value] pair");
@@ -180,16 +162,8 @@ private:
             if (peek() != ']') return fail("expected ']' after the value: a pair has two items");
             ++p_;
             MPT_CHECK(push(e));
-            skip_ws();
-            if (peek() == ',') {
-                ++p_;
-                continue;
-            }
-            if (peek() == ']') {
-                ++p_;
-                return {};
-            }
-            return fail("expected ',' or ']'");
+            MPT_TRY(const bool more, next_item(']'));
+            if (!more) return {};
         }
     }
 
