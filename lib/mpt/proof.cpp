@@ -155,6 +155,20 @@ private:
     }
     // Puts branch b where node id was, under an extension over prefix when it is nonempty.
     void replace_with_branch(uint32_t id, bytes prefix, Node b);
+    // Where the path of node id (old_path) and the rest of a new key part after cp nibbles:
+    // b, which holds the old side already, takes the new value (in its own slot when rest
+    // ends there, else in a leaf) and replaces the node under the cp shared nibbles.
+    void split(uint32_t id, const bytes& old_path, size_t cp, Node b, NibbleView rest,
+               bytes_view value) {
+        if (cp == rest.size()) {
+            b.value.assign(value.begin(), value.end());
+        } else {
+            b.children[rest[cp]] = add_leaf(unpack(rest.sub(cp + 1)), value);
+        }
+        replace_with_branch(id,
+                            bytes(old_path.begin(), old_path.begin() + static_cast<ptrdiff_t>(cp)),
+                            std::move(b));
+    }
 
     Status resolve(uint32_t id, size_t depth);
     Status clear_side(Slot slot, NibbleView key, size_t pos, bool right_of_key);
@@ -394,14 +408,7 @@ Status PartialTrie::insert(bytes_view key_bytes, bytes_view value) {
                         bytes(old_path.begin() + static_cast<ptrdiff_t>(cp) + 1, old_path.end()),
                         old_value);
                 }
-                if (cp == rest.size()) {
-                    b.value.assign(value.begin(), value.end());
-                } else {
-                    b.children[rest[cp]] = add_leaf(unpack(rest.sub(cp + 1)), value);
-                }
-                replace_with_branch(
-                    id, bytes(old_path.begin(), old_path.begin() + static_cast<ptrdiff_t>(cp)),
-                    std::move(b));
+                split(id, old_path, cp, std::move(b), rest, value);
                 return {};
             }
             case Kind::extension: {
@@ -422,14 +429,7 @@ Status PartialTrie::insert(bytes_view key_bytes, bytes_view value) {
                         bytes(old_path.begin() + static_cast<ptrdiff_t>(cp) + 1, old_path.end()),
                         old_child);
                 }
-                if (cp == rest.size()) {
-                    b.value.assign(value.begin(), value.end());
-                } else {
-                    b.children[rest[cp]] = add_leaf(unpack(rest.sub(cp + 1)), value);
-                }
-                replace_with_branch(
-                    id, bytes(old_path.begin(), old_path.begin() + static_cast<ptrdiff_t>(cp)),
-                    std::move(b));
+                split(id, old_path, cp, std::move(b), rest, value);
                 return {};
             }
             case Kind::branch:
