@@ -28,18 +28,8 @@ for tool in node npm; do
     }
 done
 
-"$root/scripts/setup.sh" >/dev/null
-mpt=$root/build/mpt
-gen=$root/build/mpt_gen_kv
-
-data_dir=$root/bench/data
-data=$data_dir/kv_$n.json
-mkdir -p "$data_dir"
-if [ ! -s "$data" ]; then
-    echo "generating $n pairs into $data"
-    "$gen" "$n" "$data.tmp"
-    mv "$data.tmp" "$data"
-fi
+# shellcheck source=bench/dataset.sh
+. "$root/bench/dataset.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -25,17 +25,11 @@ command -v hyperfine >/dev/null || {
     exit 2
 }
 
-"$root/scripts/setup.sh" >/dev/null
-mpt=$root/build/mpt
-data=$root/bench/data
-mkdir -p "$data"
-kv=$data/kv_$n.json
-db=$data/kv_$n.db
-db_b=$data/kv_${n}_b.db
-if [ ! -s "$kv" ]; then
-    "$root/build/mpt_gen_kv" "$n" "$kv.tmp"
-    mv "$kv.tmp" "$kv"
-fi
+# shellcheck source=bench/dataset.sh
+. "$root/bench/dataset.sh"
+kv=$data
+db=$root/bench/data/kv_$n.db
+db_b=$root/bench/data/kv_${n}_b.db
 if [ ! -s "$db" ]; then
     rm -f "$db.tmp"*
     "$mpt" build "$kv" -o "$db.tmp" >/dev/null

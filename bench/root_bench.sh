@@ -29,19 +29,8 @@ esac
     exit 2
 }
 
-"$root/scripts/setup.sh" >/dev/null
-mpt=$root/build/mpt
-gen=$root/build/mpt_gen_kv
-
-data_dir=$root/bench/data
-data=$data_dir/kv_$n.json
-mkdir -p "$data_dir"
-if [ ! -s "$data" ]; then
-    echo "generating $n pairs into $data"
-    # Write beside and rename, so an interrupted run never leaves a truncated cache.
-    "$gen" "$n" "$data.tmp"
-    mv "$data.tmp" "$data"
-fi
+# shellcheck source=bench/dataset.sh
+. "$root/bench/dataset.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
