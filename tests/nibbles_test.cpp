@@ -1,8 +1,8 @@
-#include "test_util.hpp"
+#include <doctest/doctest.h>
 
 #include <mpt/nibbles.hpp>
 
-#include <doctest/doctest.h>
+#include "test_util.hpp"
 
 using namespace mpt;
 using mpt::test::h;
@@ -36,8 +36,8 @@ TEST_CASE("compact encoding round trip") {
 
 TEST_CASE("compact decoding rejects bad flags") {
     CHECK(!decode_compact({}).ok());
-    CHECK(!decode_compact(h("40")).ok());   // flag 4
-    CHECK(!decode_compact(h("01")).ok());   // even with a nonzero pad nibble
+    CHECK(!decode_compact(h("40")).ok());  // flag 4
+    CHECK(!decode_compact(h("01")).ok());  // even with a nonzero pad nibble
     CHECK(!decode_compact(h("2f12")).ok());
     CHECK(decode_compact(h("3f")).ok());
 }
@@ -54,4 +54,20 @@ TEST_CASE("path cursor") {
     CHECK(c.remaining()[0] == 0xd);
     c.advance(1);
     CHECK(c.at_end());
+}
+
+TEST_CASE("unpack_to writes every sub-view, odd and even ends alike") {
+    const bytes packed = {0x12, 0x34, 0x56, 0x78, 0x9a};
+    const NibbleView all(packed);
+    for (size_t begin = 0; begin <= all.size(); ++begin) {
+        for (size_t end = begin; end <= all.size(); ++end) {
+            const NibbleView v = all.sub(begin, end - begin);
+            bytes out(v.size() + 1, 0xee);  // one guard byte
+            v.unpack_to(out.data());
+            bytes want;
+            for (size_t i = begin; i < end; ++i) want.push_back(static_cast<uint8_t>(i + 1));
+            want.push_back(0xee);
+            CHECK(out == want);
+        }
+    }
 }

@@ -4,7 +4,7 @@ namespace mpt {
 
 Nibbles::Nibbles(NibbleView v) {
     uint8_t* d = reset(v.size());
-    for (size_t i = 0; i < v.size(); ++i) d[i] = v[i];
+    v.unpack_to(d);
 }
 
 Nibbles Nibbles::sub(size_t pos, size_t len) const {
@@ -33,14 +33,15 @@ Nibbles Nibbles::with(uint8_t nibble) const {
 bytes Nibbles::to_bytes() const {
     const uint8_t* n = data();
     bytes out(size_ / 2);
-    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint8_t>(n[2 * i] << 4 | n[2 * i + 1]);
+    for (size_t i = 0; i < out.size(); ++i)
+        out[i] = static_cast<uint8_t>(n[2 * i] << 4 | n[2 * i + 1]);
     return out;
 }
 
 void append_unpacked(bytes& out, NibbleView v) {
     const size_t start = out.size();
     out.resize(start + v.size());
-    for (size_t i = 0; i < v.size(); ++i) out[start + i] = v[i];
+    v.unpack_to(out.data() + start);
 }
 
 Result<CompactPath> decode_compact(bytes_view encoded) noexcept {
@@ -49,7 +50,8 @@ Result<CompactPath> decode_compact(bytes_view encoded) noexcept {
     if (flag > 3) return {Errc::bad_compact_path, "flag nibble above 3"};
     const bool odd = flag & 1;
     if (!odd && (encoded[0] & 0x0f) != 0) return {Errc::bad_compact_path, "nonzero pad nibble"};
-    return CompactPath{NibbleView(encoded.data(), odd ? 1 : 2, 2 * encoded.size()), (flag & 2) != 0};
+    return CompactPath{NibbleView(encoded.data(), odd ? 1 : 2, 2 * encoded.size()),
+                       (flag & 2) != 0};
 }
 
 }  // namespace mpt

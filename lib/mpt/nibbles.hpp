@@ -9,11 +9,10 @@
 // Thread safety: value types, no shared state.
 #pragma once
 
-#include <mpt/bytes.hpp>
-
 #include <algorithm>
 #include <compare>
 #include <memory>
+#include <mpt/bytes.hpp>
 
 namespace mpt {
 
@@ -33,6 +32,17 @@ public:
     constexpr uint8_t operator[](size_t i) const noexcept {
         const size_t n = begin_ + i;
         return (n & 1) ? (data_[n >> 1] & 0x0f) : (data_[n >> 1] >> 4);
+    }
+    // Writes the nibbles one per byte. REQUIRES: out has room for size() bytes.
+    constexpr void unpack_to(uint8_t* out) const noexcept {
+        size_t n = begin_;
+        if (n < end_ && (n & 1)) *out++ = data_[n++ >> 1] & 0x0f;
+        for (; n + 2 <= end_; n += 2) {
+            const uint8_t b = data_[n >> 1];
+            *out++ = b >> 4;
+            *out++ = b & 0x0f;
+        }
+        if (n < end_) *out = data_[n >> 1] >> 4;
     }
     // REQUIRES: pos <= size() and pos + len <= size() (len defaults to the rest).
     constexpr NibbleView sub(size_t pos, size_t len = SIZE_MAX) const noexcept {
@@ -96,8 +106,9 @@ public:
     }
     friend std::strong_ordering operator<=>(const Nibbles& a, const Nibbles& b) noexcept {
         const int c = compare_bytes(a.unpacked(), b.unpacked());
-        return c < 0 ? std::strong_ordering::less
-                     : c > 0 ? std::strong_ordering::greater : std::strong_ordering::equal;
+        return c < 0   ? std::strong_ordering::less
+               : c > 0 ? std::strong_ordering::greater
+                       : std::strong_ordering::equal;
     }
 
 private:

@@ -78,7 +78,10 @@ constexpr uint32_t kNil = UINT32_MAX;
 // proof can make it costs heap, not stack.
 class PartialTrie {
 public:
-    PartialTrie(const ProofIndex& index, const Hash256& root) : index_(index) {
+    // Room for nodes nodes is reserved up front: the arena then never moves, and the pages
+    // it does not use are never touched.
+    PartialTrie(const ProofIndex& index, const Hash256& root, size_t nodes) : index_(index) {
+        nodes_.reserve(nodes);
         Node r;
         r.ref = NodeRef::from_hash(root);
         root_ = add(std::move(r));
@@ -702,7 +705,10 @@ Result<RangeResult> verify_range(const Hash256& root, bytes_view first,
     if (keys.empty() && root == kEmptyRoot) return RangeResult{false};  // nothing anywhere
 
     const ProofIndex index(*proof);
-    PartialTrie trie(index, root);
+    // Each of the two edge walks resolves at most one node per nibble and the root, each
+    // adding up to 17 references; each pair inserted adds at most a leaf, a branch and an
+    // extension.
+    PartialTrie trie(index, root, 2 * 18 * (2 * first.size() + 1) + 3 * keys.size());
     const NibbleView lo(first);
     if (keys.empty()) {
         // No pairs: valid only when nothing exists at or right of first.
