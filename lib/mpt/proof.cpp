@@ -546,7 +546,6 @@ Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_
     if (value != nullptr) value->reset();
     const auto found = [&](bytes_view v) {
         if (value != nullptr && !v.empty()) value->emplace(v.begin(), v.end());
-        return proof;
     };
     if (root == kEmptyRoot) return proof;
     const NibbleView k(key);
@@ -579,7 +578,7 @@ Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_
             bytes_view child;
             switch (v->kind) {
                 case NodeView::Kind::leaf:
-                    if (nibbles_equal(v->path, rest)) return found(v->value);
+                    if (nibbles_equal(v->path, rest)) found(v->value);
                     return proof;
                 case NodeView::Kind::extension:
                     if (common_prefix(v->path, rest) != v->path.size()) return proof;
@@ -587,7 +586,10 @@ Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_
                     child = v->child;
                     break;
                 case NodeView::Kind::branch:
-                    if (rest.empty()) return found(v->value);
+                    if (rest.empty()) {
+                        found(v->value);
+                        return proof;
+                    }
                     child = v->children[rest[0]];
                     ++depth;
                     break;
