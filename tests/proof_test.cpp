@@ -608,6 +608,10 @@ TEST_CASE("proof: random tries, every proof verifies and every flipped byte brea
             REQUIRE(*got == want);
             REQUIRE(check_proof_claim(s->root, k, want, proof).ok());
             REQUIRE(keccak256(proof.at(0)) == s->root);
+            // The value read on the proof's own walk.
+            std::optional<bytes> walked{bytes{0xee}};
+            REQUIRE(prove(*s->reader, s->root, k, &walked).value() == proof);
+            REQUIRE(walked == want);
             // Every byte of every node of a round's first keys' proofs, a sample of the others.
             const bool exhaustive = &k - keys.data() < 3;
             for (size_t n = 0; n < proof.size(); ++n) {
