@@ -24,7 +24,7 @@ int run_check(const CheckOptions& o) {
     if (!r) return report(r.error(), o.db);
     const bool clean = r->problems.empty();
     if (o.json) {
-        const nlohmann::json j = {{"ok", clean},
+        const nlohmann::ordered_json j = {{"ok", clean},
                                   {"trie", o.trie},
                                   {"root", to_hex(t->info.root)},
                                   {"rows", r->rows},
@@ -39,7 +39,7 @@ int run_check(const CheckOptions& o) {
     return clean ? kOk : kNegative;
 }
 
-nlohmann::json count_json(const TrieStats::Count& c) {
+nlohmann::ordered_json count_json(const TrieStats::Count& c) {
     return {{"nodes", c.nodes}, {"bytes", c.bytes}};
 }
 
@@ -51,9 +51,9 @@ int run_stats(const CheckOptions& o) {
     auto size = t->store->file_size();
     if (!size) return report(size.error());
     if (o.json) {
-        nlohmann::json depth = nlohmann::json::array();
+        nlohmann::ordered_json depth = nlohmann::ordered_json::array();
         for (const auto& c : s->by_depth) depth.push_back(count_json(c));
-        const nlohmann::json j = {{"trie", o.trie},          {"root", to_hex(t->info.root)},
+        const nlohmann::ordered_json j = {{"trie", o.trie},          {"root", to_hex(t->info.root)},
                                   {"secure", t->info.secure}, {"pairs", s->pairs},
                                   {"rows", s->rows},          {"row_bytes", s->row_bytes},
                                   {"file_bytes", *size},      {"leaf", count_json(s->leaf)},

@@ -165,7 +165,7 @@ int run_count_allocs(const CountOptions& o) {
         if (auto s = measure(n, o.samples, rows); !s) return report(s.error());
     }
     if (o.json) {
-        nlohmann::json j = nlohmann::json::array();
+        nlohmann::ordered_json j = nlohmann::ordered_json::array();
         for (const Row& r : rows) {
             j.push_back({{"leaves", r.leaves}, {"op", r.op}, {"allocs", r.allocs},
                          {"bytes", r.bytes}, {"sqlite_allocs", r.sqlite_allocs},

@@ -29,7 +29,7 @@ int run_get(const GetOptions& o) {
     auto found = trie.get(trie_key, value);
     if (!found) return report(found.error(), o.db);
     if (o.json) {
-        nlohmann::json j = {{"key", to_hex(trie_key)}, {"value", nullptr}};
+        nlohmann::ordered_json j = {{"key", to_hex(trie_key)}, {"value", nullptr}};
         if (*found) j["value"] = to_hex(value);
         fmt::print("{}\n", j.dump());
     } else if (*found) {

@@ -173,7 +173,7 @@ int run_verify(const ProofOptions& o) {
         return report(s.error(), where);
     }
     if (o.json) {
-        nlohmann::json out{{"valid", s.ok()}, {"error", nullptr}};
+        nlohmann::ordered_json out{{"valid", s.ok()}, {"error", nullptr}};
         if (!s.ok()) out["error"] = s.error().detail;
         fmt::print("{}\n", out.dump());
     } else if (s.ok()) {

@@ -70,7 +70,7 @@ private:
 
 int run_vectors(const RootOptions& o) {
     size_t passed = 0, failed = 0;
-    nlohmann::json cases = nlohmann::json::array();
+    nlohmann::ordered_json cases = nlohmann::ordered_json::array();
     for (const std::string& file : o.vectors) {
         auto results = run_trie_vectors(file);
         if (!results) return report(results.error());
@@ -87,7 +87,7 @@ int run_vectors(const RootOptions& o) {
     }
     if (o.json) {
         fmt::print("{}\n",
-                   nlohmann::json{{"cases", cases}, {"passed", passed}, {"failed", failed}}.dump());
+                   nlohmann::ordered_json{{"cases", cases}, {"passed", passed}, {"failed", failed}}.dump());
     } else {
         fmt::print("{} passed, {} failed\n", passed, failed);
     }
@@ -108,7 +108,7 @@ int run_root(const RootOptions& o) {
         if (!t) return report(t.error());
         if (o.json) {
             fmt::print("{}\n",
-                       nlohmann::json{{"root", to_hex(t->info.root)}, {"trie", o.trie}}.dump());
+                       nlohmann::ordered_json{{"root", to_hex(t->info.root)}, {"trie", o.trie}}.dump());
         } else {
             fmt::print("{}\n", to_hex(t->info.root));
         }
@@ -130,7 +130,7 @@ int run_root(const RootOptions& o) {
     const Hash256 root = *root_or;
     if (o.json) {
         fmt::print("{}\n",
-                   nlohmann::json{{"root", to_hex(root)}, {"keys", sorted.pairs.size()}}.dump());
+                   nlohmann::ordered_json{{"root", to_hex(root)}, {"keys", sorted.pairs.size()}}.dump());
     } else {
         fmt::print("{}\n", to_hex(root));
     }

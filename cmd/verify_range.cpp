@@ -55,7 +55,7 @@ int run_verify_range(const VerifyRangeOptions& o) {
         return report(r.error(), where);
     }
     if (o.json) {
-        nlohmann::json out{{"valid", r.ok()}, {"more", nullptr}, {"error", nullptr}};
+        nlohmann::ordered_json out{{"valid", r.ok()}, {"more", nullptr}, {"error", nullptr}};
         if (r.ok()) {
             out["more"] = r->more;
         } else {

@@ -10,7 +10,7 @@ expect "root of ordered pairs with deletes" 0 '^0x5991bb8c6514148a29db676a14ac50
 expect "fixture vectors" 0 'passed, 0 failed' '^$' -- "$MPT" root --vectors "$FIX/trie_vectors.json"
 expect "secure vectors" 0 'passed, 0 failed' '^$' -- "$MPT" root --vectors "$FIX/trie_vectors_secure.json"
 expect "next/prev vectors" 0 '12 passed, 0 failed' '^$' -- "$MPT" root --vectors "$FIX/nextprev.json"
-expect "vectors --json" 0 '"failed":0,"passed":3' '^$' -- "$MPT" root --json --vectors "$FIX/trie_vectors_secure.json"
+expect "vectors --json" 0 '"passed":3,"failed":0' '^$' -- "$MPT" root --json --vectors "$FIX/trie_vectors_secure.json"
 
 # The same content by another route must give the same root: the dogs fixture as ordered
 # pairs with an overwrite, and as an object with a repeated key (the last write wins).
@@ -106,11 +106,11 @@ expect "get-node not a trie file" 3 '^$' '^mpt: error: ' -- "$MPT" get-node "$FI
 expect "proof trie root" 0 '^0xbe43842c8b1d58bbcae0c669211221642f7e6dcd9cfac66ff74f038f0637937b$' '^$' -- "$MPT" root "$FIX/proof_trie.json"
 expect "proof: present key" 0 '^valid$' '^$' -- "$MPT" proof --verify "$FIX/proof_present.json"
 expect "proof: absent key" 0 '^valid$' '^$' -- "$MPT" proof --verify "$FIX/proof_absent.json"
-expect "proof: --json" 0 '^\{"error":null,"valid":true\}$' '^$' -- "$MPT" proof --verify "$FIX/proof_present.json" --json
+expect "proof: --json" 0 '^\{"valid":true,"error":null\}$' '^$' -- "$MPT" proof --verify "$FIX/proof_present.json" --json
 expect "proof: from stdin" 0 '^valid$' '^$' -- sh -c "'$MPT' proof --verify - < '$FIX/proof_present.json'"
 sed 's/"value": "0xcc/"value": "0xcd/' "$FIX/proof_present.json" >"$tmp/p_wrong_value.json"
 expect "proof: wrong value" 1 '^invalid: value mismatch$' '^$' -- "$MPT" proof --verify "$tmp/p_wrong_value.json"
-expect "proof: wrong value --json" 1 '^\{"error":"value mismatch","valid":false\}$' '^$' -- "$MPT" proof --verify "$tmp/p_wrong_value.json" --json
+expect "proof: wrong value --json" 1 '^\{"valid":false,"error":"value mismatch"\}$' '^$' -- "$MPT" proof --verify "$tmp/p_wrong_value.json" --json
 sed 's/"value": "0xcc*"/"value": null/' "$FIX/proof_present.json" >"$tmp/p_claims_absent.json"
 expect "proof: present key claimed absent" 1 '^invalid: key is present but the document claims absence$' '^$' -- "$MPT" proof --verify "$tmp/p_claims_absent.json"
 sed 's/"value": null/"value": "0x01"/' "$FIX/proof_absent.json" >"$tmp/p_claims_value.json"
@@ -142,9 +142,9 @@ expect "proof: missing file" 2 '^$' '^mpt: error: .*no-such.json: No such file' 
 expect "verify-range: existent edges" 0 '^valid more=true$' '^$' -- "$MPT" verify-range "$FIX/range_valid.json"
 expect "verify-range: absent first, to the end" 0 '^valid more=false$' '^$' -- "$MPT" verify-range "$FIX/range_tail.json"
 expect "verify-range: whole trie, no proof" 0 '^valid more=false$' '^$' -- "$MPT" verify-range "$FIX/range_whole.json"
-expect "verify-range: --json" 0 '^\{"error":null,"more":true,"valid":true\}$' '^$' -- "$MPT" verify-range --json "$FIX/range_valid.json"
+expect "verify-range: --json" 0 '^\{"valid":true,"more":true,"error":null\}$' '^$' -- "$MPT" verify-range --json "$FIX/range_valid.json"
 expect "verify-range: gap" 1 '^invalid: root mismatch' '^$' -- "$MPT" verify-range "$FIX/range_gap.json"
-expect "verify-range: gap --json" 1 '^\{"error":"root mismatch.*","more":null,"valid":false\}$' '^$' -- "$MPT" verify-range --json "$FIX/range_gap.json"
+expect "verify-range: gap --json" 1 '^\{"valid":false,"more":null,"error":"root mismatch.*"\}$' '^$' -- "$MPT" verify-range --json "$FIX/range_gap.json"
 sed 's/"proof": \[.*\]/"proof": null/' "$FIX/range_valid.json" >"$tmp/r_null_proof.json"
 expect "verify-range: null proof, not the whole trie" 1 '^invalid: the pairs are not the whole trie' '^$' -- "$MPT" verify-range "$tmp/r_null_proof.json"
 sed 's/"0x0b"/"0x"/' "$FIX/range_valid.json" >"$tmp/r_empty_value.json"
