@@ -9,8 +9,10 @@ namespace mpt::cli {
 int exit_code(const Error& e) noexcept { return static_cast<int>(category(e.code)); }
 
 int report(const Error& e, const std::string& where) {
-    std::string line = e.message();
-    if (!where.empty()) line = where + ": " + line;
+    // <what>: <where>: <detail>, the order of the errors that carry their file in the detail.
+    std::string line(errc_name(e.code));
+    if (!where.empty()) line += ": " + where;
+    if (!e.detail.empty()) line += ": " + e.detail;
     // One line, whatever the detail held.
     for (char& c : line) {
         if (c == '\n' || c == '\r') c = ' ';

@@ -45,9 +45,9 @@ expect "non-hex" 2 '^$' '^mpt: error: .*not a hex digit' -- "$MPT" root "$tmp/no
 echo '{"a": 5}' >"$tmp/num.json"
 expect "non-string value" 2 '^$' '^mpt: error: .*line 1, column 7: value is not a string' -- "$MPT" root "$tmp/num.json"
 printf '{"a": "b",\n' >"$tmp/trunc.json"
-expect "malformed JSON" 2 '^$' '^mpt: error: .*malformed JSON: line 2' -- "$MPT" root "$tmp/trunc.json"
+expect "malformed JSON" 2 '^$' '^mpt: error: malformed JSON: .*trunc.json: line 2' -- "$MPT" root "$tmp/trunc.json"
 : >"$tmp/empty_file.json"
-expect "empty file" 2 '^$' '^mpt: error: .*empty_file.json: malformed JSON: line 1, column 1' -- "$MPT" root "$tmp/empty_file.json"
+expect "empty file" 2 '^$' '^mpt: error: malformed JSON: .*empty_file.json: line 1, column 1' -- "$MPT" root "$tmp/empty_file.json"
 printf '{"a": "b"} x' >"$tmp/trailing.json"
 expect "data after the document" 2 '^$' '^mpt: error: .*unexpected data after the document' -- "$MPT" root "$tmp/trailing.json"
 expect "no input" 2 '^$' '^mpt: error: root: INPUT is required' -- "$MPT" root
@@ -121,7 +121,7 @@ sed 's/"0xe230a0cc/"0xe230a0cd/' "$FIX/proof_present.json" >"$tmp/p_flipped.json
 expect "proof: flipped byte" 1 '^invalid: node for hash 0xdb64f38b[0-9a-f]{56} missing at depth 1$' '^$' -- "$MPT" proof --verify "$tmp/p_flipped.json"
 # Malformed documents: exit 2, one line.
 printf '{"root": "0x12",' >"$tmp/p_trunc.json"
-expect "proof: malformed JSON" 2 '^$' '^mpt: error: .*p_trunc.json: malformed JSON' -- "$MPT" proof --verify "$tmp/p_trunc.json"
+expect "proof: malformed JSON" 2 '^$' '^mpt: error: malformed JSON: .*p_trunc.json: ' -- "$MPT" proof --verify "$tmp/p_trunc.json"
 echo '[]' >"$tmp/p_array.json"
 expect "proof: not an object" 2 '^$' '^mpt: error: .*not a JSON object' -- "$MPT" proof --verify "$tmp/p_array.json"
 sed '/"proof"/d; s/"value": \("0xc*"\),/"value": \1/' "$FIX/proof_present.json" >"$tmp/p_no_proof.json"

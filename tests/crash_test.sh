@@ -47,7 +47,9 @@ BEGIN {
 
 # "ROOT COUNT" of a key/value file by the streaming route.
 root_count() {
-    "$MPT" root --json "$1" | sed -n 's/.*"keys":\([0-9]*\).*"root":"\(0x[0-9a-f]*\)".*/\2 \1/p'
+    local j
+    j=$("$MPT" root --json "$1") || return
+    echo "$(echo "$j" | sed -n 's/.*"root":"\(0x[0-9a-f]*\)".*/\1/p') $(echo "$j" | sed -n 's/.*"keys":\([0-9]*\).*/\1/p')"
 }
 read -r old old_n < <(root_count "$tmp/base.json")
 read -r new new_n < <(root_count "$tmp/merged.json")
