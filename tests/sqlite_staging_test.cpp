@@ -104,6 +104,33 @@ TEST_CASE("a rolled back staged trie leaves nothing, and the store writes on") {
     s->end_read();
 }
 
+TEST_CASE("a connection stages again after a staged commit") {
+    // A trie without rows leaves the file without rows, so the next new trie is staged
+    // again on the same connection, whose first staging table outlived its commit.
+    TempFile f;
+    auto s = open_new(f);
+    REQUIRE(s->begin_write().ok());
+    auto empty = s->create_trie("empty", false);
+    REQUIRE(empty.ok());
+    REQUIRE(s->commit_write().ok());
+    for (const char* name : {"a", "b"}) {
+        REQUIRE(s->begin_write().ok());
+        auto id = s->create_trie(name, false);
+        REQUIRE(id.ok());
+        REQUIRE(s->put(*id, bytes{1}, bytes(40, static_cast<uint8_t>(name[0]))).ok());
+        REQUIRE(s->commit_write().ok());
+    }
+    REQUIRE(s->begin_read().ok());
+    auto a = s->find_trie("a");
+    auto b = s->find_trie("b");
+    REQUIRE((a.ok() && a->has_value() && b.ok() && b->has_value()));
+    auto row = s->get((*a)->id, bytes{1});
+    REQUIRE(row.ok());
+    CHECK(bytes_equal(*row, bytes(40, 'a')));
+    CHECK(count_rows(*s, (*b)->id, {}) == 1);
+    s->end_read();
+}
+
 TEST_CASE("a new trie fills its pages") {
     // 20000 keccak keys: ~27000 rows, ~2.4 MB of path and rlp. Rows inserted one by one in
     // the builder's order leave the file ~1.2x that; staged, it is ~1.1x.

@@ -79,7 +79,8 @@ private:
     // the nodes table at commit. SQLite copies between such tables in key order, filling
     // pages whole; rows inserted one by one in the builder's order (children before parents)
     // leave pages about 10% empty. Every row operation goes to the staging table meanwhile:
-    // the nodes table is empty, so it holds all rows.
+    // the nodes table is empty, so it holds all rows. After the copy the staging table stays
+    // (unused) until the connection closes or stages again.
     Status begin_staging();
     Status publish_staged();
     void end_staging() noexcept;
