@@ -5,8 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <map>
 #include <mpt/sqlite_store.hpp>
 #include <mpt/stack_trie.hpp>
+#include <random>
 
 #include "test_util.hpp"
 
@@ -169,4 +171,43 @@ TEST_CASE("a new trie fills its pages") {
     const auto file_bytes = std::filesystem::file_size(f.path);
     INFO("file " << file_bytes << " bytes, rows " << row_bytes << " bytes");
     CHECK(static_cast<double>(file_bytes) <= 1.13 * static_cast<double>(row_bytes));
+}
+
+TEST_CASE("put_rows writes as puts in order do, staged and in place") {
+    // Paths from a small set, so that a path repeats inside one batch statement and across
+    // batches; the last write of a path wins. 2 batches and a tail of single puts.
+    std::mt19937_64 rng(test::seed("put_rows"));
+    const size_t n = 2 * SqliteNodeStore::kPutRowsBatch + 5;
+    std::vector<bytes> paths, rlps;
+    for (size_t i = 0; i < n; ++i) {
+        bytes p = test::random_bytes(rng, 1 + rng() % 2);
+        for (uint8_t& x : p) x &= 0x0f;
+        if (i == 7) p.clear();  // the root's path
+        paths.push_back(std::move(p));
+        rlps.push_back(test::random_bytes(rng, 33 + rng() % 40));
+    }
+    std::vector<RowList::Row> rows;
+    for (size_t i = 0; i < n; ++i) rows.push_back({paths[i], rlps[i]});
+    std::map<bytes, bytes> expected;
+    for (size_t i = 0; i < n; ++i) expected[paths[i]] = rlps[i];
+    REQUIRE(expected.size() < n);  // some path repeats
+
+    TempFile f;
+    auto s = open_new(f);
+    for (const char* name : {"staged", "in place"}) {
+        INFO(name);
+        REQUIRE(s->begin_write().ok());
+        auto id = s->create_trie(name, false);
+        REQUIRE(id.ok());
+        REQUIRE(s->put_rows(*id, rows).ok());
+        REQUIRE(s->commit_write().ok());
+        REQUIRE(s->begin_read().ok());
+        std::map<bytes, bytes> got;
+        REQUIRE(s->scan(*id, {}, [&](bytes_view p, bytes_view r) {
+                     got[bytes(p.begin(), p.end())] = bytes(r.begin(), r.end());
+                     return true;
+                 }).ok());
+        s->end_read();
+        CHECK(got == expected);
+    }
 }

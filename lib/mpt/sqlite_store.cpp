@@ -161,7 +161,8 @@ void SqliteNodeStore::RowStatements::finalize() noexcept {
     sqlite3_finalize(get);
     sqlite3_finalize(put);
     sqlite3_finalize(erase);
-    get = put = erase = nullptr;
+    sqlite3_finalize(put_batch);
+    get = put = erase = put_batch = nullptr;
 }
 
 Status SqliteNodeStore::prepare_rows(RowStatements& s, const char* table) {
@@ -453,6 +454,37 @@ Status SqliteNodeStore::put(TrieId trie, bytes_view path, bytes_view rlp) {
     const int rc = sqlite3_step(put);
     sqlite3_reset(put);
     if (rc != SQLITE_DONE) return error("write node");
+    return {};
+}
+
+Status SqliteNodeStore::put_rows(TrieId trie, std::span<const RowList::Row> rows) {
+    // One statement inserts kPutRowsBatch rows in order, as as many puts would: a later row
+    // of the same path replaces an earlier one. Keeping one cursor across its rows also
+    // spares SQLite the descent from the root when rows come in key order.
+    if (rows.size() >= kPutRowsBatch && rows_->put_batch == nullptr) {
+        std::string sql =
+            std::string("INSERT OR REPLACE INTO ") + table_ + "(trie, path, rlp) VALUES";
+        for (size_t i = 0; i < kPutRowsBatch; ++i) sql += i == 0 ? "(?1, ?, ?)" : ", (?1, ?, ?)";
+        MPT_CHECK(prepare(&rows_->put_batch, sql.c_str()));
+    }
+    size_t i = 0;
+    for (; rows.size() - i >= kPutRowsBatch; i += kPutRowsBatch) {
+        sqlite3_stmt* put = rows_->put_batch;
+        sqlite3_reset(put);
+        sqlite3_bind_int64(put, 1, trie);
+        for (size_t j = 0; j < kPutRowsBatch; ++j) {
+            const RowList::Row& r = rows[i + j];
+            const int at = 2 + 2 * static_cast<int>(j);
+            sqlite3_bind_blob(put, at, blob_ptr(r.path), static_cast<int>(r.path.size()),
+                              SQLITE_STATIC);
+            sqlite3_bind_blob(put, at + 1, r.rlp.data(), static_cast<int>(r.rlp.size()),
+                              SQLITE_STATIC);
+        }
+        const int rc = sqlite3_step(put);
+        sqlite3_reset(put);
+        if (rc != SQLITE_DONE) return error("write node");
+    }
+    for (; i < rows.size(); ++i) MPT_CHECK(put(trie, rows[i].path, rows[i].rlp));
     return {};
 }
 
