@@ -7,9 +7,10 @@
 // The floor: the rows `mpt build` writes for that dataset (the streaming builder's nodes, in
 // the order it emits them), computed first and held in memory, then only inserted into a new
 // trie file in one transaction. The file is created by SqliteNodeStore, so schema and header
-// are the real ones; the connection pragmas and the insert statement repeat those of
-// lib/mpt/sqlite_store.cpp. What is timed is the transaction (begin to commit) and the close
-// (which checkpoints the write-ahead log into the file).
+// are the real ones; the connection pragmas and the insert statements repeat those of
+// lib/mpt/sqlite_store.cpp (SqliteNodeStore::put_rows: kPutRowsBatch rows per statement, the
+// rest one by one). What is timed is the transaction (begin to commit) and the close (which
+// checkpoints the write-ahead log into the file).
 //
 // Prints one JSON object: rows, row_bytes (path + rlp), root, insert_seconds, close_seconds
 // (wall clock) and insert_cpu_seconds, close_cpu_seconds (user + system), file_bytes.
@@ -136,13 +137,24 @@ int main(int argc, char** argv) {
     }
 
     sqlite3* db = nullptr;
-    check(db, sqlite3_open_v2(db_out.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr), "open");
+    // The flags of SqliteNodeStore::open: no mutexes (one thread uses the connection).
+    check(
+        db,
+        sqlite3_open_v2(db_out.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr),
+        "open");
     check(db, sqlite3_exec(db, "PRAGMA synchronous=NORMAL", nullptr, nullptr, nullptr), "pragma");
     check(db, sqlite3_exec(db, "PRAGMA cache_size=-65536", nullptr, nullptr, nullptr), "pragma");
     sqlite3_stmt* ins = nullptr;
     check(db,
           sqlite3_prepare_v3(db, "INSERT OR REPLACE INTO nodes(trie, path, rlp) VALUES(?1, ?2, ?3)",
                              -1, SQLITE_PREPARE_PERSISTENT, &ins, nullptr),
+          "prepare");
+    constexpr size_t kBatch = mpt::SqliteNodeStore::kPutRowsBatch;
+    std::string batch_sql = "INSERT OR REPLACE INTO nodes(trie, path, rlp) VALUES";
+    for (size_t i = 0; i < kBatch; ++i) batch_sql += i == 0 ? "(?1, ?, ?)" : ", (?1, ?, ?)";
+    sqlite3_stmt* batch = nullptr;
+    check(db,
+          sqlite3_prepare_v3(db, batch_sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &batch, nullptr),
           "prepare");
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -153,7 +165,23 @@ int main(int argc, char** argv) {
                        nullptr, nullptr, nullptr),
           "insert trie");
     static const uint8_t kEmpty = 0;
-    for (size_t i = 0; i < rows.size(); ++i) {
+    size_t first = 0;
+    for (; rows.size() - first >= kBatch; first += kBatch) {
+        sqlite3_reset(batch);
+        sqlite3_bind_int64(batch, 1, 1);
+        for (size_t j = 0; j < kBatch; ++j) {
+            const bytes_view path = rows.path(first + j);
+            const bytes_view rlp = rows.rlp(first + j);
+            const int at = 2 + 2 * static_cast<int>(j);
+            sqlite3_bind_blob(batch, at, path.empty() ? &kEmpty : path.data(),
+                              static_cast<int>(path.size()), SQLITE_STATIC);
+            sqlite3_bind_blob(batch, at + 1, rlp.data(), static_cast<int>(rlp.size()),
+                              SQLITE_STATIC);
+        }
+        check(db, sqlite3_step(batch), "insert");
+    }
+    sqlite3_reset(batch);
+    for (size_t i = first; i < rows.size(); ++i) {
         const bytes_view path = rows.path(i);
         const bytes_view rlp = rows.rlp(i);
         sqlite3_reset(ins);
@@ -174,6 +202,7 @@ int main(int argc, char** argv) {
     const double insert_s = seconds_since(t0);
     const double insert_cpu = cpu_seconds() - c0;
     sqlite3_finalize(ins);
+    sqlite3_finalize(batch);
     const auto t1 = std::chrono::steady_clock::now();
     const double c1 = cpu_seconds();
     check(db, sqlite3_close(db), "close");

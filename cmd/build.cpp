@@ -21,10 +21,15 @@ struct BuildCmdOptions {
 };
 
 int run_build(const BuildCmdOptions& o) {
-    auto text = read_file(o.input);
+    auto text = load_input(o.input);
     if (!text) return report(text.error());
-    auto input = parse_kv(*text);
+    Result<KvInput> input = Errc::internal;
+    {
+        const SigbusGuard guard;  // the file is mapped while it is parsed
+        input = parse_kv(text->view());
+    }
     if (!input) return report(input.error(), o.input);
+    *text = InputText();  // the pairs live in the input's own arena
     auto store = SqliteNodeStore::open(o.output, SqliteNodeStore::Mode::create);
     if (!store) return report(store.error());
     BuildOptions b;

@@ -57,4 +57,26 @@ Result<bytes> parse_key(const std::string& text) {
 
 bool stderr_is_tty() { return ::isatty(STDERR_FILENO) == 1; }
 
+namespace {
+
+void on_sigbus(int) {
+    static const char kMessage[] = "mpt: error: the input file shrank while it was being read\n";
+    const ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    (void)ignored;
+    _exit(kInput);
+}
+
+}  // namespace
+
+SigbusGuard::SigbusGuard() {
+    struct sigaction sa {};
+    sa.sa_handler = on_sigbus;
+    sigemptyset(&sa.sa_mask);
+    installed_ = sigaction(SIGBUS, &sa, &previous_) == 0;
+}
+
+SigbusGuard::~SigbusGuard() {
+    if (installed_) sigaction(SIGBUS, &previous_, nullptr);
+}
+
 }  // namespace mpt::cli

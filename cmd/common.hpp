@@ -28,6 +28,8 @@ int report_usage(const std::string& message);
 
 #include <memory>
 
+#include <signal.h>
+
 namespace mpt::cli {
 
 // A trie file opened for reading one trie, inside a read transaction (a consistent
@@ -51,5 +53,20 @@ Result<bytes> parse_key(const std::string& text);
 
 // True when stderr is a terminal, so progress may be shown there.
 bool stderr_is_tty();
+
+// While it lives, a SIGBUS (a mapped input file truncated by another process while it is
+// read) prints one line and exits with kInput instead of killing the process. Restores the
+// previous handler when it goes.
+class SigbusGuard {
+public:
+    SigbusGuard();
+    ~SigbusGuard();
+    SigbusGuard(const SigbusGuard&) = delete;
+    SigbusGuard& operator=(const SigbusGuard&) = delete;
+
+private:
+    struct sigaction previous_ {};
+    bool installed_ = false;
+};
 
 }  // namespace mpt::cli

@@ -13,9 +13,6 @@
 #include <memory>
 #include <thread>
 
-#include <signal.h>
-#include <unistd.h>
-
 #if defined(__linux__)
 #include <sched.h>
 #endif
@@ -39,34 +36,6 @@ unsigned available_cpus() {
 #endif
     return std::max(1u, std::thread::hardware_concurrency());
 }
-
-// A mapped input file truncated by another process while it is parsed raises SIGBUS on the
-// lost pages. Instead of dying of it, say so in one line and exit 2 (an input error).
-void on_sigbus(int) {
-    static const char kMessage[] = "mpt: error: the input file shrank while it was being read\n";
-    const ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
-    (void)ignored;
-    _exit(kInput);
-}
-
-class SigbusGuard {
-public:
-    SigbusGuard() {
-        struct sigaction sa {};
-        sa.sa_handler = on_sigbus;
-        sigemptyset(&sa.sa_mask);
-        installed_ = sigaction(SIGBUS, &sa, &previous_) == 0;
-    }
-    ~SigbusGuard() {
-        if (installed_) sigaction(SIGBUS, &previous_, nullptr);
-    }
-    SigbusGuard(const SigbusGuard&) = delete;
-    SigbusGuard& operator=(const SigbusGuard&) = delete;
-
-private:
-    struct sigaction previous_ {};
-    bool installed_ = false;
-};
 
 int run_vectors(const RootOptions& o) {
     size_t passed = 0, failed = 0;

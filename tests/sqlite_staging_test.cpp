@@ -5,8 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <map>
 #include <mpt/sqlite_store.hpp>
 #include <mpt/stack_trie.hpp>
+#include <random>
 
 #include "test_util.hpp"
 
@@ -104,6 +106,33 @@ TEST_CASE("a rolled back staged trie leaves nothing, and the store writes on") {
     s->end_read();
 }
 
+TEST_CASE("a connection stages again after a staged commit") {
+    // A trie without rows leaves the file without rows, so the next new trie is staged
+    // again on the same connection, whose first staging table outlived its commit.
+    TempFile f;
+    auto s = open_new(f);
+    REQUIRE(s->begin_write().ok());
+    auto empty = s->create_trie("empty", false);
+    REQUIRE(empty.ok());
+    REQUIRE(s->commit_write().ok());
+    for (const char* name : {"a", "b"}) {
+        REQUIRE(s->begin_write().ok());
+        auto id = s->create_trie(name, false);
+        REQUIRE(id.ok());
+        REQUIRE(s->put(*id, bytes{1}, bytes(40, static_cast<uint8_t>(name[0]))).ok());
+        REQUIRE(s->commit_write().ok());
+    }
+    REQUIRE(s->begin_read().ok());
+    auto a = s->find_trie("a");
+    auto b = s->find_trie("b");
+    REQUIRE((a.ok() && a->has_value() && b.ok() && b->has_value()));
+    auto row = s->get((*a)->id, bytes{1});
+    REQUIRE(row.ok());
+    CHECK(bytes_equal(*row, bytes(40, 'a')));
+    CHECK(count_rows(*s, (*b)->id, {}) == 1);
+    s->end_read();
+}
+
 TEST_CASE("a new trie fills its pages") {
     // 20000 keccak keys: ~27000 rows, ~2.4 MB of path and rlp. Rows inserted one by one in
     // the builder's order leave the file ~1.2x that; staged, it is ~1.1x.
@@ -142,4 +171,43 @@ TEST_CASE("a new trie fills its pages") {
     const auto file_bytes = std::filesystem::file_size(f.path);
     INFO("file " << file_bytes << " bytes, rows " << row_bytes << " bytes");
     CHECK(static_cast<double>(file_bytes) <= 1.13 * static_cast<double>(row_bytes));
+}
+
+TEST_CASE("put_rows writes as puts in order do, staged and in place") {
+    // Paths from a small set, so that a path repeats inside one batch statement and across
+    // batches; the last write of a path wins. 2 batches and a tail of single puts.
+    std::mt19937_64 rng(test::seed("put_rows"));
+    const size_t n = 2 * SqliteNodeStore::kPutRowsBatch + 5;
+    std::vector<bytes> paths, rlps;
+    for (size_t i = 0; i < n; ++i) {
+        bytes p = test::random_bytes(rng, 1 + rng() % 2);
+        for (uint8_t& x : p) x &= 0x0f;
+        if (i == 7) p.clear();  // the root's path
+        paths.push_back(std::move(p));
+        rlps.push_back(test::random_bytes(rng, 33 + rng() % 40));
+    }
+    std::vector<RowList::Row> rows;
+    for (size_t i = 0; i < n; ++i) rows.push_back({paths[i], rlps[i]});
+    std::map<bytes, bytes> expected;
+    for (size_t i = 0; i < n; ++i) expected[paths[i]] = rlps[i];
+    REQUIRE(expected.size() < n);  // some path repeats
+
+    TempFile f;
+    auto s = open_new(f);
+    for (const char* name : {"staged", "in place"}) {
+        INFO(name);
+        REQUIRE(s->begin_write().ok());
+        auto id = s->create_trie(name, false);
+        REQUIRE(id.ok());
+        REQUIRE(s->put_rows(*id, rows).ok());
+        REQUIRE(s->commit_write().ok());
+        REQUIRE(s->begin_read().ok());
+        std::map<bytes, bytes> got;
+        REQUIRE(s->scan(*id, {}, [&](bytes_view p, bytes_view r) {
+                     got[bytes(p.begin(), p.end())] = bytes(r.begin(), r.end());
+                     return true;
+                 }).ok());
+        s->end_read();
+        CHECK(got == expected);
+    }
 }

@@ -12,11 +12,11 @@
 // Thread safety: a store object is used by one thread at a time.
 #pragma once
 
-#include <mpt/trie.hpp>
-
 #include <functional>
 #include <map>
+#include <mpt/trie.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,6 +53,14 @@ public:
     // REQUIRES: inside a write. Creates a trie with the empty root.
     virtual Result<TrieId> create_trie(std::string_view name, bool secure) = 0;
     virtual Status put(TrieId trie, bytes_view path, bytes_view rlp) = 0;
+    // The same as put() for each row in order; a store may write them in fewer steps.
+    virtual Status put_rows(TrieId trie, std::span<const RowList::Row> rows) {
+        for (const RowList::Row& r : rows) MPT_CHECK(put(trie, r.path, r.rlp));
+        return {};
+    }
+    // True when the order of puts cannot change what the store keeps (it orders the rows
+    // itself), so that a writer may put them in the order cheapest for it.
+    virtual bool row_order_free() const noexcept { return false; }
     virtual Status erase(TrieId trie, bytes_view path) = 0;
     // Erases every row of the trie whose path starts with prefix.
     virtual Status erase_subtree(TrieId trie, bytes_view prefix) = 0;

@@ -45,6 +45,11 @@ public:
     Status begin_write() override;
     Result<TrieId> create_trie(std::string_view name, bool secure) override;
     Status put(TrieId trie, bytes_view path, bytes_view rlp) override;
+    static constexpr size_t kPutRowsBatch = 64;
+    // Writes kPutRowsBatch rows per statement, which amortises SQLite's per-statement work.
+    Status put_rows(TrieId trie, std::span<const RowList::Row> rows) override;
+    // While a new trie is staged: the copy at commit writes its rows in key order.
+    bool row_order_free() const noexcept override { return rows_ == &staged_; }
     Status erase(TrieId trie, bytes_view path) override;
     Status erase_subtree(TrieId trie, bytes_view prefix) override;
     Status set_root(TrieId trie, const Hash256& root) override;
@@ -73,6 +78,7 @@ private:
         sqlite3_stmt* get = nullptr;
         sqlite3_stmt* put = nullptr;    // null when read-only
         sqlite3_stmt* erase = nullptr;  // null when read-only
+        sqlite3_stmt* put_batch = nullptr;  // put of kPutRowsBatch rows; made on first use
         void finalize() noexcept;
     };
     Status prepare_rows(RowStatements& s, const char* table);
@@ -81,7 +87,8 @@ private:
     // the nodes table at commit. SQLite copies between such tables in key order, filling
     // pages whole; rows inserted one by one in the builder's order (children before parents)
     // leave pages about 10% empty. Every row operation goes to the staging table meanwhile:
-    // the nodes table is empty, so it holds all rows.
+    // the nodes table is empty, so it holds all rows. After the copy the staging table stays
+    // (unused) until the connection closes or stages again.
     Status begin_staging();
     Status publish_staged();
     void end_staging() noexcept;

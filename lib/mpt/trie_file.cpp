@@ -1,18 +1,22 @@
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
 #include <mpt/hex.hpp>
 #include <mpt/stack_trie.hpp>
 #include <mpt/trie_file.hpp>
-
-#include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <thread>
 
 namespace mpt {
 namespace {
 
-// Writes each node the streaming builder hashes; keeps the first error. Above a size
-// threshold the rows go to a writer thread in packed batches, so that SQLite's inserts run
-// on one core while hashing goes on on the other. The store is then used by the writer
+// Writes each node the streaming builder hashes; keeps the first error. Rows are written in
+// batches (store.put_rows writes several per statement). When the store's file does not
+// depend on the order of writes (row_order_free), each batch is sorted by path first: it is
+// one key range but for the few ancestors of rows written before, so SQLite's inserts mostly
+// append. Otherwise rows keep the builder's order, and the file stays what it was. Above a
+// size threshold the batches go to a writer thread, so that SQLite's inserts run on one core
+// while hashing (and sorting) goes on on the other; the store is then used by the writer
 // thread alone until finish() returns.
 class StoreSink : public NodeSink {
 public:
@@ -20,19 +24,15 @@ public:
     static constexpr size_t kMaxQueued = 4;  // batches in flight: bounds the memory
 
     StoreSink(NodeStore& store, TrieId trie, bool threaded)
-        : store_(store), trie_(trie), threaded_(threaded) {
+        : store_(store), trie_(trie), threaded_(threaded), sorted_(store.row_order_free()) {
         if (threaded_) writer_ = std::thread([this] { write_loop(); });
     }
     ~StoreSink() override { static_cast<void>(finish()); }
 
     void put(bytes_view path, bytes_view rlp) override {
         ++rows_;
-        if (!threaded_) {
-            if (status_.ok()) status_ = store_.put(trie_, path, rlp);
-            return;
-        }
-        current_.push_back(path, rlp);
-        if (current_.size() >= kBatchRows) hand_over();
+        current_.rows.push_back(path, rlp);
+        if (current_.rows.size() >= kBatchRows) hand_over();
     }
 
     // True once a write failed; the builder may stop early.
@@ -44,8 +44,8 @@ public:
 
     // Writes what is left and waits for the writer. Returns the first error.
     Status finish() {
+        hand_over();
         if (threaded_ && writer_.joinable()) {
-            hand_over();
             {
                 std::lock_guard<std::mutex> lock(mutex_);
                 done_ = true;
@@ -59,19 +59,38 @@ public:
     size_t rows() const noexcept { return rows_; }
 
 private:
+    struct Batch {
+        RowList rows;
+        std::vector<RowList::Row> order;  // views into rows, in the order to write them
+    };
+
     void hand_over() {
-        if (current_.empty()) return;
+        if (current_.rows.empty()) return;
+        Batch& b = current_;
+        b.order.reserve(b.rows.size());
+        for (const RowList::Row r : b.rows) b.order.push_back(r);
+        if (sorted_) {
+            std::sort(b.order.begin(), b.order.end(),
+                      [](const RowList::Row& x, const RowList::Row& y) {
+                          return bytes_less(x.path, y.path);
+                      });
+        }
+        if (!threaded_) {
+            if (status_.ok()) status_ = store_.put_rows(trie_, b.order);
+            current_ = Batch();
+            return;
+        }
         std::unique_lock<std::mutex> lock(mutex_);
         room_.wait(lock, [&] { return queue_.size() < kMaxQueued; });
         queue_.push_back(std::move(current_));
-        current_ = RowList();
+        current_ = Batch();
         lock.unlock();
         ready_.notify_one();
     }
 
     void write_loop() {
         while (true) {
-            RowList batch;
+            Batch batch;
             {
                 std::unique_lock<std::mutex> lock(mutex_);
                 ready_.wait(lock, [&] { return !queue_.empty() || done_; });
@@ -80,11 +99,7 @@ private:
                 queue_.pop_front();
             }
             room_.notify_one();
-            Status s;
-            for (const RowList::Row row : batch) {
-                s = store_.put(trie_, row.path, row.rlp);
-                if (!s.ok()) break;
-            }
+            const Status s = store_.put_rows(trie_, batch.order);
             if (!s.ok()) {
                 std::lock_guard<std::mutex> lock(mutex_);
                 if (status_.ok()) status_ = s;
@@ -95,12 +110,13 @@ private:
     NodeStore& store_;
     TrieId trie_;
     bool threaded_;
+    bool sorted_;  // write each batch in path order
     Status status_;
     size_t rows_ = 0;
-    RowList current_;
+    Batch current_;
     std::mutex mutex_;
     std::condition_variable ready_, room_;
-    std::deque<RowList> queue_;
+    std::deque<Batch> queue_;
     bool done_ = false;
     std::thread writer_;
 };
