@@ -1,5 +1,5 @@
-// mpt_sqlite_floor N JSON_OUT DB_OUT: the dataset of the build benchmark, and the floor a trie
-// file build cannot beat.
+// mpt_sqlite_floor N JSON_OUT DB_OUT [ROWS_PER_STATEMENT]: the dataset of the build benchmark,
+// and the floor a trie file build cannot beat.
 //
 // The dataset: N pairs, key_i = keccak256(i as 8 bytes big-endian), value_i = keccak256(key_i).
 // It is written to JSON_OUT as one JSON object (the input of `mpt build`).
@@ -9,8 +9,9 @@
 // trie file in one transaction. The file is created by SqliteNodeStore, so schema and header
 // are the real ones; the connection pragmas and the insert statements repeat those of
 // lib/mpt/sqlite_store.cpp (SqliteNodeStore::put_rows: kPutRowsBatch rows per statement, the
-// rest one by one). What is timed is the transaction (begin to commit) and the close (which
-// checkpoints the write-ahead log into the file).
+// rest one by one). ROWS_PER_STATEMENT 1 inserts every row by its own statement instead, the
+// floor of a writer that does not batch. What is timed is the transaction (begin to commit) and the
+// close (which checkpoints the write-ahead log into the file).
 //
 // Prints one JSON object: rows, row_bytes (path + rlp), root, insert_seconds, close_seconds
 // (wall clock) and insert_cpu_seconds, close_cpu_seconds (user + system), file_bytes.
@@ -85,10 +86,11 @@ double cpu_seconds() {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: mpt_sqlite_floor N JSON_OUT DB_OUT\n");
+    if (argc != 4 && argc != 5) {
+        std::fprintf(stderr, "usage: mpt_sqlite_floor N JSON_OUT DB_OUT [ROWS_PER_STATEMENT]\n");
         return 2;
     }
+    const bool batched = argc == 4 || std::string(argv[4]) != "1";
     const size_t n = std::strtoull(argv[1], nullptr, 10);
     const std::string json_out = argv[2];
     const std::string db_out = argv[3];
@@ -166,7 +168,7 @@ int main(int argc, char** argv) {
           "insert trie");
     static const uint8_t kEmpty = 0;
     size_t first = 0;
-    for (; rows.size() - first >= kBatch; first += kBatch) {
+    for (; batched && rows.size() - first >= kBatch; first += kBatch) {
         sqlite3_reset(batch);
         sqlite3_bind_int64(batch, 1, 1);
         for (size_t j = 0; j < kBatch; ++j) {

@@ -12,9 +12,10 @@
 // Thread safety: a store object is used by one thread at a time.
 #pragma once
 
+#include <mpt/trie.hpp>
+
 #include <functional>
 #include <map>
-#include <mpt/trie.hpp>
 #include <optional>
 #include <span>
 #include <string>

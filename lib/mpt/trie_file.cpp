@@ -1,9 +1,10 @@
-#include <algorithm>
-#include <condition_variable>
-#include <deque>
 #include <mpt/hex.hpp>
 #include <mpt/stack_trie.hpp>
 #include <mpt/trie_file.hpp>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <thread>
 
@@ -70,10 +71,10 @@ private:
         b.order.reserve(b.rows.size());
         for (const RowList::Row r : b.rows) b.order.push_back(r);
         if (sorted_) {
-            std::sort(b.order.begin(), b.order.end(),
-                      [](const RowList::Row& x, const RowList::Row& y) {
-                          return bytes_less(x.path, y.path);
-                      });
+            std::stable_sort(b.order.begin(), b.order.end(),
+                             [](const RowList::Row& x, const RowList::Row& y) {
+                                 return bytes_less(x.path, y.path);
+                             });
         }
         if (!threaded_) {
             if (status_.ok()) status_ = store_.put_rows(trie_, b.order);
@@ -153,9 +154,8 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
     TrieId id;
     if (existing) {
         if (existing->secure != o.secure) {
-            return {Errc::trie_kind_mismatch,
-                    "--replace keeps the trie's kind: trie " + o.trie + " is " +
-                        (existing->secure ? "secure" : "plain")};
+            return {Errc::trie_kind_mismatch, "--replace keeps the trie's kind: trie " + o.trie +
+                                                  " is " + (existing->secure ? "secure" : "plain")};
         }
         id = existing->id;
         MPT_CHECK(store.erase_subtree(id, {}));
@@ -317,10 +317,10 @@ Result<TrieStats> trie_stats(NodeStore& store, const TrieInfo& trie) {
             }
             return;
         }
-        TrieStats::Count& c = embedded                                      ? s.embedded
-                              : v->kind == NodeView::Kind::leaf             ? s.leaf
-                              : v->kind == NodeView::Kind::extension        ? s.extension
-                                                                            : s.branch;
+        TrieStats::Count& c = embedded                               ? s.embedded
+                              : v->kind == NodeView::Kind::leaf      ? s.leaf
+                              : v->kind == NodeView::Kind::extension ? s.extension
+                                                                     : s.branch;
         c.nodes += 1;
         c.bytes += rlp.size();
         if (v->kind == NodeView::Kind::leaf) ++s.pairs;
