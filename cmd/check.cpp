@@ -25,11 +25,11 @@ int run_check(const CheckOptions& o) {
     const bool clean = r->problems.empty();
     if (o.json) {
         const nlohmann::ordered_json j = {{"ok", clean},
-                                  {"trie", o.trie},
-                                  {"root", to_hex(t->info.root)},
-                                  {"rows", r->rows},
-                                  {"reachable", r->reachable},
-                                  {"problems", r->problems}};
+                                          {"trie", o.trie},
+                                          {"root", to_hex(t->info.root)},
+                                          {"rows", r->rows},
+                                          {"reachable", r->reachable},
+                                          {"problems", r->problems}};
         fmt::print("{}\n", j.dump());
     } else {
         for (const std::string& p : r->problems) fmt::print("{}\n", p);
@@ -53,21 +53,25 @@ int run_stats(const CheckOptions& o) {
     if (o.json) {
         nlohmann::ordered_json depth = nlohmann::ordered_json::array();
         for (const auto& c : s->by_depth) depth.push_back(count_json(c));
-        const nlohmann::ordered_json j = {{"trie", o.trie},          {"root", to_hex(t->info.root)},
-                                  {"secure", t->info.secure}, {"pairs", s->pairs},
-                                  {"rows", s->rows},          {"row_bytes", s->row_bytes},
-                                  {"file_bytes", *size},      {"leaf", count_json(s->leaf)},
-                                  {"extension", count_json(s->extension)},
-                                  {"branch", count_json(s->branch)},
-                                  {"embedded", count_json(s->embedded)},
-                                  {"rows_by_depth", depth}};
+        const nlohmann::ordered_json j = {{"trie", o.trie},
+                                          {"root", to_hex(t->info.root)},
+                                          {"secure", t->info.secure},
+                                          {"pairs", s->pairs},
+                                          {"rows", s->rows},
+                                          {"row_bytes", s->row_bytes},
+                                          {"file_bytes", *size},
+                                          {"leaf", count_json(s->leaf)},
+                                          {"extension", count_json(s->extension)},
+                                          {"branch", count_json(s->branch)},
+                                          {"embedded", count_json(s->embedded)},
+                                          {"rows_by_depth", depth}};
         fmt::print("{}\n", j.dump());
         return kOk;
     }
     fmt::print("trie {} ({}), root {}\n", o.trie, t->info.secure ? "secure" : "plain",
                to_hex(t->info.root));
-    fmt::print("pairs {}, rows {}, row bytes {}, file bytes {}\n", s->pairs, s->rows,
-               s->row_bytes, *size);
+    fmt::print("pairs {}, rows {}, row bytes {}, file bytes {}\n", s->pairs, s->rows, s->row_bytes,
+               *size);
     fmt::print("{:<10} {:>10} {:>12}\n", "type", "nodes", "bytes");
     fmt::print("{:<10} {:>10} {:>12}\n", "leaf", s->leaf.nodes, s->leaf.bytes);
     fmt::print("{:<10} {:>10} {:>12}\n", "extension", s->extension.nodes, s->extension.bytes);

@@ -9,11 +9,11 @@ namespace mpt::cli {
 
 // The exit codes, the same for every command (man/mpt.1).
 enum Exit : int {
-    kOk = 0,         // success; valid; identical; every vector passed
-    kNegative = 1,   // invalid proof or range, differences, a failed vector, key absent
-    kInput = 2,      // usage or input error
-    kStorage = 3,    // storage error
-    kInternal = 4,   // internal error
+    kOk = 0,        // success; valid; identical; every vector passed
+    kNegative = 1,  // invalid proof or range, differences, a failed vector, key absent
+    kInput = 2,     // usage or input error
+    kStorage = 3,   // storage error
+    kInternal = 4,  // internal error
 };
 
 int exit_code(const Error& e) noexcept;

@@ -8,8 +8,8 @@
 #include <mpt/stack_trie.hpp>
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -50,7 +50,11 @@ public:
     }
     Row row(size_t leaves, const char* op, size_t n) const {
         const double d = static_cast<double>(n);
-        return {leaves, op, total_.allocs / d, total_.bytes / d, sqlite_total_.allocs / d,
+        return {leaves,
+                op,
+                total_.allocs / d,
+                total_.bytes / d,
+                sqlite_total_.allocs / d,
                 sqlite_total_.bytes / d};
     }
 
@@ -167,8 +171,11 @@ int run_count_allocs(const CountOptions& o) {
     if (o.json) {
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
         for (const Row& r : rows) {
-            j.push_back({{"leaves", r.leaves}, {"op", r.op}, {"allocs", r.allocs},
-                         {"bytes", r.bytes}, {"sqlite_allocs", r.sqlite_allocs},
+            j.push_back({{"leaves", r.leaves},
+                         {"op", r.op},
+                         {"allocs", r.allocs},
+                         {"bytes", r.bytes},
+                         {"sqlite_allocs", r.sqlite_allocs},
                          {"sqlite_bytes", r.sqlite_bytes}});
         }
         fmt::print("{}\n", j.dump());
@@ -177,8 +184,8 @@ int run_count_allocs(const CountOptions& o) {
     fmt::print("{:>9} {:<9} {:>9} {:>10} {:>14} {:>13}\n", "leaves", "op", "allocs", "bytes",
                "sqlite_allocs", "sqlite_bytes");
     for (const Row& r : rows) {
-        fmt::print("{:>9} {:<9} {:>9.2f} {:>10.1f} {:>14.2f} {:>13.1f}\n", r.leaves, r.op,
-                   r.allocs, r.bytes, r.sqlite_allocs, r.sqlite_bytes);
+        fmt::print("{:>9} {:<9} {:>9.2f} {:>10.1f} {:>14.2f} {:>13.1f}\n", r.leaves, r.op, r.allocs,
+                   r.bytes, r.sqlite_allocs, r.sqlite_bytes);
     }
     return kOk;
 }

@@ -168,7 +168,8 @@ void register_diff(CLI::App& app, Runner& runner) {
     sub->add_option("b", o->b, "The new side: a trie file, or a key/value JSON file (- for stdin)")
         ->required();
     sub->add_option("--trie", o->trie_a, "Trie of A when A is a trie file")->capture_default_str();
-    sub->add_option("--trie-b", o->trie_b, "Trie of B when B is a trie file")->capture_default_str();
+    sub->add_option("--trie-b", o->trie_b, "Trie of B when B is a trie file")
+        ->capture_default_str();
     sub->add_flag("--secure", o->secure, "Hash every key of key/value input with keccak256");
     sub->add_flag("--json", o->json, "Print one JSON document");
     sub->add_flag("--stats", o->stats, "Print the nodes read on each side to stderr");

@@ -56,7 +56,8 @@ int run_vectors(const RootOptions& o) {
     }
     if (o.json) {
         fmt::print("{}\n",
-                   nlohmann::ordered_json{{"cases", cases}, {"passed", passed}, {"failed", failed}}.dump());
+                   nlohmann::ordered_json{{"cases", cases}, {"passed", passed}, {"failed", failed}}
+                       .dump());
     } else {
         fmt::print("{} passed, {} failed\n", passed, failed);
     }
@@ -76,8 +77,9 @@ int run_root(const RootOptions& o) {
         auto t = open_trie(o.input, o.trie);
         if (!t) return report(t.error());
         if (o.json) {
-            fmt::print("{}\n",
-                       nlohmann::ordered_json{{"root", to_hex(t->info.root)}, {"trie", o.trie}}.dump());
+            fmt::print(
+                "{}\n",
+                nlohmann::ordered_json{{"root", to_hex(t->info.root)}, {"trie", o.trie}}.dump());
         } else {
             fmt::print("{}\n", to_hex(t->info.root));
         }
@@ -98,8 +100,9 @@ int run_root(const RootOptions& o) {
     if (!root_or) return report(root_or.error(), o.input);
     const Hash256 root = *root_or;
     if (o.json) {
-        fmt::print("{}\n",
-                   nlohmann::ordered_json{{"root", to_hex(root)}, {"keys", sorted.pairs.size()}}.dump());
+        fmt::print(
+            "{}\n",
+            nlohmann::ordered_json{{"root", to_hex(root)}, {"keys", sorted.pairs.size()}}.dump());
     } else {
         fmt::print("{}\n", to_hex(root));
     }

@@ -40,8 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     auto v = verify_range(batch->root, first, r->keys, r->values, &r->proof);
     FUZZ_CHECK(v.ok());
-    const auto last = r->keys.empty() ? content.lower_bound(first)
-                                      : content.upper_bound(r->keys.back());
+    const auto last =
+        r->keys.empty() ? content.lower_bound(first) : content.upper_bound(r->keys.back());
     FUZZ_CHECK(v->more == (!r->keys.empty() && last != content.end()));
 
     // Mutations: flip a proof byte, change a value, drop a pair.
@@ -63,7 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         // Still valid: then the pairs are exactly the trie's from first up to the last key.
         auto it = content.lower_bound(first);
         for (size_t i = 0; i < r->keys.size(); ++i, ++it) {
-            FUZZ_CHECK(it != content.end() && it->first == r->keys[i] && it->second == r->values[i]);
+            FUZZ_CHECK(it != content.end() && it->first == r->keys[i] &&
+                       it->second == r->values[i]);
         }
     } else {
         FUZZ_CHECK(m.error().code == Errc::invalid_proof);

@@ -52,9 +52,9 @@ TEST_CASE("rlp decode rejects non-canonical and truncated input") {
         return r.ok() ? Errc::internal : r.error().code;
     };
     CHECK(err("") == Errc::rlp_truncated);
-    CHECK(err("8100") == Errc::rlp_non_canonical);     // single byte < 0x80 with header
-    CHECK(err("b800") == Errc::rlp_non_canonical);     // leading zero length
-    CHECK(err("b80100") == Errc::rlp_non_canonical);   // long form for short payload
+    CHECK(err("8100") == Errc::rlp_non_canonical);    // single byte < 0x80 with header
+    CHECK(err("b800") == Errc::rlp_non_canonical);    // leading zero length
+    CHECK(err("b80100") == Errc::rlp_non_canonical);  // long form for short payload
     CHECK(err("83646f") == Errc::rlp_truncated);
     CHECK(err("c3646f") == Errc::rlp_truncated);
     CHECK(err("0000") == Errc::rlp_trailing_bytes);

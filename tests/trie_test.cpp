@@ -60,8 +60,8 @@ TEST_CASE("known roots") {
     CHECK(Trie().root_hash().value() == kEmptyRoot);
     CHECK(StackTrie().finish() == kEmptyRoot);
     // From ethereum/tests TrieTests trietest.json, "dogs" (facts: a known root).
-    std::map<bytes, bytes> m = {{b("doe"), b("reindeer")}, {b("dog"), b("puppy")},
-                                {b("dogglesworth"), b("cat")}};
+    std::map<bytes, bytes> m = {
+        {b("doe"), b("reindeer")}, {b("dog"), b("puppy")}, {b("dogglesworth"), b("cat")}};
     const Hash256 expected =
         hash_of("0x8aad789dff2f538bca5d8ea56e8abe10f4c7ba3a5dea95fea4cd6e7c3a1168d3");
     CHECK(stack_root(m) == expected);

@@ -89,7 +89,7 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Result {
 public:
-    Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+    Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
     Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
     Result(Errc code, std::string detail = {}) : v_(Error{code, std::move(detail)}) {}
 
@@ -138,13 +138,13 @@ using Status = Result<void>;
 // Propagates an error from an expression yielding a Result; binds the value otherwise.
 #define MPT_CONCAT_INNER(a, b) a##b
 #define MPT_CONCAT(a, b) MPT_CONCAT_INNER(a, b)
-#define MPT_TRY_IMPL(tmp, decl, expr) \
-    auto tmp = (expr);                \
+#define MPT_TRY_IMPL(tmp, decl, expr)             \
+    auto tmp = (expr);                            \
     if (!tmp.ok()) return std::move(tmp).error(); \
     decl = std::move(tmp).value()
 #define MPT_TRY(decl, expr) MPT_TRY_IMPL(MPT_CONCAT(mpt_try_, __LINE__), decl, expr)
-#define MPT_CHECK(expr)                                    \
-    do {                                                   \
-        auto mpt_status_ = (expr);                         \
+#define MPT_CHECK(expr)                                               \
+    do {                                                              \
+        auto mpt_status_ = (expr);                                    \
         if (!mpt_status_.ok()) return std::move(mpt_status_).error(); \
     } while (0)

@@ -33,7 +33,9 @@ Status MemoryNodeStore::scan(TrieId trie, bytes_view prefix, const RowVisitor& f
     for (auto it = s.rows.lower_bound({trie, bytes(prefix.begin(), prefix.end())});
          it != s.rows.end() && it->first.first == trie; ++it) {
         const bytes& p = it->first.second;
-        if (p.size() < prefix.size() || !bytes_equal(bytes_view(p).subspan(0, prefix.size()), prefix)) break;
+        if (p.size() < prefix.size() ||
+            !bytes_equal(bytes_view(p).subspan(0, prefix.size()), prefix))
+            break;
         if (!f(p, it->second)) break;
     }
     return {};
@@ -71,7 +73,8 @@ Status MemoryNodeStore::erase_subtree(TrieId trie, bytes_view prefix) {
     if (!pending_) return {Errc::internal, "erase outside a write"};
     auto& rows = pending_->rows;
     auto it = rows.lower_bound({trie, bytes(prefix.begin(), prefix.end())});
-    while (it != rows.end() && it->first.first == trie && it->first.second.size() >= prefix.size() &&
+    while (it != rows.end() && it->first.first == trie &&
+           it->first.second.size() >= prefix.size() &&
            bytes_equal(bytes_view(it->first.second).subspan(0, prefix.size()), prefix)) {
         it = rows.erase(it);
     }

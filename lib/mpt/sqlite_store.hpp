@@ -76,8 +76,8 @@ private:
 
     struct RowStatements {
         sqlite3_stmt* get = nullptr;
-        sqlite3_stmt* put = nullptr;    // null when read-only
-        sqlite3_stmt* erase = nullptr;  // null when read-only
+        sqlite3_stmt* put = nullptr;        // null when read-only
+        sqlite3_stmt* erase = nullptr;      // null when read-only
         sqlite3_stmt* put_batch = nullptr;  // put of kPutRowsBatch rows; made on first use
         void finalize() noexcept;
     };

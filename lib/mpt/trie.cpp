@@ -180,10 +180,18 @@ Result<TrieNodePtr> from_view(const NodeView& v, const NodeRef& ref, bool has_ro
 
 void TrieNodeDeleter::operator()(TrieNode* n) const noexcept {
     switch (n->type) {
-        case Type::leaf: delete static_cast<LeafNode*>(n); break;
-        case Type::extension: delete static_cast<ExtensionNode*>(n); break;
-        case Type::branch: delete static_cast<BranchNode*>(n); break;
-        case Type::stored: delete static_cast<StoredNode*>(n); break;
+        case Type::leaf:
+            delete static_cast<LeafNode*>(n);
+            break;
+        case Type::extension:
+            delete static_cast<ExtensionNode*>(n);
+            break;
+        case Type::branch:
+            delete static_cast<BranchNode*>(n);
+            break;
+        case Type::stored:
+            delete static_cast<StoredNode*>(n);
+            break;
     }
 }
 
@@ -234,7 +242,8 @@ public:
         if (reader_ == nullptr) return {Errc::internal, "stored node without a reader"};
         MPT_TRY(bytes_view rlp, reader_->read(path));
         if (rlp.empty()) {
-            return {Errc::storage_missing_node, reader_->describe() + ", path " + path_string(path)};
+            return {Errc::storage_missing_node,
+                    reader_->describe() + ", path " + path_string(path)};
         }
         if (keccak256(rlp) != slot->ref.hash()) {
             return {Errc::storage_hash_mismatch,
@@ -242,9 +251,8 @@ public:
         }
         auto v = decode_node(rlp);
         if (!v) {
-            return {Errc::storage_bad_node, reader_->describe() + ", path " +
-                                                path_string(path) + ": " +
-                                                v.error().message()};
+            return {Errc::storage_bad_node, reader_->describe() + ", path " + path_string(path) +
+                                                ": " + v.error().message()};
         }
         MPT_TRY(slot, from_view(*v, slot->ref, true));
         return {};
@@ -289,8 +297,7 @@ public:
                 if (cp == leaf.path.size()) {
                     b->value = std::move(leaf.value);
                 } else {
-                    b->children[leaf.path[cp]] =
-                        make_leaf(leaf.path.sub(cp + 1), leaf.value);
+                    b->children[leaf.path[cp]] = make_leaf(leaf.path.sub(cp + 1), leaf.value);
                 }
                 add_new(*b, rest, cp, value);
                 drop(leaf, key, depth);
@@ -320,8 +327,8 @@ public:
                 BranchNode& b = as_branch(*slot);
                 bool changed;
                 if (rest.empty()) {
-                    changed = !std::equal(b.value.begin(), b.value.end(), value.begin(),
-                                          value.end());
+                    changed =
+                        !std::equal(b.value.begin(), b.value.end(), value.begin(), value.end());
                     if (changed) b.value.assign(value.begin(), value.end());
                 } else {
                     MPT_TRY(changed, insert(b.children[rest[0]], key, depth + 1, value));
@@ -652,10 +659,12 @@ Result<bool> Trie::get(bytes_view key, bytes& out) const {
         append_unpacked(path, k.sub(0, depth));
         MPT_TRY(bytes_view rlp, reader_->read(path));
         if (rlp.empty()) {
-            return {Errc::storage_missing_node, reader_->describe() + ", path " + path_string(path)};
+            return {Errc::storage_missing_node,
+                    reader_->describe() + ", path " + path_string(path)};
         }
         if (keccak256(rlp) != expected) {
-            return {Errc::storage_hash_mismatch, reader_->describe() + ", path " + path_string(path)};
+            return {Errc::storage_hash_mismatch,
+                    reader_->describe() + ", path " + path_string(path)};
         }
         bytes_view node_rlp = rlp;
         // Embedded children live inside the row just read.
@@ -663,8 +672,7 @@ Result<bool> Trie::get(bytes_view key, bytes& out) const {
             auto v = decode_node(node_rlp);
             if (!v) {
                 return {Errc::storage_bad_node, reader_->describe() + ", path " +
-                                                    path_string(path) + ": " +
-                                                    v.error().message()};
+                                                    path_string(path) + ": " + v.error().message()};
             }
             const NibbleView rest = k.sub(depth);
             bytes_view child;

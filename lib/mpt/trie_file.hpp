@@ -34,8 +34,8 @@ Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const Bui
 Result<TrieInfo> require_trie(NodeStore& store, std::string_view name);
 
 struct CheckReport {
-    size_t rows = 0;       // rows of the trie in the store
-    size_t reachable = 0;  // rows reached from the root
+    size_t rows = 0;                    // rows of the trie in the store
+    size_t reachable = 0;               // rows reached from the root
     std::vector<std::string> problems;  // each names the path
 };
 

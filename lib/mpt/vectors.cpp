@@ -63,7 +63,8 @@ Status run_next_prev(const std::string& file, const std::string& name, const jso
         MPT_TRY(std::optional<bytes> prev, trie.prev_key(as_bytes(key)));
         MPT_TRY(std::optional<bytes> next, trie.next_key(as_bytes(key)));
         VectorCase vc{base_name(file) + ":" + name + ":" + key, true, {}};
-        if (key_text(prev) != t[1].get<std::string>() || key_text(next) != t[2].get<std::string>()) {
+        if (key_text(prev) != t[1].get<std::string>() ||
+            key_text(next) != t[2].get<std::string>()) {
             vc.passed = false;
             vc.detail = "prev \"" + key_text(prev) + "\" next \"" + key_text(next) +
                         "\", expected prev \"" + t[1].get<std::string>() + "\" next \"" +
@@ -95,10 +96,12 @@ Result<std::vector<VectorCase>> run_trie_vectors(const std::string& path) {
             return {Errc::bad_input, path + ": " + name + ": missing \"root\""};
         }
         auto expected = hash_from_hex(c["root"].get<std::string>());
-        if (!expected) return {Errc::bad_input, path + ": " + name + ": root: " + expected.error().message()};
+        if (!expected)
+            return {Errc::bad_input, path + ": " + name + ": root: " + expected.error().message()};
         // The pairs go through the same reader as user input.
         auto input = parse_kv(c["in"].dump());
-        if (!input) return {input.error().code, path + ": " + name + ": " + input.error().message()};
+        if (!input)
+            return {input.error().code, path + ": " + name + ": " + input.error().message()};
         MPT_TRY(Hash256 by_trie, root_by_trie(*input, secure));
         MPT_TRY(Hash256 by_stack, root_by_stack_trie(*input, secure));
         VectorCase vc{base_name(path) + ":" + name, true, {}};
