@@ -38,8 +38,9 @@ int main(int argc, char** argv) {
         {"proof", register_proof},
         {"verify-range", register_verify_range},
     };
+    if (argc < 2) return report_usage("a command is required; `mpt --help` lists them");
     Runner runner;
-    const std::string_view first = argc > 1 ? argv[1] : "";
+    const std::string_view first = argv[1];
     const auto named = std::find_if(std::begin(kCommands), std::end(kCommands),
                                     [&](const Command& c) { return first == c.name; });
     if (named != std::end(kCommands)) {

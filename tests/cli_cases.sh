@@ -188,6 +188,7 @@ acct=0x$(printf 'ab%.0s' $(seq 32))
 expect "get-node in a storage trie" 0 '"status":"found"' '^$' -- "$MPT" get-node --json "$tmp/storage.db" "$acct,0x00"
 expect "get-node of a storage trie the file lacks" 0 '"status":"absent"' '^$' -- "$MPT" get-node --json "$tmp/storage.db" "0x$(printf 'cd%.0s' $(seq 32)),0x00"
 expect "unknown command is named" 2 '^$' '^mpt: error: unknown command: frobnicate$' -- "$MPT" frobnicate
+expect "no command" 2 '^$' '^mpt: error: a command is required; `mpt --help` lists them$' -- "$MPT"
 # A write that fails part way through a build: the process may not grow a file beyond 32 KiB
 # (ulimit -f; 64 blocks of 512 bytes in dash, of 1 KiB in bash, either is far too small for
 # 10k pairs). Exit 3 with one line; the file keeps its previous root, checks clean and reads.
