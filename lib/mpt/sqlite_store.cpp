@@ -465,9 +465,9 @@ Status SqliteNodeStore::put(TrieId trie, bytes_view path, bytes_view rlp) {
 }
 
 Status SqliteNodeStore::put_rows(TrieId trie, std::span<const RowList::Row> rows) {
-    // One statement inserts kPutRowsBatch rows in order, as as many puts would: a later row
-    // of the same path replaces an earlier one. Keeping one cursor across its rows also
-    // spares SQLite the descent from the root when rows come in key order.
+    // One statement inserts kPutRowsBatch rows in order, with the effect of as many puts: a later
+    // row of the same path replaces an earlier one. Keeping one cursor across its rows also spares
+    // SQLite the descent from the root when rows come in key order.
     if (rows.size() >= kPutRowsBatch && rows_->put_batch == nullptr) {
         std::string sql =
             std::string("INSERT OR REPLACE INTO ") + table_ + "(trie, path, rlp) VALUES";
