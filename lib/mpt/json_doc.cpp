@@ -92,28 +92,13 @@ private:
     // REQUIRES: p_ at the opening quote. The string's content: a view into the text when it
     // has no escapes, else into a decoded copy the document keeps.
     Result<std::string_view> parse_string() {
-        const char* start = p_;
-        ++p_;
-        const char* q = json_detail::scan_plain(p_, end_);
+        const char* s = p_ + 1;
+        const char* q = json_detail::scan_plain(s, end_);
         if (q != end_ && *q == '"') {
-            const std::string_view s(p_, static_cast<size_t>(q - p_));
             p_ = q + 1;
-            return s;
+            return std::string_view(s, static_cast<size_t>(q - s));
         }
-        scratch_.clear();
-        while (true) {
-            q = json_detail::scan_plain(p_, end_);
-            scratch_.append(p_, q);
-            p_ = q;
-            if (p_ == end_) return fail_at(start, "unterminated string");
-            if (*p_ == '"') {
-                ++p_;
-                break;
-            }
-            if (static_cast<unsigned char>(*p_) < 0x20)
-                return fail("control character in a string");
-            MPT_CHECK(parse_escape());
-        }
+        MPT_CHECK(lex_string());
         return std::string_view(doc_.decoded_.emplace_back(scratch_));
     }
 

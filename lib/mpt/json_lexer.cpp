@@ -56,6 +56,24 @@ const char* scan_plain(const char* p, const char* end) noexcept {
     return p;
 }
 
+Status JsonLexer::lex_string() {
+    const char* start = p_;
+    ++p_;
+    scratch_.clear();
+    while (true) {
+        const char* q = scan_plain(p_, end_);
+        scratch_.append(p_, q);
+        p_ = q;
+        if (p_ == end_) return fail_at(start, "unterminated string");
+        if (*p_ == '"') {
+            ++p_;
+            return {};
+        }
+        if (static_cast<unsigned char>(*p_) < 0x20) return fail("control character in a string");
+        MPT_CHECK(parse_escape());
+    }
+}
+
 Status JsonLexer::parse_escape() {
     ++p_;  // the backslash
     if (p_ == end_) return fail("unterminated escape");

@@ -52,6 +52,10 @@ protected:
         return fail(close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
     }
 
+    // REQUIRES: p_ at the opening quote of a string. Decodes the whole string, escapes
+    // included, into scratch_ and moves past its closing quote.
+    Status lex_string();
+
     // REQUIRES: p_ at a backslash inside a string. Appends the escaped character to scratch_
     // (a \u escape as UTF-8; a surrogate must be paired) and moves past the escape.
     Status parse_escape();

@@ -231,21 +231,7 @@ private:
 
     Status parse_string_general(const uint8_t*& out, uint32_t& len, const char* what) {
         const char* start = p_;
-        ++p_;
-        scratch_.clear();
-        while (true) {
-            const char* q = scan_plain(p_, end_);
-            scratch_.insert(scratch_.end(), p_, q);
-            p_ = q;
-            if (p_ == end_) return fail_at(start, "unterminated string");
-            const char c = *p_;
-            if (c == '"') {
-                ++p_;
-                break;
-            }
-            if (static_cast<unsigned char>(c) < 0x20) return fail("control character in a string");
-            MPT_CHECK(parse_escape());
-        }
+        MPT_CHECK(lex_string());
         uint8_t* const first = w_;
         MPT_TRY(uint8_t * last, put_decoded(first, scratch_, start, what));
         return finish_string(out, len, first, last, start);
