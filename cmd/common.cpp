@@ -28,6 +28,7 @@ int report_usage(const std::string& message) {
 
 }  // namespace mpt::cli
 
+#include <mpt/keccak.hpp>
 #include <mpt/kv_input.hpp>
 #include <mpt/trie_file.hpp>
 
@@ -47,6 +48,12 @@ Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
     t.info = std::move(*info);
     t.reader = std::make_unique<TrieReader>(*t.store, t.info);
     return t;
+}
+
+bytes OpenTrie::trie_key(bytes_view key) const {
+    if (!info.secure) return bytes(key.begin(), key.end());
+    const Hash256 h = keccak256(key);
+    return bytes(h.begin(), h.end());
 }
 
 Result<bytes> parse_key(const std::string& text) {

@@ -18,7 +18,7 @@ enum Exit : int {
 
 int exit_code(const Error& e) noexcept;
 
-// Prints "mpt: error: <where>: <what>" on stderr and returns the exit code.
+// Prints "mpt: error: <kind>: <where>: <detail>" on stderr and returns the exit code.
 int report(const Error& e, const std::string& where = {});
 int report_usage(const std::string& message);
 
@@ -44,6 +44,9 @@ struct OpenTrie {
     ~OpenTrie() {
         if (store) store->end_read();
     }
+
+    // The key as the trie stores it: keccak256(key) in a secure trie.
+    bytes trie_key(bytes_view key) const;
 };
 
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie);

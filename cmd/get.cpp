@@ -22,8 +22,7 @@ int run_get(const GetOptions& o) {
     if (!key) return report(key.error());
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
-    const Hash256 hashed = keccak256(*key);
-    const bytes_view trie_key = t->info.secure ? bytes_view(hashed) : bytes_view(*key);
+    const bytes trie_key = t->trie_key(*key);
     const Trie trie = Trie::open(t->reader.get(), t->info.root);
     bytes value;
     auto found = trie.get(trie_key, value);

@@ -80,8 +80,7 @@ int run_prove(const ProofOptions& o) {
     if (!key) return report(key.error());
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
-    const Hash256 hashed = keccak256(*key);
-    const bytes_view trie_key = t->info.secure ? bytes_view(hashed) : bytes_view(*key);
+    const bytes trie_key = t->trie_key(*key);
     std::optional<bytes> value;
     auto proof = prove(*t->reader, t->info.root, trie_key, &value);
     if (!proof) return report(proof.error(), o.db);
