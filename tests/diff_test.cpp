@@ -135,29 +135,9 @@ void check_pair(StoredTrie& a, StoredTrie& b) {
     CHECK(rows == rows_b);
 }
 
-// Random keys of mixed lengths, some prefixes of others, values short (embedded nodes)
-// and long (hashed nodes).
+// Random keys of mixed lengths, some prefixes of others, every key masked.
 std::map<bytes, bytes> random_content(std::mt19937_64& rng, size_t n, uint8_t mask) {
-    std::map<bytes, bytes> m;
-    std::vector<bytes> keys;
-    for (size_t i = 0; i < n; ++i) {
-        bytes k;
-        if (!keys.empty() && rng() % 4 == 0) {
-            k = keys[rng() % keys.size()];
-            if (rng() % 2 && !k.empty()) {
-                k.resize(rng() % k.size());
-            } else {
-                const bytes tail = mpt::test::random_bytes(rng, 1 + rng() % 3);
-                k.insert(k.end(), tail.begin(), tail.end());
-            }
-        } else {
-            k = mpt::test::random_bytes(rng, rng() % 5);
-        }
-        for (auto& x : k) x &= mask;  // narrow alphabets make long shared paths
-        m[k] = mpt::test::random_bytes(rng, 1 + rng() % (rng() % 3 == 0 ? 40 : 4));
-        keys.push_back(k);
-    }
-    return m;
+    return mpt::test::random_mixed_content(rng, n, 5, mask, true);
 }
 
 // A mutation of m: some keys changed, removed, added (prefixes and extensions included).

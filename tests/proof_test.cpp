@@ -435,26 +435,7 @@ void run_cases(Stored& s, size_t mid, size_t a, size_t z) {
 // A random trie with keys of mixed lengths (some prefixes of others) and short values, so
 // that many nodes are embedded.
 std::map<bytes, bytes> random_mixed(std::mt19937_64& rng, size_t n) {
-    std::map<bytes, bytes> m;
-    std::vector<bytes> keys;
-    for (size_t i = 0; i < n; ++i) {
-        bytes k;
-        if (!keys.empty() && rng() % 4 == 0) {
-            k = keys[rng() % keys.size()];
-            if (rng() % 2 && !k.empty()) {
-                k.resize(rng() % k.size());
-            } else {
-                const bytes tail = mpt::test::random_bytes(rng, 1 + rng() % 3);
-                k.insert(k.end(), tail.begin(), tail.end());
-            }
-        } else {
-            k = mpt::test::random_bytes(rng, rng() % 6);
-            for (auto& x : k) x &= 0x33;  // a narrow alphabet makes long shared paths
-        }
-        m[k] = mpt::test::random_bytes(rng, 1 + rng() % (rng() % 3 == 0 ? 40 : 4));
-        keys.push_back(k);
-    }
-    return m;
+    return mpt::test::random_mixed_content(rng, n, 6, 0x33, false);
 }
 
 // Equal-length keys for range proofs; the alphabet mask makes shared prefixes.

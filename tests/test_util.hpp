@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <string>
 
@@ -30,6 +31,37 @@ inline bytes random_bytes(std::mt19937_64& rng, size_t n) {
     bytes out(n);
     for (auto& x : out) x = static_cast<uint8_t>(rng());
     return out;
+}
+
+// n random pairs with keys of mixed lengths: a quarter of them a prefix or an extension of an
+// earlier key, the rest fresh keys of under fresh_len bytes masked by mask (a narrow alphabet
+// makes long shared paths); with mask_derived the derived keys are masked too. Values are
+// short (embedded nodes) or 40 bytes at most (hashed nodes).
+inline std::map<bytes, bytes> random_mixed_content(std::mt19937_64& rng, size_t n, size_t fresh_len,
+                                                   uint8_t mask, bool mask_derived) {
+    std::map<bytes, bytes> m;
+    std::vector<bytes> keys;
+    for (size_t i = 0; i < n; ++i) {
+        bytes k;
+        const bool derived = !keys.empty() && rng() % 4 == 0;
+        if (derived) {
+            k = keys[rng() % keys.size()];
+            if (rng() % 2 && !k.empty()) {
+                k.resize(rng() % k.size());
+            } else {
+                const bytes tail = random_bytes(rng, 1 + rng() % 3);
+                k.insert(k.end(), tail.begin(), tail.end());
+            }
+        } else {
+            k = random_bytes(rng, rng() % fresh_len);
+        }
+        if (!derived || mask_derived) {
+            for (auto& x : k) x &= mask;
+        }
+        m[k] = random_bytes(rng, 1 + rng() % (rng() % 3 == 0 ? 40 : 4));
+        keys.push_back(k);
+    }
+    return m;
 }
 
 // A fresh path for a trie file, removed with its SQLite side files at scope exit.

@@ -31,27 +31,7 @@ Hash256 trie_root(const std::map<bytes, bytes>& m) {
 // Random keys of mixed lengths, some prefixes of others, values short enough that many
 // nodes are embedded.
 std::map<bytes, bytes> random_content(std::mt19937_64& rng, size_t n) {
-    std::map<bytes, bytes> m;
-    std::vector<bytes> keys;
-    for (size_t i = 0; i < n; ++i) {
-        bytes k;
-        if (!keys.empty() && rng() % 4 == 0) {
-            k = keys[rng() % keys.size()];  // a prefix or extension of an existing key
-            if (rng() % 2 && !k.empty()) {
-                k.resize(rng() % k.size());
-            } else {
-                const bytes tail = mpt::test::random_bytes(rng, 1 + rng() % 3);
-                k.insert(k.end(), tail.begin(), tail.end());
-            }
-        } else {
-            k = mpt::test::random_bytes(rng, rng() % 5);
-            // Narrow alphabets make long shared paths.
-            for (size_t j = 0; j < k.size(); ++j) k[j] = static_cast<uint8_t>(k[j] & 0x33);
-        }
-        m[k] = mpt::test::random_bytes(rng, 1 + rng() % (rng() % 3 == 0 ? 40 : 4));
-        keys.push_back(k);
-    }
-    return m;
+    return mpt::test::random_mixed_content(rng, n, 5, 0x33, false);
 }
 
 }  // namespace
