@@ -76,7 +76,7 @@ DiffRun run_diff(StoredTrie& a, StoredTrie& b) {
                                bytes(e.new_value.begin(), e.new_value.end())});
         return true;
     });
-    REQUIRE_MESSAGE(r.ok(), r.error().message());
+    REQUIRE_MESSAGE(r.ok(), mpt::test::why(r));
     run.stats = *r;
     return run;
 }
@@ -85,7 +85,7 @@ NodeDiff run_nodes(StoredTrie& a, StoredTrie& b) {
     TrieReader ra = a.reader();
     TrieReader rb = b.reader();
     auto r = diff_nodes({&ra, a.root}, {&rb, b.root});
-    REQUIRE_MESSAGE(r.ok(), r.error().message());
+    REQUIRE_MESSAGE(r.ok(), mpt::test::why(r));
     return std::move(*r);
 }
 

@@ -28,7 +28,7 @@ TEST_CASE("json_doc: fields as hex, null and arrays") {
         "other": {"nested": [1, -2.5e+3, true, false, null, {"a": "\u00e9"}]}, "n": 0
     })";
     auto doc = JsonDoc::parse(text);
-    REQUIRE_MESSAGE(doc.ok(), doc.error().message());
+    REQUIRE_MESSAGE(doc.ok(), mpt::test::why(doc));
     CHECK(doc->hash("root").value()[31] == 0xff);
     CHECK(doc->hex("key").value() == h("abcd"));
     CHECK(doc->hex("empty").value().empty());

@@ -247,7 +247,7 @@ TEST_CASE("parse_kv decodes random documents as they were written") {
         }
         text += random_ws(rng) + (array ? "]" : "}") + random_ws(rng);
         auto r = parse_kv(text);
-        REQUIRE_MESSAGE(r.ok(), text << ": " << r.error().message());
+        REQUIRE_MESSAGE(r.ok(), text << ": " << mpt::test::why(r));
         CHECK(r->ordered() == array);
         REQUIRE(r->size() == n);
         for (size_t i = 0; i < n; ++i) {

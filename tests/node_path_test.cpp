@@ -130,7 +130,7 @@ Expected expected_at(const std::map<bytes, Expected>& positions, const bytes& ni
 NodeLookup lookup(StoredTrie& st, const bytes& compact) {
     TrieReader reader(st.store, st.info);
     auto r = lookup_node(reader, st.root, compact);
-    REQUIRE_MESSAGE(r.ok(), r.error().message());
+    REQUIRE_MESSAGE(r.ok(), mpt::test::why(r));
     return std::move(*r);
 }
 

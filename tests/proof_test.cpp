@@ -47,7 +47,7 @@ std::unique_ptr<Stored> store_trie(const std::map<bytes, bytes>& m) {
 
 std::vector<bytes> prove_ok(Stored& s, bytes_view key) {
     auto p = prove(*s.reader, s.root, key);
-    REQUIRE_MESSAGE(p.ok(), p.error().message());
+    REQUIRE_MESSAGE(p.ok(), mpt::test::why(p));
     return std::move(p).value();
 }
 
@@ -585,7 +585,7 @@ TEST_CASE("proof: random tries, every proof verifies and every flipped byte brea
             const std::vector<bytes> proof = prove_ok(*s, k);
             const std::optional<bytes> want = t.get(k).value();
             const auto got = verify_proof(s->root, k, proof);
-            REQUIRE_MESSAGE(got.ok(), got.error().message());
+            REQUIRE_MESSAGE(got.ok(), mpt::test::why(got));
             REQUIRE(*got == want);
             REQUIRE(check_proof_claim(s->root, k, want, proof).ok());
             REQUIRE(keccak256(proof.at(0)) == s->root);
@@ -637,7 +637,7 @@ TEST_CASE("verify_range: root is a short node") {
     auto s = store_trie({{k1, h("0x02")}, {k2, h("0x03")}});
     const RangeInput in = range(*s, bytes(32, 0), 0, 2);
     const auto r = run(in);
-    REQUIRE_MESSAGE(r.ok(), r.error().message());
+    REQUIRE_MESSAGE(r.ok(), mpt::test::why(r));
     CHECK(!r->more);
     // Only the second key, from the zero key: the first is a gap.
     RangeInput gap = in;
@@ -659,7 +659,7 @@ TEST_CASE("verify_range: root is a short node") {
     // A single-leaf trie: the root is a leaf.
     auto one = store_trie({{k1, h("0x02")}});
     const auto r1 = run(range(*one, bytes(32, 0), 0, 1));
-    REQUIRE_MESSAGE(r1.ok(), r1.error().message());
+    REQUIRE_MESSAGE(r1.ok(), mpt::test::why(r1));
     CHECK(!r1->more);
     CHECK(!run(range(*one, increased(k1), 0, 0)).value().more);
     CHECK(!run(range(*one, decreased(k1), 0, 0)).ok());
@@ -692,7 +692,7 @@ TEST_CASE("verify_range: a shorter key inside the range is an entry the pairs mi
     left.values = {b("b")};
     left.proof = edge_proof(*s, left.first, left.keys.back());
     const auto rl = run(left);
-    REQUIRE_MESSAGE(rl.ok(), rl.error().message());
+    REQUIRE_MESSAGE(rl.ok(), mpt::test::why(rl));
     CHECK(rl->more);
     // The pairs after 0x20: complete.
     RangeInput right;
@@ -702,7 +702,7 @@ TEST_CASE("verify_range: a shorter key inside the range is an entry the pairs mi
     right.values = {b("d"), b("e"), b("f")};
     right.proof = edge_proof(*s, right.first, right.keys.back());
     const auto rr = run(right);
-    REQUIRE_MESSAGE(rr.ok(), rr.error().message());
+    REQUIRE_MESSAGE(rr.ok(), mpt::test::why(rr));
     CHECK(!rr->more);
 }
 
@@ -711,7 +711,7 @@ TEST_CASE("prove_range: snap semantics for limit, to and max_bytes") {
     const Entries& e = s->entries;
     auto check_valid = [&](const RangeProof& p, const bytes& from) {
         const auto r = verify_range(s->root, from, p.keys, p.values, &p.proof);
-        REQUIRE_MESSAGE(r.ok(), r.error().message());
+        REQUIRE_MESSAGE(r.ok(), mpt::test::why(r));
         CHECK(r->more == (!p.keys.empty() && any_right_of(*s, p.keys.back())));
     };
     // limit
@@ -807,7 +807,7 @@ TEST_CASE("verify_range: random tries and ranges verify; tampering fails") {
             }
             if (!stopped) REQUIRE(it == e.end());  // else it may only stop at the end
             const auto r = verify_range(s->root, from, p.keys, p.values, &p.proof);
-            REQUIRE_MESSAGE(r.ok(), r.error().message());
+            REQUIRE_MESSAGE(r.ok(), mpt::test::why(r));
             REQUIRE(r->more == (!p.keys.empty() && any_right_of(*s, p.keys.back())));
             ++ranges;
 
@@ -909,7 +909,7 @@ TEST_CASE("bad input: a 10,000-node path ends with the key's nibbles") {
     bytes key_w = key;
     key_w.back() = 0x10;
     const auto got = verify_proof(root, key, chain);
-    REQUIRE_MESSAGE(got.ok(), got.error().message());
+    REQUIRE_MESSAGE(got.ok(), mpt::test::why(got));
     CHECK(*got == b("v"));
     CHECK(verify_proof(root, key_w, chain).value() == b("w"));
     // A longer key runs out of nodes: the bottom leaves have empty paths.
@@ -918,7 +918,7 @@ TEST_CASE("bad input: a 10,000-node path ends with the key's nibbles") {
     CHECK(verify_proof(root, longer, chain).value() == std::nullopt);
     // Ranges over the chain: the rebuilt trie is 10,000 levels deep.
     const auto r = verify_range(root, key_w, {key_w, key}, {b("w"), b("v")}, &chain);
-    REQUIRE_MESSAGE(r.ok(), r.error().message());
+    REQUIRE_MESSAGE(r.ok(), mpt::test::why(r));
     CHECK(!r->more);
     CHECK(!verify_range(root, key_w, {key_w, key}, {b("w"), b("x")}, &chain).ok());
     const auto one = verify_range(root, key_w, {key_w}, {b("w")}, &chain);

@@ -150,7 +150,7 @@ void expect_reads(NodeStore& store, const TrieInfo& info, const Content& m, Fami
     bytes v;
     for (const auto& [k, want] : m) {
         auto got = t.get(k, v);
-        REQUIRE_MESSAGE(got.ok(), got.error().message());
+        REQUIRE_MESSAGE(got.ok(), mpt::test::why(got));
         REQUIRE(*got);
         REQUIRE(v == want);
     }
@@ -239,7 +239,7 @@ void differential(NodeStore& store, uint64_t seed) {
             }
         }
         auto b = r.commit();
-        REQUIRE_MESSAGE(b.ok(), b.error().message());
+        REQUIRE_MESSAGE(b.ok(), mpt::test::why(b));
         REQUIRE(b->root == scratch_root(m));
         REQUIRE(store.begin_write().ok());
         REQUIRE(apply_commit(store, info->id, *b).ok());

@@ -27,6 +27,13 @@ inline uint64_t seed(const char* test_name, uint64_t fallback = 0x6d7074) {
     return s;
 }
 
+// The error message of a failed result, empty for a success: for the message argument of
+// REQUIRE_MESSAGE and CHECK_MESSAGE, which doctest also evaluates for passing checks.
+template <typename R>
+std::string why(const R& r) {
+    return r.ok() ? std::string() : r.error().message();
+}
+
 inline bytes random_bytes(std::mt19937_64& rng, size_t n) {
     bytes out(n);
     for (auto& x : out) x = static_cast<uint8_t>(rng());
