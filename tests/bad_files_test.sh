@@ -24,37 +24,7 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
 
-# expect NAME EXIT STDOUT_RE STDERR_RE -- CMD...   ('^$': the stream must be empty; '.*': any)
-expect() {
-    local name=$1 code=$2 out_re=$3 err_re=$4
-    shift 5
-    "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
-    local rc=$?
-    local ok=1 why=""
-    [ "$rc" -eq "$code" ] || { ok=0; why="exit $rc, want $code"; }
-    [ "$rc" -lt 128 ] || { ok=0; why="$why; killed by signal $((rc - 128))"; }
-    match() {
-        case $1 in
-            '^$') [ ! -s "$2" ] ;;
-            '.*') true ;;
-            *) grep -Eq -- "$1" "$2" ;;
-        esac
-    }
-    match "$out_re" "$tmp/out" || { ok=0; why="$why; stdout does not match $out_re"; }
-    match "$err_re" "$tmp/err" || { ok=0; why="$why; stderr does not match $err_re"; }
-    if [ "$code" -ge 2 ]; then
-        [ "$(wc -l <"$tmp/err")" -eq 1 ] || { ok=0; why="$why; stderr is not one line"; }
-        grep -q '^mpt: error: ' "$tmp/err" || { ok=0; why="$why; stderr is not 'mpt: error: ...'"; }
-    fi
-    if [ $ok -eq 1 ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL $name: $why"
-        echo "  stdout: $(head -c 300 "$tmp/out")"
-        echo "  stderr: $(head -c 300 "$tmp/err")"
-    fi
-}
+. "$(dirname "$0")/expect.sh"
 
 # A plain trie of 3000 random 32-byte keys: its rows at depth 2 are branches.
 awk -v seed=3 'function h(k,  s, i) { s = ""; for (i = 0; i < k; i++) s = s sprintf("%02x", int(rand() * 256)); return s }

@@ -35,7 +35,7 @@ expect "root of 10k --json" 0 '"keys":10000' '^$' -- "$MPT" root --json "$tmp/kv
 expect "root of 10k --threads 1" 0 '^0xb08e013562201a540ab01daebcc0d9c6d1cacef6b4730f8fa555015ee14b0867$' '^$' -- "$MPT" root --threads 1 "$tmp/kv10k.json"
 expect "root of 10k --threads 3" 0 '^0xb08e013562201a540ab01daebcc0d9c6d1cacef6b4730f8fa555015ee14b0867$' '^$' -- "$MPT" root --threads 3 "$tmp/kv10k.json"
 expect "root --threads 0" 2 '^$' '^mpt: error: .*--threads' -- "$MPT" root --threads 0 "$tmp/kv10k.json"
-expect "generator bad N" 2 '^$' '^mpt_gen_kv: error: N must be' -- "$GEN" ten "$tmp/x.json"
+EXPECT_ERROR_PREFIX='mpt_gen_kv: error: ' expect "generator bad N" 2 '^$' '^mpt_gen_kv: error: N must be' -- "$GEN" ten "$tmp/x.json"
 
 # Bad input: one line, exit 2.
 echo '{"a": "0x123"}' >"$tmp/odd.json"

@@ -1,0 +1,37 @@
+# expect NAME EXIT STDOUT_RE STDERR_RE -- CMD..., for the shell tests (sourced): runs CMD
+# with no input and counts a pass when its exit code is EXIT, no signal killed it, each stream
+# matches its pattern ('^$': the stream must be empty; '.*': anything; else an extended
+# regular expression some line matches), and an error (EXIT 2 or more) is one line
+# 'mpt: error: ...' (another program's prefix in EXPECT_ERROR_PREFIX). Otherwise prints why and counts a failure. Uses the caller's $tmp, pass
+# and fail.
+expect() {
+    local name=$1 code=$2 out_re=$3 err_re=$4
+    shift 5
+    "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    local rc=$?
+    local ok=1 why=""
+    [ "$rc" -eq "$code" ] || { ok=0; why="exit $rc, want $code"; }
+    [ "$rc" -lt 128 ] || { ok=0; why="$why; killed by signal $((rc - 128))"; }
+    match() {
+        case $1 in
+            '^$') [ ! -s "$2" ] ;;
+            '.*') true ;;
+            *) grep -Eq -- "$1" "$2" ;;
+        esac
+    }
+    match "$out_re" "$tmp/out" || { ok=0; why="$why; stdout does not match $out_re"; }
+    match "$err_re" "$tmp/err" || { ok=0; why="$why; stderr does not match $err_re"; }
+    if [ "$code" -ge 2 ]; then
+        [ "$(wc -l <"$tmp/err")" -eq 1 ] || { ok=0; why="$why; stderr is not one line"; }
+        local prefix=${EXPECT_ERROR_PREFIX:-mpt: error: }
+        grep -q "^$prefix" "$tmp/err" || { ok=0; why="$why; stderr is not '$prefix...'"; }
+    fi
+    if [ $ok -eq 1 ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL $name: $why"
+        echo "  stdout: $(head -c 300 "$tmp/out")"
+        echo "  stderr: $(head -c 300 "$tmp/err")"
+    fi
+}
