@@ -1,8 +1,14 @@
 #include "common.hpp"
 
+#include <mpt/keccak.hpp>
+#include <mpt/kv_input.hpp>
+#include <mpt/trie_file.hpp>
+
 #include <fmt/core.h>
 
 #include <cstdio>
+
+#include <unistd.h>
 
 namespace mpt::cli {
 
@@ -25,16 +31,6 @@ int report_usage(const std::string& message) {
     fmt::print(stderr, "mpt: error: {}\n", message);
     return kInput;
 }
-
-}  // namespace mpt::cli
-
-#include <mpt/keccak.hpp>
-#include <mpt/kv_input.hpp>
-#include <mpt/trie_file.hpp>
-
-#include <unistd.h>
-
-namespace mpt::cli {
 
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
     OpenTrie t;
