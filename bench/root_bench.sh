@@ -4,7 +4,8 @@
 # its CPU time and peak RSS. When mpt_micro_bench was built (Google Benchmark installed), it
 # also prints the floor of that work measured in parts on the same file (mapping and
 # touching it, parsing it, and keccak256 of every node of its trie, CPU time) and how far
-# the one-thread run is above it.
+# the one-thread run is above it: the least of each, and the ratio within each round (the
+# two measured seconds apart), whose median and range show how much the machine drifted.
 #
 #   bench/root_bench.sh [N]          (RUNS=k: k rounds, default 5)
 #
@@ -56,7 +57,7 @@ for ((r = 0; r < runs; ++r)); do
     fi
     if [ -n "$bench" ]; then
         "$bench" --kv_file="$data" --benchmark_filter='^file/' --benchmark_format=csv \
-            2>/dev/null | tail -n +2 >>"$tmp/floor.csv"
+            2>/dev/null | tail -n +2 | sed "s/^/$r,/" >>"$tmp/floor.csv"
     fi
 done
 
@@ -69,14 +70,20 @@ echo "read file: ${read_s} s (cat > /dev/null)"
 echo "rounds:    $runs (the least of each measurement)"
 floor_s=
 if [ -n "$bench" ]; then
-    # Columns: name, iterations, real_time, cpu_time, time_unit (ms), bytes_per_second, ...
+    # Columns: round, name, iterations, real_time, cpu_time, time_unit (ms), ...
     read -r read_ms parse_ms keccak_ms < <(awk -F, '
         function least(v, m) { return m == "" || v < m ? v : m }
-        $1 ~ /^"file\/read/ { r = least($4, r) } $1 ~ /^"file\/parse/ { p = least($4, p) }
-        $1 ~ /^"file\/keccak/ { k = least($4, k) }
+        $2 ~ /^"file\/read/ { r = least($5, r) } $2 ~ /^"file\/parse/ { p = least($5, p) }
+        $2 ~ /^"file\/keccak/ { k = least($5, k) }
         END { printf "%.1f %.1f %.1f\n", r, p, k }' "$tmp/floor.csv")
     floor_s=$(awk -v r="$read_ms" -v p="$parse_ms" -v k="$keccak_ms" \
         'BEGIN { printf "%.2f", (r + p + k) / 1000 }')
+    # The floor of each round beside the 1-thread run of the same round: the two measured
+    # seconds apart, so that the machine's drift between rounds cancels in their ratio.
+    awk -F, '$2 ~ /^"file\// { f[$1] += $5 / 1000 }
+        END { for (r in f) printf "%d %.4f\n", r, f[r] }' "$tmp/floor.csv" | sort -n >"$tmp/floor.round"
+    awk '{ printf "%.4f\n", $2 + $3 }' "$tmp/one" | paste -d' ' "$tmp/floor.round" - |
+        awk '{ printf "%.3f\n", $3 / $2 }' | sort -n >"$tmp/ratios"
     rate=$(awk -v p="$parse_ms" -v b="$(stat -c %s "$data")" 'BEGIN { printf "%.0f", b / p / 1000 }')
     echo "parse:     $parse_ms ms CPU, $rate MB/s (mpt_micro_bench file/parse)"
     echo "floor:     $floor_s s CPU = map+touch $read_ms ms + parse $parse_ms ms" \
@@ -98,5 +105,8 @@ printf '%-10s %s s wall, %s s user + %s s sys, peak RSS %d MiB\n' "$cpus-thread:
     "$all_user" "$all_sys" "$all_mib"
 if [ -n "$floor_s" ]; then
     awk -v c="$one_cpu" -v f="$floor_s" \
-        'BEGIN { printf "1-thread CPU / floor: %.2f (goal: at most 1.3)\n", c / f }'
+        'BEGIN { printf "1-thread CPU / floor: %.2f, the least of each\n", c / f }'
+    awk '{ v[NR] = $1 } END {
+        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "1-thread CPU / floor of the same round: median %.2f, from %.2f to %.2f (goal: at most 1.3)\n", m, v[1], v[NR] }' "$tmp/ratios"
 fi
