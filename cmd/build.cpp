@@ -25,7 +25,7 @@ int run_build(const BuildCmdOptions& o) {
     if (!text) return report(text.error());
     Result<KvInput> input = Errc::internal;
     {
-        const SigbusGuard guard;  // the file is mapped while it is parsed
+        const SigbusGuard guard(o.input);  // the file is mapped while it is parsed
         input = parse_kv(text->view());
     }
     if (!input) return report(input.error(), o.input);
@@ -46,11 +46,11 @@ int run_build(const BuildCmdOptions& o) {
     if (tty) fmt::print(stderr, "\r\033[K");
     if (!r) return report(r.error(), o.output);
     if (o.json) {
-        const nlohmann::json j = {{"root", to_hex(r->root)},
-                                  {"trie", o.trie},
-                                  {"created", r->created},
-                                  {"rows_written", r->rows_written},
-                                  {"rows_deleted", r->rows_deleted}};
+        const nlohmann::ordered_json j = {{"root", to_hex(r->root)},
+                                          {"trie", o.trie},
+                                          {"created", r->created},
+                                          {"rows_written", r->rows_written},
+                                          {"rows_deleted", r->rows_deleted}};
         fmt::print("{}\n", j.dump());
     } else {
         fmt::print("{}\n", to_hex(r->root));

@@ -49,7 +49,9 @@ TEST_CASE("staged rows are visible inside the write and after commit") {
     CHECK(row_size(*s, *id, p1) == 40);
     CHECK(count_rows(*s, *id, bytes{1}) == 2);
     REQUIRE(s->erase(*id, p2).ok());
-    REQUIRE(s->erase_subtree(*id, bytes{2}).ok());
+    auto erased = s->erase_subtree(*id, bytes{2});
+    REQUIRE(erased.ok());
+    CHECK(*erased == 2);
     CHECK(count_rows(*s, *id, {}) == 1);
     REQUIRE(s->set_root(*id, Hash256{}).ok());
     REQUIRE(s->commit_write().ok());

@@ -74,7 +74,7 @@ Status FaultyNodeStore::erase(TrieId trie, bytes_view path) {
     return inner_.erase(trie, path);
 }
 
-Status FaultyNodeStore::erase_subtree(TrieId trie, bytes_view prefix) {
+Result<size_t> FaultyNodeStore::erase_subtree(TrieId trie, bytes_view prefix) {
     MPT_CHECK(count(Op::write, "erase_subtree"));
     return inner_.erase_subtree(trie, prefix);
 }

@@ -49,7 +49,7 @@ public:
     Result<TrieId> create_trie(std::string_view name, bool secure) override;
     Status put(TrieId trie, bytes_view path, bytes_view rlp) override;
     Status erase(TrieId trie, bytes_view path) override;
-    Status erase_subtree(TrieId trie, bytes_view prefix) override;
+    Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) override;
     Status set_root(TrieId trie, const Hash256& root) override;
     Status commit_write() override;
     void rollback() noexcept override { inner_.rollback(); }

@@ -69,16 +69,18 @@ Status MemoryNodeStore::erase(TrieId trie, bytes_view path) {
     return {};
 }
 
-Status MemoryNodeStore::erase_subtree(TrieId trie, bytes_view prefix) {
-    if (!pending_) return {Errc::internal, "erase outside a write"};
+Result<size_t> MemoryNodeStore::erase_subtree(TrieId trie, bytes_view prefix) {
+    if (!pending_) return Error{Errc::internal, "erase outside a write"};
     auto& rows = pending_->rows;
+    size_t erased = 0;
     auto it = rows.lower_bound({trie, bytes(prefix.begin(), prefix.end())});
     while (it != rows.end() && it->first.first == trie &&
            it->first.second.size() >= prefix.size() &&
            bytes_equal(bytes_view(it->first.second).subspan(0, prefix.size()), prefix)) {
         it = rows.erase(it);
+        ++erased;
     }
-    return {};
+    return erased;
 }
 
 Status MemoryNodeStore::set_root(TrieId trie, const Hash256& root) {

@@ -63,8 +63,8 @@ public:
     // itself), so that a writer may put them in the order cheapest for it.
     virtual bool row_order_free() const noexcept { return false; }
     virtual Status erase(TrieId trie, bytes_view path) = 0;
-    // Erases every row of the trie whose path starts with prefix.
-    virtual Status erase_subtree(TrieId trie, bytes_view prefix) = 0;
+    // Erases every row of the trie whose path starts with prefix; returns how many.
+    virtual Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) = 0;
     virtual Status set_root(TrieId trie, const Hash256& root) = 0;
     // On failure nothing is published; the caller still calls rollback() to end the write.
     virtual Status commit_write() = 0;
@@ -101,7 +101,7 @@ public:
     Result<TrieId> create_trie(std::string_view name, bool secure) override;
     Status put(TrieId trie, bytes_view path, bytes_view rlp) override;
     Status erase(TrieId trie, bytes_view path) override;
-    Status erase_subtree(TrieId trie, bytes_view prefix) override;
+    Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) override;
     Status set_root(TrieId trie, const Hash256& root) override;
     Status commit_write() override;
     void rollback() noexcept override;

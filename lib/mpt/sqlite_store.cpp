@@ -511,7 +511,7 @@ Status SqliteNodeStore::erase(TrieId trie, bytes_view path) {
     return {};
 }
 
-Status SqliteNodeStore::erase_subtree(TrieId trie, bytes_view prefix) {
+Result<size_t> SqliteNodeStore::erase_subtree(TrieId trie, bytes_view prefix) {
     Stmt st;
     const std::string sql =
         std::string("DELETE FROM ") + table_ + " WHERE trie=?1 AND path>=?2 AND path<?3";
@@ -523,7 +523,7 @@ Status SqliteNodeStore::erase_subtree(TrieId trie, bytes_view prefix) {
     sqlite3_bind_blob(st.s, 2, blob_ptr(prefix), static_cast<int>(prefix.size()), SQLITE_STATIC);
     sqlite3_bind_blob(st.s, 3, end.data(), static_cast<int>(end.size()), SQLITE_STATIC);
     if (sqlite3_step(st.s) != SQLITE_DONE) return error("delete subtree");
-    return {};
+    return static_cast<size_t>(sqlite3_changes64(db_));
 }
 
 Status SqliteNodeStore::set_root(TrieId trie, const Hash256& root) {

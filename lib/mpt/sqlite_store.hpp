@@ -51,7 +51,7 @@ public:
     // While a new trie is staged: the copy at commit writes its rows in key order.
     bool row_order_free() const noexcept override { return rows_ == &staged_; }
     Status erase(TrieId trie, bytes_view path) override;
-    Status erase_subtree(TrieId trie, bytes_view prefix) override;
+    Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) override;
     Status set_root(TrieId trie, const Hash256& root) override;
     Status commit_write() override;
     void rollback() noexcept override;

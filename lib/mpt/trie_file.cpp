@@ -158,7 +158,7 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
                                                   " is " + (existing->secure ? "secure" : "plain")};
         }
         id = existing->id;
-        MPT_CHECK(store.erase_subtree(id, {}));
+        MPT_TRY(result.rows_deleted, store.erase_subtree(id, {}));
     } else {
         MPT_TRY(id, store.create_trie(o.trie, o.secure));
     }
