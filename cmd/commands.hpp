@@ -17,6 +17,16 @@ namespace mpt::cli {
 
 using Runner = std::function<int()>;
 
+// Checks a count flag: decimal digits only. CLI11 alone would read "-1" into an unsigned
+// option as its largest value.
+inline const CLI::Validator kCount(
+    [](std::string& text) -> std::string {
+        const bool digits =
+            !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        return digits ? std::string() : "must be a whole number (0 or more), got " + text;
+    },
+    "COUNT");
+
 void register_root(CLI::App& app, Runner& runner);
 void register_build(CLI::App& app, Runner& runner);
 void register_get(CLI::App& app, Runner& runner);

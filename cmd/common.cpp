@@ -6,7 +6,9 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include <unistd.h>
 
@@ -28,7 +30,7 @@ int report(const Error& e, const std::string& where) {
 }
 
 int report_usage(const std::string& message) {
-    fmt::print(stderr, "mpt: error: {}\n", message);
+    fmt::print(stderr, "mpt: error: usage: {}\n", message);
     return kInput;
 }
 
@@ -62,16 +64,28 @@ bool stderr_is_tty() { return ::isatty(STDERR_FILENO) == 1; }
 
 namespace {
 
+// The line the handler prints, made when the guard is: a signal handler may only write.
+char g_sigbus_line[1024];
+size_t g_sigbus_length = 0;
+
 void on_sigbus(int) {
-    static const char kMessage[] = "mpt: error: the input file shrank while it was being read\n";
-    const ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    const ssize_t ignored = write(STDERR_FILENO, g_sigbus_line, g_sigbus_length);
     (void)ignored;
     _exit(kInput);
 }
 
 }  // namespace
 
-SigbusGuard::SigbusGuard() {
+SigbusGuard::SigbusGuard(const std::string& file) {
+    std::string line = "mpt: error: " + std::string(errc_name(Errc::bad_input)) + ": " + file +
+                       ": the file shrank while it was being read";
+    for (char& c : line) {
+        if (c == '\n' || c == '\r') c = ' ';
+    }
+    line.resize(std::min(line.size(), sizeof g_sigbus_line - 1));
+    line += '\n';
+    std::memcpy(g_sigbus_line, line.data(), line.size());
+    g_sigbus_length = line.size();
     struct sigaction sa {};
     sa.sa_handler = on_sigbus;
     sigemptyset(&sa.sa_mask);

@@ -20,6 +20,7 @@ int exit_code(const Error& e) noexcept;
 
 // Prints "mpt: error: <kind>: <where>: <detail>" on stderr and returns the exit code.
 int report(const Error& e, const std::string& where = {});
+// Prints "mpt: error: usage: <message>" on stderr and returns kInput.
 int report_usage(const std::string& message);
 
 }  // namespace mpt::cli
@@ -57,12 +58,12 @@ Result<bytes> parse_key(const std::string& text);
 // True when stderr is a terminal, so progress may be shown there.
 bool stderr_is_tty();
 
-// While it lives, a SIGBUS (a mapped input file truncated by another process while it is
-// read) prints one line and exits with kInput instead of killing the process. Restores the
-// previous handler when it goes.
+// While it lives, a SIGBUS (the mapped input `file` truncated by another process while it is
+// read) prints one line naming the file and exits with kInput instead of killing the process.
+// Restores the previous handler when it goes. One guard at a time.
 class SigbusGuard {
 public:
-    SigbusGuard();
+    explicit SigbusGuard(const std::string& file);
     ~SigbusGuard();
     SigbusGuard(const SigbusGuard&) = delete;
     SigbusGuard& operator=(const SigbusGuard&) = delete;

@@ -198,6 +198,7 @@ void register_count_allocs(CLI::App& app, Runner& runner) {
         "count-allocs", "Heap allocations per operation on a trie reopened from its root");
     sub->add_option("--leaves", o->leaves, "Trie sizes to measure")
         ->delimiter(',')
+        ->check(kCount)
         ->capture_default_str();
     sub->add_option("--samples", o->samples, "Operations per measurement")
         ->check(CLI::Range(size_t{1}, size_t{1000000}))

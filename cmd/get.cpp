@@ -93,7 +93,7 @@ void register_dump(CLI::App& app, Runner& runner) {
     CLI::App* sub = app.add_subcommand("dump", "Print the pairs of a trie in key order");
     sub->add_option("db", o->db, "Trie file")->required();
     sub->add_option("--from", o->from, "Start at this trie key (0x hex or text)");
-    sub->add_option("--limit", o->limit, "Print at most N pairs (0: all)");
+    sub->add_option("--limit", o->limit, "Print at most N pairs (0: all)")->check(kCount);
     sub->add_option("--trie", o->trie, "Trie name in the file")->capture_default_str();
     sub->add_flag("--json", o->json, "Print one JSON object {key: value}");
     sub->footer("Lines are `0x<key> 0x<value>`; keys are trie keys (hashed in a secure trie).");

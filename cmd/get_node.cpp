@@ -31,7 +31,8 @@ void add_get_node_options(CLI::App& sub, GetNodeOptions& o) {
     sub.add_option("--trie", o.trie, "Trie of one-element path sets (default main)");
     sub.add_option("--max-bytes", o.max_bytes,
                    "Stop once the returned nodes exceed this many bytes (the node that crosses "
-                   "the limit is still returned)");
+                   "the limit is still returned)")
+        ->check(kCount);
     sub.add_flag("--json", o.json, "Print one JSON document");
     sub.footer(
         "Per path one line: the node RLP, or an empty line when no node is stored at exactly\n"
@@ -58,7 +59,7 @@ int run_get_node_on(NodeStore& store, const GetNodeOptions& o) {
         if (set.account) continue;
         auto found = store.find_trie(o.trie);
         if (!found) return report(found.error(), o.db);
-        if (!*found) return report(Error{Errc::no_such_trie, o.trie}, o.db);
+        if (!*found) return report(Error{Errc::no_such_trie, "no trie named " + o.trie}, o.db);
         main_trie = std::move(*found);
         break;
     }

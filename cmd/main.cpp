@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.footer(
         "Exit codes: 0 success, 1 negative answer, 2 usage or input error, 3 storage error, "
-        "4 internal error.\nSee `mpt <command> --help` and man mpt.");
+        "4 internal error.\nManual: man mpt once installed; man -l man/mpt.1 in the source tree.");
 
     // Registering a command costs more than most commands' work (CLI11 builds every option's
     // names and help up front), so a named command registers alone; only help, an unknown
@@ -47,9 +47,13 @@ int main(int argc, char** argv) {
         named->add(app, runner);
     } else {
         for (const Command& c : kCommands) c.add(app, runner);
-        // Name an unknown command rather than saying that one is required.
+        // Name an unknown command or option rather than saying that a command is required.
         if (!first.empty() && first[0] != '-') {
             return report_usage(std::string("unknown command: ") + argv[1]);
+        }
+        if (first != "-h" && first != "--help" && first != "--version") {
+            return report_usage(std::string("unknown option: ") + argv[1] +
+                                " (a command comes first; `mpt --help` lists them)");
         }
     }
     try {
@@ -66,7 +70,7 @@ int main(int argc, char** argv) {
     try {
         return runner ? runner() : kInternal;
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "mpt: error: out of memory\n");
+        fmt::print(stderr, "mpt: error: internal error: out of memory\n");
         return kInternal;
     } catch (const std::exception& e) {
         fmt::print(stderr, "mpt: error: internal error: {}\n", e.what());

@@ -2,6 +2,7 @@
 //
 // --verify checks a document {"root","key","value","proof"}: value null claims absence.
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <mpt/hex.hpp>
@@ -162,14 +163,13 @@ int run_proof(const ProofOptions& o) {
 }
 
 int run_verify(const ProofOptions& o) {
-    const std::string where = o.verify == "-" ? "stdin" : o.verify;
     auto text = read_file(o.verify);
     if (!text) return report(text.error());
     auto doc = read_proof_document(*text);
-    if (!doc) return report(doc.error(), where);
+    if (!doc) return report(doc.error(), o.verify);
     const Status s = check_proof_claim(doc->root, doc->key, doc->value, doc->proof);
     if (!s.ok() && category(s.error().code) != ErrorCategory::invalid) {
-        return report(s.error(), where);
+        return report(s.error(), o.verify);
     }
     if (o.json) {
         nlohmann::ordered_json out{{"valid", s.ok()}, {"error", nullptr}};
@@ -193,12 +193,15 @@ void register_proof(CLI::App& app, Runner& runner) {
     sub->add_option("key", o->key, "Key to prove: 0x hex or text (hashed in a secure trie)");
     sub->add_option("--trie", o->trie, "Trie name in the file")->capture_default_str();
     sub->add_option("--range", o->range_from,
-                    "Prove the range of keys from this trie key on (0x hex; a shorter one is "
-                    "padded with zero bytes to the keys' length), as snap answers");
+                    "Prove the range of keys from this trie key on (0x hex or text; a shorter "
+                    "one is padded with zero bytes to the keys' length), as snap answers");
     sub->add_option("--to", o->to, "With --range: stop after the first key at or past this one");
-    sub->add_option("--limit", o->limit, "With --range: at most N pairs")->capture_default_str();
+    sub->add_option("--limit", o->limit, "With --range: at most N pairs")
+        ->check(kCount)
+        ->capture_default_str();
     sub->add_option("--max-bytes", o->max_bytes,
                     "With --range: stop once keys and values reach B bytes")
+        ->check(kCount)
         ->capture_default_str();
     sub->add_option("--verify", o->verify,
                     "Proof document {\"root\",\"key\",\"value\",\"proof\"} to check (- for stdin)");

@@ -27,6 +27,7 @@ struct RootOptions {
     bool secure = false;
     bool json = false;
     unsigned threads = 0;  // 0: the CPUs this process may run on
+    bool trie_given = false;
 };
 
 unsigned available_cpus() {
@@ -74,6 +75,8 @@ int run_root(const RootOptions& o) {
     if (o.input != "-" && looks_like_sqlite(o.input)) {
         if (o.secure)
             return report_usage("root: --secure applies to key/value input, not to a trie file");
+        if (o.threads != 0)
+            return report_usage("root: --threads applies to key/value input, not to a trie file");
         auto t = open_trie(o.input, o.trie);
         if (!t) return report(t.error());
         if (o.json) {
@@ -85,11 +88,13 @@ int run_root(const RootOptions& o) {
         }
         return kOk;
     }
+    if (o.trie_given)
+        return report_usage("root: --trie applies to a trie file, not to key/value input");
     auto text = load_input(o.input);
     if (!text) return report(text.error());
     Result<KvInput> input = Errc::internal;
     {
-        const SigbusGuard guard;  // the file is mapped while it is parsed
+        const SigbusGuard guard(o.input);  // the file is mapped while it is parsed
         input = parse_kv(text->view());
     }
     if (!input) return report(input.error(), o.input);
@@ -116,8 +121,8 @@ void register_root(CLI::App& app, Runner& runner) {
     CLI::App* sub = app.add_subcommand(
         "root", "Print the root hash of a key/value file, or run trie test vectors");
     sub->add_option("input", o->input, "Key/value JSON file (- for stdin), or a trie file");
-    sub->add_option("--trie", o->trie, "Trie name, when INPUT is a trie file")
-        ->capture_default_str();
+    CLI::Option* trie = sub->add_option("--trie", o->trie, "Trie name, when INPUT is a trie file")
+                            ->capture_default_str();
     sub->add_option("--vectors", o->vectors, "ethereum/tests TrieTests files to run")
         ->expected(1, -1);
     sub->add_flag("--secure", o->secure, "Hash every key with keccak256 (a secure trie)");
@@ -130,7 +135,10 @@ void register_root(CLI::App& app, Runner& runner) {
         "...]\n"
         "applied in order, where null or \"\" deletes. A 0x string is hex; any other string is\n"
         "its UTF-8 bytes.");
-    sub->final_callback([o, &runner] { runner = [o] { return run_root(*o); }; });
+    sub->final_callback([o, trie, &runner] {
+        o->trie_given = trie->count() > 0;
+        runner = [o] { return run_root(*o); };
+    });
 }
 
 }  // namespace mpt::cli

@@ -1,6 +1,7 @@
 // mpt verify-range: checks a range of pairs against a root with its edge proofs, with
 // go-ethereum's VerifyRangeProof semantics (the snap protocol's range answers).
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <mpt/hex.hpp>
@@ -44,15 +45,14 @@ Result<RangeDocument> read_range_document(const std::string& text) {
 }
 
 int run_verify_range(const VerifyRangeOptions& o) {
-    const std::string where = o.input == "-" ? "stdin" : o.input;
     auto text = read_file(o.input);
     if (!text) return report(text.error());
     auto doc = read_range_document(*text);
-    if (!doc) return report(doc.error(), where);
+    if (!doc) return report(doc.error(), o.input);
     const auto r = verify_range(doc->root, doc->first, doc->keys, doc->values,
                                 doc->proof ? &*doc->proof : nullptr);
     if (!r.ok() && category(r.error().code) != ErrorCategory::invalid) {
-        return report(r.error(), where);
+        return report(r.error(), o.input);
     }
     if (o.json) {
         nlohmann::ordered_json out{{"valid", r.ok()}, {"more", nullptr}, {"error", nullptr}};

@@ -50,8 +50,9 @@ expect "malformed JSON" 2 '^$' '^mpt: error: malformed JSON: .*trunc.json: line 
 expect "empty file" 2 '^$' '^mpt: error: malformed JSON: .*empty_file.json: line 1, column 1' -- "$MPT" root "$tmp/empty_file.json"
 printf '{"a": "b"} x' >"$tmp/trailing.json"
 expect "data after the document" 2 '^$' '^mpt: error: .*unexpected data after the document' -- "$MPT" root "$tmp/trailing.json"
-expect "no input" 2 '^$' '^mpt: error: root: INPUT is required' -- "$MPT" root
-expect "input and --vectors" 2 '^$' '^mpt: error: root: give INPUT or --vectors, not both' -- "$MPT" root "$FIX/dogs.json" --vectors "$FIX/nextprev.json"
+expect "root --trie with key/value input" 2 '^$' '^mpt: error: usage: root: --trie applies to a trie file' -- "$MPT" root --trie main "$FIX/dogs.json"
+expect "no input" 2 '^$' '^mpt: error: usage: root: INPUT is required' -- "$MPT" root
+expect "input and --vectors" 2 '^$' '^mpt: error: usage: root: give INPUT or --vectors, not both' -- "$MPT" root "$FIX/dogs.json" --vectors "$FIX/nextprev.json"
 expect "missing vectors file" 2 '^$' '^mpt: error: .*no-such-vectors.json: No such file' -- "$MPT" root --vectors "$tmp/no-such-vectors.json"
 expect "missing file" 2 '^$' '^mpt: error: .*no-such-file.json: No such file' -- "$MPT" root "$tmp/no-such-file.json"
 expect "unknown flag" 2 '^$' '^mpt: error: .*--bogus' -- "$MPT" root --bogus "$FIX/dogs.json"
@@ -65,6 +66,7 @@ expect "root help" 0 'secure' '^$' -- "$MPT" root --help
 expect "count-allocs json" 0 '"op":"get_miss"' '^$' -- "$MPT" count-allocs --leaves 200 --samples 8 --json
 expect "count-allocs table" 0 'get_hit' '^$' -- "$MPT" count-allocs --leaves 100,300 --samples 4
 expect "count-allocs bad leaves" 2 '^$' '^mpt: error: ' -- "$MPT" count-allocs --leaves 0
+expect "count-allocs negative leaves" 2 '^$' '^mpt: error: usage: --leaves: must be a whole number \(0 or more\), got -1$' -- "$MPT" count-allocs --leaves 5,-1
 # mpt diff (key/value files)
 expect "diff lines in key order" 1 '^~ 0x646f67 0x7075707079 0x6b697474656e - 0x646f6765 0x636f696e \+ 0x646f67676c6573776f727468 0x636174 $' '^$' -- bash -c "set -o pipefail; '$MPT' diff '$FIX/diff_a.json' '$FIX/diff_b.json' | tr '\n' ' '"
 expect "diff reversed" 1 '^~ 0x646f67 0x6b697474656e 0x7075707079 \+ 0x646f6765 0x636f696e - 0x646f67676c6573776f727468 0x636174 $' '^$' -- bash -c "set -o pipefail; '$MPT' diff '$FIX/diff_b.json' '$FIX/diff_a.json' | tr '\n' ' '"
@@ -83,7 +85,7 @@ expect "diff --nodes --json" 1 '^\{"write":\["0x00",.*\],"delete":\[\]\}$' '^$' 
 expect "diff --nodes identical" 0 '^$' '^$' -- "$MPT" diff --nodes "$FIX/diff_b.json" "$FIX/diff_b.json"
 expect "diff bad JSON" 2 '^$' '^mpt: error: .*trunc.json.*malformed JSON' -- "$MPT" diff "$FIX/dogs.json" "$tmp/trunc.json"
 expect "diff missing file" 2 '^$' '^mpt: error: .*no-such-file.json' -- "$MPT" diff "$tmp/no-such-file.json" "$FIX/dogs.json"
-expect "diff both stdin" 2 '^$' '^mpt: error: diff: A and B cannot both be stdin$' -- "$MPT" diff - -
+expect "diff both stdin" 2 '^$' '^mpt: error: usage: diff: A and B cannot both be stdin$' -- "$MPT" diff - -
 expect "diff one operand" 2 '^$' '^mpt: error: ' -- "$MPT" diff "$FIX/dogs.json"
 expect "diff help" 0 'nodes' '^$' -- "$MPT" diff --help
 
@@ -96,7 +98,13 @@ expect "diff of a trie file against itself" 0 '^$' '^$' -- "$MPT" diff "$tmp/dif
 expect "diff trie file against k/v file" 0 '^$' '^$' -- "$MPT" diff "$tmp/diff_a.db" "$FIX/diff_a.json"
 expect "diff unknown trie" 3 '^$' '^mpt: error: .*no trie named nope' -- "$MPT" diff --trie nope "$tmp/diff_a.db" "$tmp/diff_b.db"
 "$MPT" build "$FIX/dogs.json" -o "$tmp/dogs.db" >/dev/null
+cp "$tmp/dogs.db" "$tmp/replaced.db"
+printf '{"dog": "puppy"}' >"$tmp/one.json"
+expect "build --replace --json: fields in order, the old rows counted" 0 '^\{"root":"0x[0-9a-f]{64}","trie":"main","created":true,"rows_written":1,"rows_deleted":[1-9][0-9]*\}$' '^$' -- "$MPT" build --replace --json "$tmp/one.json" -o "$tmp/replaced.db"
 expect "get-node root" 0 '"status":"found"' '^$' -- "$MPT" get-node --json "$tmp/dogs.db" 0x00
+expect "get-node unknown trie" 3 '^$' '^mpt: error: no such trie: .*dogs\.db: no trie named nope$' -- "$MPT" get-node --trie nope "$tmp/dogs.db" 0x00
+expect "dump negative limit" 2 '^$' '^mpt: error: usage: --limit: must be a whole number \(0 or more\), got -1$' -- "$MPT" dump --limit -1 "$tmp/dogs.db"
+expect "get-node negative max-bytes" 2 '^$' '^mpt: error: usage: --max-bytes: must be a whole number' -- "$MPT" get-node --max-bytes -5 "$tmp/dogs.db" 0x00
 expect "get-node root text" 0 '^0x[0-9a-f]+$' '^$' -- "$MPT" get-node "$tmp/dogs.db" 0x00
 expect "get-node absent" 0 '"status":"absent"' '^$' -- "$MPT" get-node --json "$tmp/dogs.db" 0x1f
 expect "get-node bad path set" 2 '^$' '^mpt: error: ' -- "$MPT" get-node "$tmp/dogs.db" 0xzz
@@ -187,8 +195,9 @@ acct=0x$(printf 'ab%.0s' $(seq 32))
 "$MPT" build "$FIX/dogs.json" -o "$tmp/storage.db" --trie "$acct" >/dev/null
 expect "get-node in a storage trie" 0 '"status":"found"' '^$' -- "$MPT" get-node --json "$tmp/storage.db" "$acct,0x00"
 expect "get-node of a storage trie the file lacks" 0 '"status":"absent"' '^$' -- "$MPT" get-node --json "$tmp/storage.db" "0x$(printf 'cd%.0s' $(seq 32)),0x00"
-expect "unknown command is named" 2 '^$' '^mpt: error: unknown command: frobnicate$' -- "$MPT" frobnicate
-expect "no command" 2 '^$' '^mpt: error: a command is required; `mpt --help` lists them$' -- "$MPT"
+expect "unknown command is named" 2 '^$' '^mpt: error: usage: unknown command: frobnicate$' -- "$MPT" frobnicate
+expect "unknown option before a command is named" 2 '^$' '^mpt: error: usage: unknown option: --bogus ' -- "$MPT" --bogus
+expect "no command" 2 '^$' '^mpt: error: usage: a command is required; `mpt --help` lists them$' -- "$MPT"
 # A write that fails part way through a build: the process may not grow a file beyond 32 KiB
 # (ulimit -f; 64 blocks of 512 bytes in dash, of 1 KiB in bash, either is far too small for
 # 10k pairs). Exit 3 with one line; the file keeps its previous root, checks clean and reads.
@@ -196,7 +205,8 @@ expect "no command" 2 '^$' '^mpt: error: a command is required; `mpt --help` lis
 expect "build before a failed write" 0 '^0x8aad789dff2f538bca5d8ea56e8abe10f4c7ba3a5dea95fea4cd6e7c3a1168d3$' '^$' -- "$MPT" build "$FIX/dogs.json" -o "$tmp/limited.db"
 expect "build beyond a file-size limit" 3 '^$' '^mpt: error: .*limited\.db.*(I/O error|full)' -- sh -c "ulimit -f 64 && trap '' XFSZ && exec '$MPT' build '$tmp/kv10k.json' -o '$tmp/limited.db'"
 expect "root kept after a failed write" 0 '^0x8aad789dff2f538bca5d8ea56e8abe10f4c7ba3a5dea95fea4cd6e7c3a1168d3$' '^$' -- "$MPT" root "$tmp/limited.db"
+expect "root --threads with a trie file" 2 '^$' '^mpt: error: usage: root: --threads applies to key/value input' -- "$MPT" root --threads 2 "$tmp/limited.db"
 expect "check clean after a failed write" 0 ' 0 problems$' '^$' -- "$MPT" check "$tmp/limited.db"
 expect "get after a failed write" 0 '^0x7075707079$' '^$' -- "$MPT" get "$tmp/limited.db" dog
 expect "build after a failed write" 0 '^0xb08e013562201a540ab01daebcc0d9c6d1cacef6b4730f8fa555015ee14b0867$' '^$' -- "$MPT" build --replace "$tmp/kv10k.json" -o "$tmp/limited.db"
-expect "proof KEY with a range-only flag" 2 '^$' '^mpt: error: proof: --to, --limit and --max-bytes go with --range$' -- "$MPT" proof "$tmp/kv10k.db" "$k10" --limit 5
+expect "proof KEY with a range-only flag" 2 '^$' '^mpt: error: usage: proof: --to, --limit and --max-bytes go with --range$' -- "$MPT" proof "$tmp/kv10k.db" "$k10" --limit 5
