@@ -1,5 +1,5 @@
-# Bash completion for mpt: subcommands, each subcommand's flags, trie names after --trie,
-# files for file arguments.
+# Bash completion for mpt: subcommands, each subcommand's flags, the default trie name after
+# --trie, files for file arguments.
 #
 #   source scripts/mpt-completion.bash
 #
