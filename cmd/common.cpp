@@ -19,7 +19,8 @@ int exit_code(const Error& e) noexcept { return static_cast<int>(category(e.code
 int report(const Error& e, const std::string& where) {
     // <what>: <where>: <detail>, the order of the errors that carry their file in the detail.
     std::string line(errc_name(e.code));
-    if (!where.empty()) line += ": " + where;
+    // A store's errors name their file already.
+    if (!where.empty() && !e.detail.starts_with(where + ": ")) line += ": " + where;
     if (!e.detail.empty()) line += ": " + e.detail;
     // One line, whatever the detail held.
     for (char& c : line) {

@@ -12,9 +12,62 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 
 namespace mpt::cli {
 namespace {
+
+// The largest trie measured: its temporary file takes about 135 bytes per leaf.
+constexpr size_t kMaxLeaves = 10'000'000;
+
+// The temporary trie file and its log, named for the signal handler: a measurement stopped
+// by Ctrl-C, kill or a closed terminal removes them as one that ends does.
+char g_temp_names[3][64];
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+void remove_temp_files() noexcept {
+    for (const char* name : g_temp_names) {
+        if (name[0] != '\0') ::unlink(name);
+    }
+}
+
+void remove_temp_files_and_stop(int sig) {
+    remove_temp_files();
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+
+// While it lives, the files of the temporary trie file `path` are removed when the process
+// ends, by return or by one of kCleanupSignals.
+class TempTrieFile {
+public:
+    explicit TempTrieFile(const std::string& path) {
+        const char* suffixes[] = {"", "-wal", "-shm"};
+        for (size_t i = 0; i < 3; ++i) {
+            std::snprintf(g_temp_names[i], sizeof g_temp_names[i], "%s%s", path.c_str(),
+                          suffixes[i]);
+        }
+        struct sigaction sa {};
+        sa.sa_handler = remove_temp_files_and_stop;
+        sigemptyset(&sa.sa_mask);
+        for (size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+            sigaction(kCleanupSignals[i], &sa, &previous_[i]);
+        }
+    }
+    ~TempTrieFile() {
+        for (size_t i = 0; i < std::size(kCleanupSignals); ++i) {
+            sigaction(kCleanupSignals[i], &previous_[i], nullptr);
+        }
+        remove_temp_files();
+        std::memset(g_temp_names, 0, sizeof g_temp_names);
+    }
+    TempTrieFile(const TempTrieFile&) = delete;
+    TempTrieFile& operator=(const TempTrieFile&) = delete;
+
+private:
+    struct sigaction previous_[std::size(kCleanupSignals)]{};
+};
 
 struct CountOptions {
     std::vector<size_t> leaves{1000, 50000};
@@ -92,12 +145,7 @@ Status measure(size_t n, size_t samples, std::vector<Row>& rows) {
     if (fd < 0) return {Errc::storage_open, "cannot create a temporary file"};
     ::close(fd);
     const std::string path = tmpl;
-    struct Cleanup {
-        std::string p;
-        ~Cleanup() {
-            for (const char* s : {"", "-wal", "-shm"}) ::unlink((p + s).c_str());
-        }
-    } cleanup{path};
+    const TempTrieFile cleanup(path);
     MPT_TRY(auto store, SqliteNodeStore::open(path, SqliteNodeStore::Mode::create));
     MPT_CHECK(build_file(*store, n));
     MPT_CHECK(store->begin_read());
@@ -166,6 +214,9 @@ int run_count_allocs(const CountOptions& o) {
     std::vector<Row> rows;
     for (const size_t n : o.leaves) {
         if (n == 0) return report_usage("count-allocs: --leaves must be positive");
+        if (n > kMaxLeaves) {
+            return report_usage("count-allocs: --leaves is at most " + std::to_string(kMaxLeaves));
+        }
         if (auto s = measure(n, o.samples, rows); !s) return report(s.error());
     }
     if (o.json) {

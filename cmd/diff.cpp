@@ -34,7 +34,7 @@ struct Side {
 Result<Side> load_kv(const std::string& path, bool secure) {
     MPT_TRY(std::string text, read_file(path));
     auto input = parse_kv(text);
-    if (!input) return Error{input.error().code, path + ": " + input.error().message()};
+    if (!input) return Error{input.error().code, path + ": " + input.error().detail};
     const SortedPairs pairs = sorted_final_pairs(*input, secure);
     Trie trie;
     for (const KvPair& p : pairs.pairs) MPT_CHECK(trie.put(p.key, p.value));

@@ -116,6 +116,8 @@ expect "get orphan" 0 '^0x' '^$' -- "$MPT" get "$tmp/orphan.db" "$hit_key"
 expect "dump orphan" 0 '^0x' '^$' -- "$MPT" dump "$tmp/orphan.db"
 expect "check orphan" 1 "^orphan row at path $orphan_path\$" '^$' -- "$MPT" check "$tmp/orphan.db"
 expect "stats orphan" 0 '^pairs ' '^$' -- "$MPT" stats "$tmp/orphan.db"
+expect "check stray" 1 '^rows at paths that are no nibble paths: 3$' '^$' -- "$MPT" check "$tmp/stray.db"
+expect "get stray" 0 '^0x' '^$' -- "$MPT" get "$tmp/stray.db" "$hit_key"
 n=$("$MPT" dump "$tmp/orphan.db" | wc -l)
 [ "$n" -eq 3000 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL dump orphan: $n pairs, want 3000"; }
 

@@ -241,6 +241,18 @@ int main(int argc, char** argv) {
             deep, &rlp);
         std::printf("orphan %s\n", hex_path(deep).c_str());
     }
+    {
+        // Rows at paths no nibble path can be: a byte above 0x0f (past every subtree's key
+        // range), text and an integer (which SQLite orders before any BLOB).
+        Db db(copy_of(good, out, "stray.db"));
+        const bytes rlp = *db.row(target);
+        const std::string insert =
+            "INSERT INTO nodes(trie, path, rlp) VALUES((SELECT id FROM tries WHERE "
+            "name='main'), ";
+        db.write((insert + "?1, ?2)").c_str(), bytes{0x10}, &rlp);
+        db.write((insert + "CAST(?1 AS TEXT), ?2)").c_str(), bytes{0x01}, &rlp);
+        db.write((insert + "5 + length(?1), ?2)").c_str(), bytes{}, &rlp);
+    }
 
     // Cut in half: the file alone (checkpointed when GOOD_DB was closed) loses its tail.
     {

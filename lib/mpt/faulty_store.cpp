@@ -49,6 +49,11 @@ Status FaultyNodeStore::scan(TrieId trie, bytes_view prefix, const RowVisitor& f
     return inner_.scan(trie, prefix, f);
 }
 
+Result<uint64_t> FaultyNodeStore::count_rows(TrieId trie) {
+    MPT_CHECK(count(Op::read, "count_rows"));
+    return inner_.count_rows(trie);
+}
+
 Status FaultyNodeStore::begin_read() {
     MPT_CHECK(count(Op::read, "begin_read"));
     return inner_.begin_read();

@@ -43,6 +43,7 @@ public:
     Result<std::vector<TrieInfo>> list_tries() override;
     Result<bytes_view> get(TrieId trie, bytes_view path) override;
     Status scan(TrieId trie, bytes_view prefix, const RowVisitor& f) override;
+    Result<uint64_t> count_rows(TrieId trie) override;
     Status begin_read() override;
     void end_read() noexcept override { inner_.end_read(); }
     Status begin_write() override;

@@ -28,9 +28,20 @@ Result<std::string> read_file(const std::string& path) {
         data.resize(static_cast<size_t>(st.st_size));
         data.resize(std::fread(data.data(), 1, data.size(), f));
     }
+    // A stream stops at the first byte no JSON text holds, a control character other than
+    // tab, line feed and carriage return: the parser reports it where it stands, and an
+    // endless stream such as /dev/zero or /dev/urandom ends there instead of filling memory.
+    auto json_byte = [](char c) {
+        return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
+    };
     char buf[1 << 16];
     while (!std::feof(f) && !std::ferror(f)) {
         const size_t n = std::fread(buf, 1, sizeof buf, f);
+        const char* bad = std::find_if_not(buf, buf + n, json_byte);
+        if (bad != buf + n) {
+            data.append(buf, static_cast<size_t>(bad - buf) + 1);
+            break;
+        }
         data.append(buf, n);
     }
     const bool failed = std::ferror(f) != 0;

@@ -53,7 +53,10 @@ private:
 // entries.
 Result<KvInput> parse_kv(std::string_view text);
 
-// Reads a whole file ("-" for standard input).
+// Reads a whole JSON file ("-" for standard input). A stream that is not a regular file is
+// read up to its end, or up to and with the first control character that no JSON text
+// holds (not tab, line feed or carriage return), so that an endless stream of bytes that
+// cannot be JSON ends.
 Result<std::string> read_file(const std::string& path);
 
 // A whole input document in memory, for reading once: a regular file is mapped read-only

@@ -41,6 +41,13 @@ Status MemoryNodeStore::scan(TrieId trie, bytes_view prefix, const RowVisitor& f
     return {};
 }
 
+Result<uint64_t> MemoryNodeStore::count_rows(TrieId trie) {
+    const State& s = pending_ ? *pending_ : committed_;
+    uint64_t n = 0;
+    for (const auto& [key, rlp] : s.rows) n += key.first == trie ? 1 : 0;
+    return n;
+}
+
 Status MemoryNodeStore::begin_write() {
     if (pending_) return {Errc::internal, "nested write"};
     pending_ = committed_;

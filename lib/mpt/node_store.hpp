@@ -43,9 +43,13 @@ public:
     // call on this store.
     virtual Result<bytes_view> get(TrieId trie, bytes_view path) = 0;
     // Visits the rows of a trie whose paths start with prefix, in path order, until f
-    // returns false. The views are valid during the call.
+    // returns false. The views are valid during the call. A store may leave out rows whose
+    // path is no nibble path (a byte above 0x0f, or in a file a value that is not a BLOB);
+    // count_rows counts them too.
     using RowVisitor = std::function<bool(bytes_view path, bytes_view rlp)>;
     virtual Status scan(TrieId trie, bytes_view prefix, const RowVisitor& f) = 0;
+    // The number of rows of a trie, whatever their paths.
+    virtual Result<uint64_t> count_rows(TrieId trie) = 0;
 
     virtual Status begin_read() = 0;
     virtual void end_read() noexcept = 0;
@@ -95,6 +99,7 @@ public:
     Result<std::vector<TrieInfo>> list_tries() override;
     Result<bytes_view> get(TrieId trie, bytes_view path) override;
     Status scan(TrieId trie, bytes_view prefix, const RowVisitor& f) override;
+    Result<uint64_t> count_rows(TrieId trie) override;
     Status begin_read() override { return {}; }
     void end_read() noexcept override {}
     Status begin_write() override;

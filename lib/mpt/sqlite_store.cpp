@@ -75,6 +75,9 @@ std::string immutable_uri(const std::string& path) {
 }  // namespace
 
 bool looks_like_sqlite(const std::string& path) {
+    // Only a regular file can be a database; opening a pipe to look would consume it.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr) return false;
     char header[16] = {};
@@ -89,12 +92,16 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string
     // initializes, on the first open; later calls are refused and change nothing.
     static const bool memstatus_off = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
     static_cast<void>(memstatus_off);
+    if (path.empty()) return {Errc::storage_open, "the trie file name is empty"};
     struct stat st {};
     const bool exists = ::stat(path.c_str(), &st) == 0;
     if (!exists && mode != Mode::create) {
         return {Errc::storage_open, path + ": " + std::strerror(errno)};
     }
     if (exists && S_ISDIR(st.st_mode)) return {Errc::storage_open, path + ": is a directory"};
+    if (exists && !S_ISREG(st.st_mode)) {
+        return {Errc::storage_open, path + ": not a regular file"};
+    }
     const bool fresh = !exists || st.st_size == 0;
     if (exists && mode != Mode::read_only && ::access(path.c_str(), W_OK) != 0) {
         return {Errc::storage_readonly, path + ": " + std::strerror(errno)};
@@ -114,7 +121,9 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string
     // WAL reader needs, and SQLite would refuse the file. With no log content there is
     // nothing the log could add, so it reads the file as immutable (no locks, no log); the
     // hash check on every read still catches a file changed underneath by its owner.
-    std::string open_name = path;
+    // SQLite reads a name that starts with "file:" as a URI and ":memory:" as no file at
+    // all; a relative name given as ./NAME is always the file of that name.
+    std::string open_name = path.starts_with('/') ? path : "./" + path;
     if (mode == Mode::read_only && !reader_can_recover) {
         struct stat wal {};
         const bool wal_has_content = ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
@@ -413,6 +422,17 @@ Status SqliteNodeStore::scan(TrieId trie, bytes_view prefix, const RowVisitor& f
     }
     if (rc != SQLITE_DONE) return error("scan");
     return {};
+}
+
+Result<uint64_t> SqliteNodeStore::count_rows(TrieId trie) {
+    Stmt st;
+    const std::string sql = std::string("SELECT count(*) FROM ") + table_ + " WHERE trie=?1";
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st.s, nullptr) != SQLITE_OK) {
+        return error("count rows");
+    }
+    sqlite3_bind_int64(st.s, 1, trie);
+    if (sqlite3_step(st.s) != SQLITE_ROW) return error("count rows");
+    return static_cast<uint64_t>(sqlite3_column_int64(st.s, 0));
 }
 
 Status SqliteNodeStore::begin_read() {

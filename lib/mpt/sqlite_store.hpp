@@ -40,6 +40,7 @@ public:
     // The view points into SQLite's column memory: valid until the next call on this store.
     Result<bytes_view> get(TrieId trie, bytes_view path) override;
     Status scan(TrieId trie, bytes_view prefix, const RowVisitor& f) override;
+    Result<uint64_t> count_rows(TrieId trie) override;
     Status begin_read() override;
     void end_read() noexcept override;
     Status begin_write() override;
@@ -103,7 +104,8 @@ private:
     bool in_txn_ = false;
 };
 
-// True when the file at path starts with the SQLite header (so it is a trie file, not JSON).
+// True when path is a regular file that starts with the SQLite header (so it is a trie file,
+// not JSON). A pipe is never opened to look.
 bool looks_like_sqlite(const std::string& path);
 
 }  // namespace mpt

@@ -292,14 +292,25 @@ Result<CheckReport> check_trie(NodeStore& store, const TrieInfo& trie) {
     size_t i = 0;
     MPT_CHECK(store.scan(trie.id, {}, [&](bytes_view path, bytes_view) {
         ++report.rows;
-        while (i < reached.size() && bytes_less(reached[i], path)) ++i;
-        if (i < reached.size() && bytes_equal(reached[i], path)) {
+        const bool nibbles =
+            std::all_of(path.begin(), path.end(), [](uint8_t b) { return b < 16; });
+        while (nibbles && i < reached.size() && bytes_less(reached[i], path)) ++i;
+        if (nibbles && i < reached.size() && bytes_equal(reached[i], path)) {
             ++i;
         } else if (report.problems.size() < 1000) {
-            report.problems.push_back("orphan row at path " + path_string(path));
+            report.problems.push_back(nibbles ? "orphan row at path " + path_string(path)
+                                              : "row at a path that is no nibble path: " +
+                                                    to_hex(path));
         }
         return true;
     }));
+    // Rows the scan cannot reach: paths of another type than BLOB, or past the nibbles.
+    MPT_TRY(const uint64_t all_rows, store.count_rows(trie.id));
+    if (all_rows > report.rows) {
+        report.problems.push_back("rows at paths that are no nibble paths: " +
+                                  std::to_string(all_rows - report.rows));
+        report.rows = static_cast<size_t>(all_rows);
+    }
     return report;
 }
 
