@@ -89,6 +89,8 @@ TEST_CASE("json_doc: syntax errors name the line and column") {
         {"{\"a\": \"x\ty\"}", "line 1, column 9: control character in a string"},
         {"{\"a\": \"\\x\"}", "line 1, column 9: invalid escape"},
         {"{\"a\": \"\\ud800\"}", "line 1, column 14: unpaired surrogate in \\u escape"},
+        {"{\"a\": \"x\xc3\"}", "line 1, column 9: invalid UTF-8 in a string"},
+        {"{\"\xed\xbf\xbf\": 1}", "line 1, column 3: invalid UTF-8 in a string"},
         {"{\"a\": \"0x00", "line 1, column 7: unterminated string"},
         {"{} {}", "line 1, column 4: unexpected data after the document"},
         {"{\"a\": [}", "line 1, column 8: expected a value"},

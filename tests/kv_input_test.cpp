@@ -31,6 +31,19 @@ TEST_CASE("object and array forms") {
     CHECK((*a)[2].key.empty());
 }
 
+TEST_CASE("UTF-8 in strings is taken as it is, every length, and equals its escapes") {
+    // U+00E9, U+20AC, U+1F600 and U+10FFFF written out, then as escapes.
+    const std::string raw = "{\"b\xc3\xa9\": \"\xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\"}";
+    auto o = parse_kv(raw);
+    REQUIRE(o.ok());
+    CHECK(bytes((*o)[0].key.begin(), (*o)[0].key.end()) == h("62c3a9"));
+    CHECK(bytes((*o)[0].value.begin(), (*o)[0].value.end()) == h("e282ac20f09f988020f48fbfbf"));
+    auto escaped = parse_kv(R"({"b\u00e9": "\u20ac \ud83d\ude00 \udbff\udfff"})");
+    REQUIRE(escaped.ok());
+    CHECK(bytes((*escaped)[0].value.begin(), (*escaped)[0].value.end()) ==
+          bytes((*o)[0].value.begin(), (*o)[0].value.end()));
+}
+
 TEST_CASE("errors name the place") {
     auto err = [](std::string_view text) {
         auto r = parse_kv(text);
@@ -126,6 +139,18 @@ TEST_CASE("error messages name line, column and entry exactly") {
         {"{\"a\": \"b\x01"
          "\"}",
          Errc::bad_json, "line 1, column 9: control character in a string"},
+        // Strings are UTF-8 (RFC 8259 8.1): a stray continuation byte, an overlong form, a
+        // surrogate, past U+10FFFF, a sequence cut by the quote, a lead byte never used.
+        {"{\"a\": \"b\x80\"}", Errc::bad_json, "line 1, column 9: invalid UTF-8 in a string"},
+        {"{\"\xc0\x80\": \"b\"}", Errc::bad_json, "line 1, column 3: invalid UTF-8 in a string"},
+        {"{\"\xe0\x9f\xbf\": \"b\"}", Errc::bad_json,
+         "line 1, column 3: invalid UTF-8 in a string"},
+        {"{\"a\": \"\xed\xa0\x80\"}", Errc::bad_json,
+         "line 1, column 8: invalid UTF-8 in a string"},
+        {"{\"a\": \"\xf4\x90\x80\x80\"}", Errc::bad_json,
+         "line 1, column 8: invalid UTF-8 in a string"},
+        {"{\"a\": \"\xe2\x82\"}", Errc::bad_json, "line 1, column 8: invalid UTF-8 in a string"},
+        {"{\"a\": \"\xff\"}", Errc::bad_json, "line 1, column 8: invalid UTF-8 in a string"},
         {"{\n\n  \"a\": \"0x1\"\n}", Errc::bad_hex,
          "entry 0 value (line 3, column 8): odd number of hex digits"},
         {"\n[\n[\"x\",\n \"0x0\"]]", Errc::bad_hex,

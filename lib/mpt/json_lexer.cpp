@@ -24,22 +24,24 @@ void append_utf8(std::string& out, uint32_t cp) {
     }
 }
 
-// A nonzero value when one of the 8 bytes of w (as loaded little-endian) is '"', '\\' or a
-// control character, the bytes that end a plain run of a JSON string; its lowest set bit
-// is in the first such byte. Each term is the classic "has a zero byte" test, (x - 0x01..)
-// & ~x & 0x80.., whose lowest flag is exact (a borrow only runs upwards from a true hit).
+// A nonzero value when one of the 8 bytes of w (as loaded little-endian) is '"', '\\', a
+// control character or a non-ASCII byte, the bytes that end a plain run of a JSON string;
+// its lowest set bit is in the first such byte. The first three terms are the classic "has
+// a zero byte" test, (x - 0x01..) & ~x & 0x80.., whose lowest flag is exact (a borrow only
+// runs upwards from a true hit, and a byte with its high bit set flags itself).
 inline uint64_t special_bytes(uint64_t w) noexcept {
     constexpr uint64_t kOnes = 0x0101010101010101;
     constexpr uint64_t kHigh = 0x8080808080808080;
     const uint64_t quote = w ^ (kOnes * '"');
     const uint64_t backslash = w ^ (kOnes * '\\');
     return (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
-            ((w - kOnes * 0x20) & ~w)) &
+            ((w - kOnes * 0x20) & ~w) | w) &
            kHigh;
 }
 
 bool is_special(char c) noexcept {
-    return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+    const auto u = static_cast<unsigned char>(c);
+    return c == '"' || c == '\\' || u < 0x20 || u >= 0x80;
 }
 
 }  // namespace
@@ -69,9 +71,46 @@ Status JsonLexer::lex_string() {
             ++p_;
             return {};
         }
-        if (static_cast<unsigned char>(*p_) < 0x20) return fail("control character in a string");
-        MPT_CHECK(parse_escape());
+        const auto c = static_cast<unsigned char>(*p_);
+        if (c < 0x20) return fail("control character in a string");
+        if (c >= 0x80) {
+            MPT_CHECK(take_utf8());
+        } else {
+            MPT_CHECK(parse_escape());
+        }
     }
+}
+
+Status JsonLexer::take_utf8() {
+    const auto* u = reinterpret_cast<const unsigned char*>(p_);
+    const size_t left = static_cast<size_t>(end_ - p_);
+    // The lead byte gives the length; C0, C1 and F5..FF lead only overlong or out-of-range
+    // forms, and a continuation byte leads nothing.
+    size_t n = 0;
+    uint32_t cp = 0;
+    if (u[0] >= 0xc2 && u[0] <= 0xdf) {
+        n = 2;
+        cp = u[0] & 0x1fu;
+    } else if (u[0] >= 0xe0 && u[0] <= 0xef) {
+        n = 3;
+        cp = u[0] & 0x0fu;
+    } else if (u[0] >= 0xf0 && u[0] <= 0xf4) {
+        n = 4;
+        cp = u[0] & 0x07u;
+    } else {
+        return fail("invalid UTF-8 in a string");
+    }
+    for (size_t i = 1; i < n; ++i) {
+        if (i >= left || (u[i] & 0xc0) != 0x80) return fail("invalid UTF-8 in a string");
+        cp = cp << 6 | (u[i] & 0x3fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff)) {
+        return fail("invalid UTF-8 in a string");
+    }
+    scratch_.append(p_, n);
+    p_ += n;
+    return {};
 }
 
 Status JsonLexer::parse_escape() {

@@ -12,8 +12,8 @@
 
 namespace mpt::json_detail {
 
-// The first '"', '\\' or control character in [p, end), or end: the end of a plain run of a
-// JSON string.
+// The first '"', '\\', control character or non-ASCII byte in [p, end), or end: the end of a
+// plain run of a JSON string, which needs no decoding and no UTF-8 check.
 const char* scan_plain(const char* p, const char* end) noexcept;
 
 // A position in one JSON text. The text outlives the lexer.
@@ -53,12 +53,17 @@ protected:
     }
 
     // REQUIRES: p_ at the opening quote of a string. Decodes the whole string, escapes
-    // included, into scratch_ and moves past its closing quote.
+    // included, into scratch_ and moves past its closing quote. A string must be UTF-8
+    // (RFC 8259 section 8.1; RFC 3629: no overlong forms, no surrogates, at most U+10FFFF).
     Status lex_string();
 
     // REQUIRES: p_ at a backslash inside a string. Appends the escaped character to scratch_
     // (a \u escape as UTF-8; a surrogate must be paired) and moves past the escape.
     Status parse_escape();
+
+    // REQUIRES: p_ at a non-ASCII byte inside a string. Appends one UTF-8 sequence to scratch_
+    // and moves past it.
+    Status take_utf8();
 
     // "line L, column C" of at (columns count bytes from 1).
     std::string where(const char* at) const;
