@@ -6,7 +6,6 @@
 
 #include <fmt/core.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -16,9 +15,9 @@ namespace mpt::cli {
 
 int exit_code(const Error& e) noexcept { return static_cast<int>(category(e.code)); }
 
-int report(const Error& e, const std::string& where) {
+std::string error_line(const Error& e, const std::string& where) {
     // <what>: <where>: <detail>, the order of the errors that carry their file in the detail.
-    std::string line(errc_name(e.code));
+    std::string line = "mpt: error: " + std::string(errc_name(e.code));
     // A store's errors name their file already.
     if (!where.empty() && !e.detail.starts_with(where + ": ")) line += ": " + where;
     if (!e.detail.empty()) line += ": " + e.detail;
@@ -26,7 +25,11 @@ int report(const Error& e, const std::string& where) {
     for (char& c : line) {
         if (c == '\n' || c == '\r') c = ' ';
     }
-    fmt::print(stderr, "mpt: error: {}\n", line);
+    return line + '\n';
+}
+
+int report(const Error& e, const std::string& where) {
+    fmt::print(stderr, "{}", error_line(e, where));
     return exit_code(e);
 }
 
@@ -75,26 +78,35 @@ void on_sigbus(int) {
     _exit(kInput);
 }
 
-}  // namespace
-
-SigbusGuard::SigbusGuard(const std::string& file) {
-    std::string line = "mpt: error: " + std::string(errc_name(Errc::bad_input)) + ": " + file +
-                       ": the file shrank while it was being read";
-    for (char& c : line) {
-        if (c == '\n' || c == '\r') c = ' ';
+// Makes the line on_sigbus prints for the mapped input file, and returns on_sigbus.
+SignalHandlers::Handler on_sigbus_for(const std::string& file) {
+    std::string line =
+        error_line(Error{Errc::bad_input, "the file shrank while it was being read"}, file);
+    if (line.size() > sizeof g_sigbus_line) {
+        line.resize(sizeof g_sigbus_line - 1);
+        line += '\n';
     }
-    line.resize(std::min(line.size(), sizeof g_sigbus_line - 1));
-    line += '\n';
     std::memcpy(g_sigbus_line, line.data(), line.size());
     g_sigbus_length = line.size();
-    struct sigaction sa {};
-    sa.sa_handler = on_sigbus;
-    sigemptyset(&sa.sa_mask);
-    installed_ = sigaction(SIGBUS, &sa, &previous_) == 0;
+    return on_sigbus;
 }
 
-SigbusGuard::~SigbusGuard() {
-    if (installed_) sigaction(SIGBUS, &previous_, nullptr);
+}  // namespace
+
+SignalHandlers::SignalHandlers(std::initializer_list<int> signals, Handler handler) {
+    struct sigaction sa {};
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    for (const int sig : signals) {
+        if (count_ == kMaxSignals) break;
+        if (sigaction(sig, &sa, &saved_[count_].previous) == 0) saved_[count_++].signal = sig;
+    }
 }
+
+SignalHandlers::~SignalHandlers() {
+    for (size_t i = 0; i < count_; ++i) sigaction(saved_[i].signal, &saved_[i].previous, nullptr);
+}
+
+SigbusGuard::SigbusGuard(const std::string& file) : handlers_({SIGBUS}, on_sigbus_for(file)) {}
 
 }  // namespace mpt::cli

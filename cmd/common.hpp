@@ -1,9 +1,16 @@
-// What every subcommand shares: the exit-code table and the one-line error report.
+// What every subcommand shares: the exit-code table, the one-line error report, opening a
+// trie file, and the signal handling around a mapped input.
 #pragma once
 
 #include <mpt/bytes.hpp>
+#include <mpt/sqlite_store.hpp>
 
+#include <cstddef>
+#include <initializer_list>
+#include <memory>
 #include <string>
+
+#include <signal.h>
 
 namespace mpt::cli {
 
@@ -18,20 +25,12 @@ enum Exit : int {
 
 int exit_code(const Error& e) noexcept;
 
-// Prints "mpt: error: <kind>: <where>: <detail>" on stderr and returns the exit code.
+// The line report() prints, "mpt: error: <kind>: <where>: <detail>\n", as one line.
+std::string error_line(const Error& e, const std::string& where = {});
+// Prints error_line(e, where) on stderr and returns the exit code.
 int report(const Error& e, const std::string& where = {});
 // Prints "mpt: error: usage: <message>" on stderr and returns kInput.
 int report_usage(const std::string& message);
-
-}  // namespace mpt::cli
-
-#include <mpt/sqlite_store.hpp>
-
-#include <memory>
-
-#include <signal.h>
-
-namespace mpt::cli {
 
 // A trie file opened for reading one trie, inside a read transaction (a consistent
 // snapshot) that ends when the object goes.
@@ -58,19 +57,35 @@ Result<bytes> parse_key(const std::string& text);
 // True when stderr is a terminal, so progress may be shown there.
 bool stderr_is_tty();
 
+// While it lives, handler handles each of signals (at most kMaxSignals); the handlers
+// before it come back when it goes.
+class SignalHandlers {
+public:
+    using Handler = void (*)(int);
+    SignalHandlers(std::initializer_list<int> signals, Handler handler);
+    ~SignalHandlers();
+    SignalHandlers(const SignalHandlers&) = delete;
+    SignalHandlers& operator=(const SignalHandlers&) = delete;
+
+private:
+    static constexpr size_t kMaxSignals = 4;
+    struct Saved {
+        int signal = 0;
+        struct sigaction previous {};
+    };
+    Saved saved_[kMaxSignals];
+    size_t count_ = 0;
+};
+
 // While it lives, a SIGBUS (the mapped input `file` truncated by another process while it is
 // read) prints one line naming the file and exits with kInput instead of killing the process.
-// Restores the previous handler when it goes. One guard at a time.
+// One guard at a time.
 class SigbusGuard {
 public:
     explicit SigbusGuard(const std::string& file);
-    ~SigbusGuard();
-    SigbusGuard(const SigbusGuard&) = delete;
-    SigbusGuard& operator=(const SigbusGuard&) = delete;
 
 private:
-    struct sigaction previous_ {};
-    bool installed_ = false;
+    SignalHandlers handlers_;
 };
 
 }  // namespace mpt::cli

@@ -24,7 +24,6 @@ constexpr size_t kMaxLeaves = 10'000'000;
 // The temporary trie file and its log, named for the signal handler: a measurement stopped
 // by Ctrl-C, kill or a closed terminal removes them as one that ends does.
 char g_temp_names[3][64];
-constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 void remove_temp_files() noexcept {
     for (const char* name : g_temp_names) {
@@ -39,7 +38,7 @@ void remove_temp_files_and_stop(int sig) {
 }
 
 // While it lives, the files of the temporary trie file `path` are removed when the process
-// ends, by return or by one of kCleanupSignals.
+// ends, by return or by SIGINT, SIGTERM or SIGHUP.
 class TempTrieFile {
 public:
     explicit TempTrieFile(const std::string& path) {
@@ -48,17 +47,8 @@ public:
             std::snprintf(g_temp_names[i], sizeof g_temp_names[i], "%s%s", path.c_str(),
                           suffixes[i]);
         }
-        struct sigaction sa {};
-        sa.sa_handler = remove_temp_files_and_stop;
-        sigemptyset(&sa.sa_mask);
-        for (size_t i = 0; i < std::size(kCleanupSignals); ++i) {
-            sigaction(kCleanupSignals[i], &sa, &previous_[i]);
-        }
     }
     ~TempTrieFile() {
-        for (size_t i = 0; i < std::size(kCleanupSignals); ++i) {
-            sigaction(kCleanupSignals[i], &previous_[i], nullptr);
-        }
         remove_temp_files();
         std::memset(g_temp_names, 0, sizeof g_temp_names);
     }
@@ -66,7 +56,8 @@ public:
     TempTrieFile& operator=(const TempTrieFile&) = delete;
 
 private:
-    struct sigaction previous_[std::size(kCleanupSignals)]{};
+    // Ctrl-C, kill and a closed terminal remove the files as a return does.
+    SignalHandlers handlers_{{SIGINT, SIGTERM, SIGHUP}, remove_temp_files_and_stop};
 };
 
 struct CountOptions {

@@ -73,7 +73,6 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "mpt: error: internal error: out of memory\n");
         return kInternal;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "mpt: error: internal error: {}\n", e.what());
-        return kInternal;
+        return report(mpt::Error{mpt::Errc::internal, e.what()});
     }
 }
