@@ -225,20 +225,24 @@ expect "build -o :memory: writes a file" 0 '^0x8aad789d' '^$' -- sh -c "cd '$tmp
 expect "build -o a device" 3 '^$' '^mpt: error: cannot open trie file: /dev/null: not a regular file$' -- "$MPT" build "$FIX/dogs.json" -o /dev/null
 expect "build -o empty name" 3 '^$' '^mpt: error: cannot open trie file: the trie file name is empty$' -- "$MPT" build "$FIX/dogs.json" -o ''
 
-# count-allocs stopped by a signal removes its temporary trie file.
+# count-allocs stopped by a signal removes its temporary trie file. Files another run left in
+# /tmp before this one are not its own.
+temp_files() { find /tmp -maxdepth 1 -name "mpt-count-allocs-*" 2>/dev/null | sort; }
+temp_before=$(temp_files)
 "$MPT" count-allocs --leaves 400000 --samples 1 >/dev/null 2>&1 &
 allocs_pid=$!
 for _ in $(seq 100); do
-    [ -n "$(find /tmp -maxdepth 1 -name "mpt-count-allocs-*-wal" 2>/dev/null)" ] && break
+    comm -13 <(echo "$temp_before") <(temp_files) | grep -q -- '-wal$' && break
     sleep 0.05
 done
+started=$(comm -13 <(echo "$temp_before") <(temp_files) | wc -l)
 kill -INT "$allocs_pid"
 rc=0
 wait "$allocs_pid" || rc=$?
-left=$(find /tmp -maxdepth 1 -name "mpt-count-allocs-*" 2>/dev/null | wc -l)
-if [ "$rc" -eq 130 ] && [ "$left" -eq 0 ]; then
+left=$(comm -13 <(echo "$temp_before") <(temp_files) | wc -l)
+if [ "$started" -gt 0 ] && [ "$rc" -eq 130 ] && [ "$left" -eq 0 ]; then
     pass=$((pass + 1))
 else
     fail=$((fail + 1))
-    echo "FAIL count-allocs interrupted: exit $rc, $left temporary files left"
+    echo "FAIL count-allocs interrupted: $started files made, exit $rc, $left left"
 fi
