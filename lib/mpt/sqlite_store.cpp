@@ -72,18 +72,21 @@ std::string immutable_uri(const std::string& path) {
     return uri + "?immutable=1";
 }
 
-}  // namespace
-
-bool looks_like_sqlite(const std::string& path) {
-    // Only a regular file can be a database; opening a pipe to look would consume it.
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+// REQUIRES: path is a regular file (opening a pipe to look would consume it).
+bool has_sqlite_header(const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr) return false;
     char header[16] = {};
     const size_t n = std::fread(header, 1, sizeof header, f);
     std::fclose(f);
     return n == 16 && std::memcmp(header, "SQLite format 3", 16) == 0;
+}
+
+}  // namespace
+
+bool looks_like_sqlite(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && has_sqlite_header(path);
 }
 
 Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string& path, Mode mode) {
@@ -106,7 +109,7 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string
     if (exists && mode != Mode::read_only && ::access(path.c_str(), W_OK) != 0) {
         return {Errc::storage_readonly, path + ": " + std::strerror(errno)};
     }
-    if (exists && !fresh && !looks_like_sqlite(path)) {
+    if (exists && !fresh && !has_sqlite_header(path)) {
         return {Errc::storage_not_mpt, path + ": not an SQLite database"};
     }
     // A reader opens a writable file read-write, with writes refused (query_only below): a
