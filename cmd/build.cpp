@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 
+#include <mpt/bulk_build.hpp>
 #include <mpt/hex.hpp>
 #include <mpt/trie_file.hpp>
 
@@ -20,6 +21,14 @@ struct BuildCmdOptions {
     bool json = false;
 };
 
+// A new file is written whole (bulk_build.hpp); an existing one, through the store.
+Result<BuildResult> build(const std::string& output, const KvInput& input, const BuildOptions& b) {
+    MPT_TRY(std::optional<BuildResult> fresh, build_new_trie_file(output, input, b));
+    if (fresh) return std::move(*fresh);
+    MPT_TRY(auto store, SqliteNodeStore::open(output, SqliteNodeStore::Mode::create));
+    return build_trie(*store, input, b);
+}
+
 int run_build(const BuildCmdOptions& o) {
     auto text = load_input(o.input);
     if (!text) return report(text.error());
@@ -30,19 +39,18 @@ int run_build(const BuildCmdOptions& o) {
     }
     if (!input) return report(input.error(), o.input);
     *text = InputText();  // the pairs live in the input's own arena
-    auto store = SqliteNodeStore::open(o.output, SqliteNodeStore::Mode::create);
-    if (!store) return report(store.error());
     BuildOptions b;
     b.trie = o.trie;
     b.secure = o.secure;
     b.replace = o.replace;
+    b.threads = available_cpus();
     const bool tty = stderr_is_tty();
     if (tty) {
         b.progress = [](size_t done, size_t all) {
             fmt::print(stderr, "\rmpt: {} of {} pairs", done, all);
         };
     }
-    auto r = build_trie(**store, *input, b);
+    auto r = build(o.output, *input, b);
     if (tty) fmt::print(stderr, "\r\033[K");
     if (!r) return report(r.error(), o.output);
     if (o.json) {

@@ -6,10 +6,15 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include <unistd.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 namespace mpt::cli {
 
@@ -108,5 +113,13 @@ SignalHandlers::~SignalHandlers() {
 }
 
 SigbusGuard::SigbusGuard(const std::string& file) : handlers_({SIGBUS}, on_sigbus_for(file)) {}
+
+unsigned available_cpus() {
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
+#endif
+    return std::max(1u, std::thread::hardware_concurrency());
+}
 
 }  // namespace mpt::cli

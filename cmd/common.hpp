@@ -57,6 +57,9 @@ Result<bytes> parse_key(const std::string& text);
 // True when stderr is a terminal, so progress may be shown there.
 bool stderr_is_tty();
 
+// The CPUs this process may run on.
+unsigned available_cpus();
+
 // While it lives, handler handles each of signals (at most kMaxSignals); the handlers
 // before it come back when it goes.
 class SignalHandlers {

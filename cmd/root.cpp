@@ -9,13 +9,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <memory>
-#include <thread>
-
-#if defined(__linux__)
-#include <sched.h>
-#endif
 
 namespace mpt::cli {
 namespace {
@@ -29,14 +23,6 @@ struct RootOptions {
     unsigned threads = 0;  // 0: the CPUs this process may run on
     bool trie_given = false;
 };
-
-unsigned available_cpus() {
-#if defined(__linux__)
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
-#endif
-    return std::max(1u, std::thread::hardware_concurrency());
-}
 
 int run_vectors(const RootOptions& o) {
     size_t passed = 0, failed = 0;

@@ -466,6 +466,12 @@ Status SqliteNodeStore::begin_write() {
 }
 
 Result<TrieId> SqliteNodeStore::create_trie(std::string_view name, bool secure) {
+    MPT_TRY(const TrieId id, insert_trie(name, secure));
+    if (rows_ != &staged_) MPT_CHECK(begin_staging());
+    return id;
+}
+
+Result<TrieId> SqliteNodeStore::insert_trie(std::string_view name, bool secure) {
     Stmt st;
     if (sqlite3_prepare_v2(db_, "INSERT INTO tries(name, root, secure) VALUES(?1, ?2, ?3)", -1,
                            &st.s, nullptr) != SQLITE_OK) {
@@ -475,9 +481,50 @@ Result<TrieId> SqliteNodeStore::create_trie(std::string_view name, bool secure) 
     sqlite3_bind_blob(st.s, 2, kEmptyRoot.data(), 32, SQLITE_STATIC);
     sqlite3_bind_int(st.s, 3, secure ? 1 : 0);
     if (sqlite3_step(st.s) != SQLITE_DONE) return error("create trie");
-    const auto id = static_cast<TrieId>(sqlite3_last_insert_rowid(db_));
-    if (rows_ != &staged_) MPT_CHECK(begin_staging());
-    return id;
+    return static_cast<TrieId>(sqlite3_last_insert_rowid(db_));
+}
+
+Result<SqliteNodeStore::FileImage> SqliteNodeStore::new_file_image(std::string_view name,
+                                                                   bool secure,
+                                                                   const Hash256& root) {
+    // The pages SQLite itself makes of this schema and row, in memory: the file is then
+    // exactly what open() and a build would have begun it with.
+    sqlite3* db = nullptr;
+    const int rc = sqlite3_open_v2(
+        ":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    SqliteNodeStore store(db, ":memory:");
+    if (rc != SQLITE_OK) return {errc_of(rc), "in-memory database: cannot open"};
+    MPT_CHECK(store.create_schema());
+    MPT_TRY(const TrieId id, store.insert_trie(name, secure));
+    MPT_CHECK(store.set_root(id, root));
+    MPT_TRY(const int64_t nodes_root,
+            store.query_int("SELECT rootpage FROM sqlite_master WHERE name='nodes'"));
+    sqlite3_int64 size = 0;
+    unsigned char* data = sqlite3_serialize(db, "main", &size, 0);
+    if (data == nullptr) return {Errc::storage_io, "in-memory database: cannot serialize"};
+    FileImage image;
+    image.pages.assign(data, data + size);
+    sqlite3_free(data);
+    uint8_t* header = image.pages.data();  // fileformat2 1.3
+    image.page_size = static_cast<uint32_t>(header[16] << 8 | header[17]);
+    if (image.page_size == 1) image.page_size = 65536;
+    header[18] = header[19] = 2;  // the write and read versions of a file in WAL mode
+    image.nodes_root = static_cast<uint32_t>(nodes_root);
+    image.trie = id;
+    return image;
+}
+
+void SqliteNodeStore::finish_image_header(bytes& page1, uint32_t pages) noexcept {
+    // fileformat2 1.3. The page count (offset 28) holds while the version-valid-for number
+    // (92) equals the change counter (24); SQLite otherwise counts pages from the file's
+    // size. An in-memory database leaves the counter and the library version (96) at 0.
+    const auto put_u32 = [&](size_t at, uint32_t v) {
+        for (int i = 3; i >= 0; --i, v >>= 8) page1[at + i] = static_cast<uint8_t>(v);
+    };
+    put_u32(24, 1);
+    put_u32(28, pages);
+    put_u32(92, 1);
+    put_u32(96, static_cast<uint32_t>(sqlite3_libversion_number()));
 }
 
 Status SqliteNodeStore::put(TrieId trie, bytes_view path, bytes_view rlp) {

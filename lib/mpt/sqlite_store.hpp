@@ -57,6 +57,21 @@ public:
     Status commit_write() override;
     void rollback() noexcept override;
 
+    // The first pages of a new trie file that holds one trie, named name, of the given kind
+    // and root, for the nodes table's b-tree to be added to (IndexBtreeWriter): the schema,
+    // the trie's row, and the nodes table's root page, an empty leaf. The header says WAL
+    // mode, as open() makes a file; finish_image_header completes it.
+    struct FileImage {
+        bytes pages;
+        uint32_t page_size = 0;
+        uint32_t nodes_root = 0;  // the nodes table's root page
+        TrieId trie = 0;          // the trie's id, the first column of its rows
+    };
+    static Result<FileImage> new_file_image(std::string_view name, bool secure,
+                                            const Hash256& root);
+    // Completes the header of a file image whose first page is page1, pages long.
+    static void finish_image_header(bytes& page1, uint32_t pages) noexcept;
+
     const std::string& path() const noexcept { return path_; }
     // Rows and page statistics for `mpt stats`.
     Result<int64_t> file_size();
@@ -70,6 +85,8 @@ private:
     Error error(const char* what) const;
     Status check_schema(bool writable);
     Status create_schema();
+    // Adds a trie's row to the tries table, with the empty root. Returns its id.
+    Result<TrieId> insert_trie(std::string_view name, bool secure);
     // True for a database with no schema objects and zero header fields.
     Result<bool> is_empty_database();
     // The first column of the first row of sql, an integer.

@@ -184,13 +184,15 @@ inline void prefetch_pair(std::span<const KvPair> pairs, size_t k) noexcept {
     }
 }
 
-Result<Hash256> sequential_root(std::span<const KvPair> pairs) {
-    StackTrie st;
+Result<Hash256> sequential_root(std::span<const KvPair> pairs, PartSinks* sinks) {
+    StackTrie st(sinks != nullptr ? sinks->part(PartSinks::kTopPart) : nullptr);
     for (size_t k = 0; k < pairs.size(); ++k) {
         prefetch_pair(pairs, k + kPrefetchAhead);
         MPT_CHECK(st.add_view(pairs[k].key, pairs[k].value));
     }
-    return st.finish();
+    const Hash256 root = st.finish();
+    if (sinks != nullptr) sinks->done(PartSinks::kTopPart);
+    return root;
 }
 
 // Nibble n of key, or -1 past its end.
@@ -200,9 +202,10 @@ int nibble_at(bytes_view key, size_t n) noexcept {
 
 }  // namespace
 
-Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads, size_t min_pairs) {
+Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads, size_t min_pairs,
+                                PartSinks* sinks) {
     if (threads <= 1 || pairs.size() < std::max<size_t>(min_pairs, 2)) {
-        return sequential_root(pairs);
+        return sequential_root(pairs, sinks);
     }
     // Sorted keys share the nibbles the first and the last share, and there the top branch
     // stands; only the first key can end at it (a prefix of all others), its value going
@@ -246,7 +249,7 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
         split_holds = split_holds && (previous == nullptr || bytes_less(previous->key, lo.key));
         previous = &hi;
     }
-    if (!split_holds) return sequential_root(pairs);
+    if (!split_holds) return sequential_root(pairs, sinks);
 
     // The 16 subtries on a pool of `threads`, each taking the next unbuilt one. An exception
     // (out of memory) stops the others after their current subtrie and is rethrown here.
@@ -254,14 +257,15 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
     std::vector<std::exception_ptr> failures(threads);
     auto work = [&](unsigned self) {
         try {
-            StackTrie st(nullptr, c + 1);
             for (size_t r; (r = next.fetch_add(1)) < runs.size();) {
                 Run& run = runs[r];
+                StackTrie st(sinks != nullptr ? sinks->part(r) : nullptr, c + 1);
                 for (size_t k = run.begin; k < run.end && run.status.ok(); ++k) {
                     prefetch_pair(pairs, k + kPrefetchAhead);
                     run.status = st.add_view(pairs[k].key, pairs[k].value);
                 }
                 run.ref = st.finish_ref();
+                if (sinks != nullptr) sinks->done(r);
             }
         } catch (...) {
             failures[self] = std::current_exception();
@@ -280,20 +284,37 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
         if (e) std::rethrow_exception(e);
     }
     for (const Run& run : runs) {
-        if (!run.status.ok()) return sequential_root(pairs);
+        if (!run.status.ok()) return sequential_root(pairs, sinks);
     }
 
+    // The top nodes, handed to the sink as StackTrie::finalize would: the root always, the
+    // branch below an extension when it is hashed.
+    NodeSink* top = sinks != nullptr ? sinks->part(PartSinks::kTopPart) : nullptr;
     std::array<NodeRef, 16> children;
     for (size_t r = 0; r < runs.size(); ++r) children[r] = runs[r].ref;
     bytes enc;
     enc.reserve(kMaxBranchWithoutValue + rlp::header_length(top_value.size()) + top_value.size());
     encode_branch(enc, children.data(), top_value);
-    if (c == 0) return keccak256(enc);
-    // The keys' shared nibbles make an extension above the branch; the root is hashed.
-    const NodeRef branch = NodeRef::of(enc);
-    enc.clear();
-    encode_extension(enc, first.sub(0, c), branch);
-    return keccak256(enc);
+    bytes path;
+    Hash256 root;
+    if (c == 0) {
+        root = keccak256(enc);
+        if (top != nullptr) top->put(path, enc);
+    } else {
+        // The keys' shared nibbles make an extension above the branch; the root is hashed.
+        const NodeRef branch = NodeRef::of(enc);
+        if (top != nullptr && branch.is_hash()) {
+            append_unpacked(path, first.sub(0, c));
+            top->put(path, enc);
+            path.clear();
+        }
+        enc.clear();
+        encode_extension(enc, first.sub(0, c), branch);
+        root = keccak256(enc);
+        if (top != nullptr) top->put(path, enc);
+    }
+    if (sinks != nullptr) sinks->done(PartSinks::kTopPart);
+    return root;
 }
 
 }  // namespace mpt

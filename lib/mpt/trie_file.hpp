@@ -15,6 +15,7 @@ struct BuildOptions {
     std::string trie = "main";
     bool secure = false;   // hash keys; required to match an existing trie's kind when given
     bool replace = false;  // drop the existing content first
+    unsigned threads = 1;  // for hashing a new trie (build_new_trie_file)
     // Called now and then with (pairs done, pairs in all).
     std::function<void(size_t, size_t)> progress;
 };

@@ -1,0 +1,220 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <mpt/btree_writer.hpp>
+#include <mpt/bulk_build.hpp>
+#include <mpt/sqlite_store.hpp>
+#include <mpt/stack_trie.hpp>
+
+namespace mpt {
+namespace {
+
+// Keeps the rows the builder hashes, by part (stack_trie_root), and puts each part in path
+// order on the thread that built it.
+class PartRows : public PartSinks {
+public:
+    NodeSink* part(size_t v) override { return &parts_[v]; }
+    void done(size_t v) override { parts_[v].sort(); }
+
+    size_t rows() const noexcept {
+        size_t n = 0;
+        for (const Part& p : parts_) n += p.order.size();
+        return n;
+    }
+
+    // Calls f(row) for every row in path order: the top part's rows come before the rest,
+    // whose paths they begin, and part v's before part v + 1's.
+    template <typename F>
+    Status for_each(F&& f) const {
+        MPT_CHECK(parts_[kTopPart].for_each(f));
+        for (size_t v = 0; v < kTopPart; ++v) MPT_CHECK(parts_[v].for_each(f));
+        return {};
+    }
+
+private:
+    struct Part : NodeSink {
+        RowList rows;
+        std::vector<RowList::Row> order;  // rows in path order, each path once
+
+        void put(bytes_view path, bytes_view rlp) override { rows.push_back(path, rlp); }
+
+        // A later row of a path replaces an earlier one, as puts to a store do.
+        void sort() {
+            order.reserve(rows.size());
+            for (const RowList::Row r : rows) order.push_back(r);
+            std::stable_sort(order.begin(), order.end(),
+                             [](const RowList::Row& x, const RowList::Row& y) {
+                                 return bytes_less(x.path, y.path);
+                             });
+            size_t kept = 0;
+            for (size_t i = 0; i < order.size(); ++i) {
+                if (i + 1 < order.size() && bytes_equal(order[i].path, order[i + 1].path)) {
+                    continue;
+                }
+                order[kept++] = order[i];
+            }
+            order.resize(kept);
+        }
+
+        template <typename F>
+        Status for_each(F& f) const {
+            for (const RowList::Row& r : order) MPT_CHECK(f(r));
+            return {};
+        }
+    };
+    std::array<Part, kTopPart + 1> parts_;
+};
+
+class Fd {
+public:
+    explicit Fd(int fd) noexcept : fd_(fd) {}
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const noexcept { return fd_; }
+
+private:
+    int fd_;
+};
+
+Error io_error(const std::string& path, const char* what) {
+    const int e = errno;
+    const Errc code = e == ENOSPC || e == EDQUOT ? Errc::storage_full : Errc::storage_io;
+    return {code, path + ": " + what + ": " + std::strerror(e)};
+}
+
+// Writes the pages of a new file: the b-tree's pages, numbered from just after the image's
+// and handed over in that order, go out in large sequential writes; the image's pages,
+// the nodes table's root among them, are written last, with the header counting them all.
+class PageFile {
+public:
+    static constexpr size_t kFlushBytes = size_t{4} << 20;
+
+    PageFile(int fd, const std::string& path, SqliteNodeStore::FileImage& image)
+        : fd_(fd),
+          path_(path),
+          image_(image),
+          image_pages_(static_cast<uint32_t>(image.pages.size() / image.page_size)),
+          next_(image_pages_ + 1),
+          buffer_first_(next_) {}
+
+    Status write(uint32_t number, bytes_view page) {
+        if (number <= image_pages_) {
+            std::copy(page.begin(), page.end(),
+                      image_.pages.begin() + static_cast<ptrdiff_t>(number - 1) * page.size());
+            return {};
+        }
+        if (number != next_) return {Errc::internal, path_ + ": b-tree pages out of order"};
+        ++next_;
+        buffer_.insert(buffer_.end(), page.begin(), page.end());
+        if (buffer_.size() >= kFlushBytes) return flush();
+        return {};
+    }
+
+    // Writes what is left and the image with its header's page count; then syncs.
+    Status finish(uint32_t pages) {
+        MPT_CHECK(flush());
+        SqliteNodeStore::finish_image_header(image_.pages, pages);
+        MPT_CHECK(pwrite_all(image_.pages, 0));
+        if (::fsync(fd_) != 0) return io_error(path_, "sync");
+        return {};
+    }
+
+private:
+    Status flush() {
+        MPT_CHECK(pwrite_all(buffer_, static_cast<off_t>(buffer_first_ - 1) * image_.page_size));
+        buffer_first_ = next_;
+        buffer_.clear();
+        return {};
+    }
+
+    Status pwrite_all(bytes_view data, off_t offset) {
+        while (!data.empty()) {
+            const ssize_t n = ::pwrite(fd_, data.data(), data.size(), offset);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return io_error(path_, "write");
+            data = data.subspan(static_cast<size_t>(n));
+            offset += n;
+        }
+        return {};
+    }
+
+    int fd_;
+    const std::string& path_;
+    SqliteNodeStore::FileImage& image_;
+    uint32_t image_pages_;
+    uint32_t next_;          // the page expected next
+    uint32_t buffer_first_;  // the page buffer_ begins with
+    bytes buffer_;
+};
+
+const std::optional<BuildResult> kNotThisWay;
+
+}  // namespace
+
+Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
+                                                       const KvInput& input,
+                                                       const BuildOptions& o) {
+    struct stat st {};
+    if (path.empty() || ::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return kNotThisWay;
+    // SQLite reads a log file it finds beside a database as that database's: one left from
+    // an earlier file of this name would be read into this one. A new file made through
+    // SQLite starts with no pages, and SQLite deletes the log then.
+    if (::lstat((path + "-wal").c_str(), &st) == 0) return kNotThisWay;
+    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    const Fd file(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644));
+    if (file.get() < 0) return kNotThisWay;
+
+    const SortedPairs sorted = sorted_final_pairs(input, o.secure);
+    PartRows rows;
+    BuildResult result;
+    MPT_TRY(result.root, stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &rows));
+    result.created = true;
+    result.rows_written = rows.rows();
+
+    MPT_TRY(SqliteNodeStore::FileImage image,
+            SqliteNodeStore::new_file_image(o.trie, o.secure, result.root));
+    const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
+    PageFile out(file.get(), path, image);
+    IndexBtreeWriter tree(
+        image.page_size, image.nodes_root, image_pages + 1,
+        [&](uint32_t number, bytes_view page) { return out.write(number, page); });
+    bytes record;
+    bytes_view previous;
+    bool first = true;
+    MPT_CHECK(rows.for_each([&](const RowList::Row& r) -> Status {
+        // The b-tree is corrupt unless its keys increase: checked, not assumed.
+        if (!first && !bytes_less(previous, r.path)) {
+            return {Errc::internal, "rows out of path order at " + path_string(r.path)};
+        }
+        first = false;
+        previous = r.path;
+        record.clear();
+        append_record(record, image.trie, r.path, r.rlp);
+        return tree.add(record);
+    }));
+    MPT_TRY(const uint32_t pages, tree.finish());
+    MPT_CHECK(out.finish(pages));
+
+    // The file gets its name only now, whole and synced; the name is not taken from a file
+    // made meanwhile (the link fails instead, and the caller builds into that file).
+    const std::string self = "/proc/self/fd/" + std::to_string(file.get());
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+        return kNotThisWay;
+    }
+    // The name is durable once the folder is synced. The file is whole either way; a failed
+    // sync of the folder only leaves the name to the file system's own schedule.
+    const Fd folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (folder.get() >= 0) ::fsync(folder.get());
+    return std::optional<BuildResult>(result);
+}
+
+}  // namespace mpt

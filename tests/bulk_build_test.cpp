@@ -1,0 +1,183 @@
+// build_new_trie_file (bulk_build.hpp): a new trie file written whole must hold the trie, rows
+// and root that a build through the store gives, be sound to SQLite, and take later writes
+// as any trie file does; and the way must close, writing nothing, wherever it could write
+// over a file.
+#include <doctest/doctest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <mpt/bulk_build.hpp>
+#include <mpt/sqlite_store.hpp>
+#include <random>
+#include <sstream>
+
+#include "test_util.hpp"
+
+using namespace mpt;
+using mpt::test::TempFile;
+
+namespace {
+
+std::string kv_json(const std::map<bytes, bytes>& pairs, size_t deletions_every = 0) {
+    std::string s = "{";
+    size_t i = 0;
+    for (const auto& [k, v] : pairs) {
+        if (i != 0) s += ",";
+        const bool deleted = deletions_every != 0 && i % deletions_every == 0;
+        s += "\"" + to_hex(k) + "\":" + (deleted ? "null" : "\"" + to_hex(v) + "\"");
+        ++i;
+    }
+    return s + "}";
+}
+
+KvInput parse(const std::string& json) {
+    auto input = parse_kv(json);
+    REQUIRE(input.ok());
+    return std::move(*input);
+}
+
+std::map<bytes, bytes> rows_of(const std::string& path, TrieInfo* info) {
+    auto s = SqliteNodeStore::open(path, SqliteNodeStore::Mode::read_only);
+    REQUIRE(s.ok());
+    auto t = (*s)->find_trie("main");
+    REQUIRE((t.ok() && t->has_value()));
+    *info = **t;
+    std::map<bytes, bytes> rows;
+    REQUIRE((*s)->scan(info->id, {},
+                       [&](bytes_view p, bytes_view r) {
+                           rows.emplace(bytes(p.begin(), p.end()), bytes(r.begin(), r.end()));
+                           return true;
+                       })
+                .ok());
+    auto check = check_trie(**s, *info);
+    REQUIRE(check.ok());
+    CHECK(check->problems.empty());
+    CHECK(check->reachable == rows.size());
+    return rows;
+}
+
+std::string integrity(const std::string& path) {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK);
+    std::string verdict;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        verdict += reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+        verdict += "\n";
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return verdict;
+}
+
+Result<BuildResult> build_through_store(const std::string& path, const KvInput& input,
+                                        const BuildOptions& o) {
+    MPT_TRY(auto store, SqliteNodeStore::open(path, SqliteNodeStore::Mode::create));
+    return build_trie(*store, input, o);
+}
+
+std::string read_all(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("a new trie file written whole holds what a build through the store does") {
+    std::mt19937_64 rng(test::seed("bulk_build"));
+    struct Case {
+        size_t pairs;
+        size_t max_value;  // values up to this long; over a page's worth, overflow pages
+        bool secure;
+        unsigned threads;
+    };
+    const Case cases[] = {{0, 40, false, 1},      {1, 40, false, 1},     {2, 40, true, 2},
+                          {300, 40, false, 1},    {6000, 40, false, 2},  {6000, 40, true, 2},
+                          {400, 20000, false, 2}, {3000, 3000, false, 1}};
+    for (const Case& c : cases) {
+        INFO(c.pairs << " pairs, values up to " << c.max_value << (c.secure ? ", secure" : "")
+                     << ", " << c.threads << " threads");
+        std::map<bytes, bytes> content = test::random_mixed_content(rng, c.pairs, 33, 0xff, false);
+        if (c.max_value > 40) {
+            for (auto& [k, v] : content) v = test::random_bytes(rng, 1 + rng() % c.max_value);
+        }
+        const KvInput input = parse(kv_json(content));
+        BuildOptions o;
+        o.secure = c.secure;
+        o.threads = c.threads;
+        TempFile whole, through;
+        auto a = build_new_trie_file(whole.path, input, o);
+        REQUIRE_MESSAGE(a.ok(), test::why(a));
+        REQUIRE(a->has_value());
+        auto b = build_through_store(through.path, input, o);
+        REQUIRE_MESSAGE(b.ok(), test::why(b));
+        CHECK((*a)->root == b->root);
+        CHECK((*a)->created);
+        CHECK((*a)->rows_written == b->rows_written);
+        CHECK(integrity(whole.path) == "ok\n");
+        TrieInfo ta, tb;
+        CHECK(rows_of(whole.path, &ta) == rows_of(through.path, &tb));
+        CHECK((ta.id == tb.id && ta.root == tb.root && ta.secure == tb.secure));
+        CHECK(ta.root == b->root);
+
+        // Later writes go through the store, as to any trie file.
+        std::map<bytes, bytes> change =
+            test::random_mixed_content(rng, c.pairs / 2 + 1, 33, 0xff, false);
+        for (auto it = content.begin(); it != content.end() && change.size() < c.pairs; ++it) {
+            change[it->first] = test::random_bytes(rng, 1 + rng() % 40);
+        }
+        const KvInput update = parse(kv_json(change, 3));
+        auto a2 = build_through_store(whole.path, update, o);
+        auto b2 = build_through_store(through.path, update, o);
+        REQUIRE_MESSAGE(a2.ok(), test::why(a2));
+        REQUIRE_MESSAGE(b2.ok(), test::why(b2));
+        CHECK(!a2->created);
+        CHECK(a2->root == b2->root);
+        CHECK(integrity(whole.path) == "ok\n");
+        CHECK(rows_of(whole.path, &ta) == rows_of(through.path, &tb));
+    }
+}
+
+TEST_CASE("a new trie file is written only where no file is") {
+    const KvInput input = parse(R"({"0x01": "0x02", "0x0102": "0x03"})");
+    const BuildOptions o;
+    const auto closed = [&](const std::string& path) {
+        auto r = build_new_trie_file(path, input, o);
+        REQUIRE_MESSAGE(r.ok(), test::why(r));
+        return !r->has_value();
+    };
+    TempFile f;
+    SUBCASE("an existing file, even an empty one, is left as it is") {
+        for (const std::string content : {"not a trie file", ""}) {
+            std::ofstream(f.path, std::ios::binary) << content;
+            CHECK(closed(f.path));
+            CHECK(read_all(f.path) == content);
+        }
+    }
+    SUBCASE("a link to nowhere is not followed") {
+        const std::string target = f.path + "-target";
+        REQUIRE(::symlink(target.c_str(), f.path.c_str()) == 0);
+        CHECK(closed(f.path));
+        struct stat st {};
+        CHECK(::lstat(target.c_str(), &st) != 0);
+    }
+    SUBCASE("a log file left beside the name") {
+        std::ofstream(f.path + "-wal", std::ios::binary) << "log";
+        CHECK(closed(f.path));
+        struct stat st {};
+        CHECK(::lstat(f.path.c_str(), &st) != 0);
+    }
+    SUBCASE("a folder that does not exist") { CHECK(closed(f.path + "/no/such/folder/x.db")); }
+    SUBCASE("a free name") {
+        auto r = build_new_trie_file(f.path, input, o);
+        REQUIRE((r.ok() && r->has_value()));
+        CHECK(integrity(f.path) == "ok\n");
+        CHECK(closed(f.path));  // and now it is taken
+    }
+}
