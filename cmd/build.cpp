@@ -19,6 +19,7 @@ struct BuildCmdOptions {
     bool secure = false;
     bool replace = false;
     bool json = false;
+    unsigned threads = 0;  // 0: the CPUs this process may run on
 };
 
 // A new file is written whole (bulk_build.hpp); an existing one, through the store.
@@ -43,7 +44,7 @@ int run_build(const BuildCmdOptions& o) {
     b.trie = o.trie;
     b.secure = o.secure;
     b.replace = o.replace;
-    b.threads = available_cpus();
+    b.threads = o.threads != 0 ? o.threads : available_cpus();
     const bool tty = stderr_is_tty();
     if (tty) {
         b.progress = [](size_t done, size_t all) {
@@ -80,9 +81,13 @@ void register_build(CLI::App& app, Runner& runner) {
                   "Hash keys with keccak256; recorded with the trie and applied to later updates");
     sub->add_flag("--replace", o->replace, "Drop the trie's content first instead of updating it");
     sub->add_flag("--json", o->json, "Print one JSON document");
+    sub->add_option("--threads", o->threads,
+                    "Threads for hashing a new file's trie (default: the CPUs available)")
+        ->check(CLI::Range(1u, 1024u));
     sub->footer(
         "An existing trie takes the input as changes: puts, overwrites, and deletes for null or\n"
-        "\"\" values. All of it is one transaction; the new root is published last.");
+        "\"\" values. All of it is one transaction; the new root is published last. A new\n"
+        "file is written whole and takes its name only when complete.");
     sub->final_callback([o, &runner] { runner = [o] { return run_build(*o); }; });
 }
 

@@ -13,7 +13,7 @@ _mpt_flags() {
     case $1 in
         "") echo "-h --help --version" ;;
         root) echo "-h --help --trie --vectors --secure --threads --json" ;;
-        build) echo "-h --help -o --output --trie --secure --replace --json" ;;
+        build) echo "-h --help -o --output --trie --secure --replace --json --threads" ;;
         get) echo "-h --help --trie --json" ;;
         dump) echo "-h --help --from --limit --trie --json" ;;
         check | stats) echo "-h --help --trie --json" ;;
@@ -32,7 +32,7 @@ _mpt_option_kind() {
         build:-o | build:--output | root:--vectors | proof:--verify) echo file ;;
         *:--trie | diff:--trie-b) echo trie ;;
         dump:--from | dump:--limit | count-allocs:--leaves | count-allocs:--samples) echo value ;;
-        get-node:--max-bytes | root:--threads) echo value ;;
+        get-node:--max-bytes | root:--threads | build:--threads) echo value ;;
         proof:--range | proof:--to | proof:--limit | proof:--max-bytes) echo value ;;
     esac
 }

@@ -174,6 +174,19 @@ TEST_CASE("a new trie file is written only where no file is") {
         CHECK(::lstat(f.path.c_str(), &st) != 0);
     }
     SUBCASE("a folder that does not exist") { CHECK(closed(f.path + "/no/such/folder/x.db")); }
+    SUBCASE("rows that would take more memory than allowed") {
+        BuildOptions small;
+        small.bulk_memory = 400;  // two pairs: about 2 x 166 bytes by the estimate
+        auto r = build_new_trie_file(f.path, input, small);
+        REQUIRE((r.ok() && r->has_value()));
+        small.bulk_memory = 300;
+        TempFile g;
+        r = build_new_trie_file(g.path, input, small);
+        REQUIRE(r.ok());
+        CHECK(!r->has_value());
+        struct stat st {};
+        CHECK(::lstat(g.path.c_str(), &st) != 0);
+    }
     SUBCASE("a free name") {
         auto r = build_new_trie_file(f.path, input, o);
         REQUIRE((r.ok() && r->has_value()));

@@ -209,6 +209,14 @@ expect "root --threads with a trie file" 2 '^$' '^mpt: error: usage: root: --thr
 expect "check clean after a failed write" 0 ' 0 problems$' '^$' -- "$MPT" check "$tmp/limited.db"
 expect "get after a failed write" 0 '^0x7075707079$' '^$' -- "$MPT" get "$tmp/limited.db" dog
 expect "build after a failed write" 0 '^0xb08e013562201a540ab01daebcc0d9c6d1cacef6b4730f8fa555015ee14b0867$' '^$' -- "$MPT" build --replace "$tmp/kv10k.json" -o "$tmp/limited.db"
+# A new file is written whole and named only when complete: one that fails leaves no file.
+expect "build of a new file beyond a file-size limit" 3 '^$' '^mpt: error: (storage I/O error|disk full): .*limited_new\.db: write: ' -- sh -c "ulimit -f 64 && trap '' XFSZ && exec '$MPT' build '$tmp/kv10k.json' -o '$tmp/limited_new.db'"
+expect "no file after the failed build of a new one" 0 '^$' '^$' -- sh -c "! ls '$tmp'/limited_new.db* 2>/dev/null"
+# The hashing threads change neither the root nor a byte of the file.
+expect "build --threads 1" 0 '^0xb08e0135' '^$' -- "$MPT" build --threads 1 "$tmp/kv10k.json" -o "$tmp/threads1.db"
+expect "build --threads 3" 0 '^0xb08e0135' '^$' -- "$MPT" build --threads 3 "$tmp/kv10k.json" -o "$tmp/threads3.db"
+expect "files of 1 and 3 threads are the same" 0 '^$' '^$' -- cmp "$tmp/threads1.db" "$tmp/threads3.db"
+expect "build --threads 0" 2 '^$' '^mpt: error: .*--threads' -- "$MPT" build --threads 0 "$tmp/kv10k.json" -o "$tmp/threads0.db"
 expect "proof KEY with a range-only flag" 2 '^$' '^mpt: error: usage: proof: --to, --limit and --max-bytes go with --range$' -- "$MPT" proof "$tmp/kv10k.db" "$k10" --limit 5
 
 # Inputs that are not regular files: a FIFO is read once (looking for a trie file's header

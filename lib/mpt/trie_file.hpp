@@ -16,6 +16,9 @@ struct BuildOptions {
     bool secure = false;   // hash keys; required to match an existing trie's kind when given
     bool replace = false;  // drop the existing content first
     unsigned threads = 1;  // for hashing a new trie (build_new_trie_file)
+    // The most memory the rows of a new file's trie may take (build_new_trie_file, which
+    // holds them all); 0: half the physical memory.
+    size_t bulk_memory = 0;
     // Called now and then with (pairs done, pairs in all).
     std::function<void(size_t, size_t)> progress;
 };
