@@ -96,16 +96,27 @@ TEST_CASE("a new trie file written whole holds what a build through the store do
         size_t max_value;  // values up to this long; over a page's worth, overflow pages
         bool secure;
         unsigned threads;
+        bool shared_byte;  // every key starts with 0xab: the top branch under an extension
     };
-    const Case cases[] = {{0, 40, false, 1},      {1, 40, false, 1},     {2, 40, true, 2},
-                          {300, 40, false, 1},    {6000, 40, false, 2},  {6000, 40, true, 2},
-                          {400, 20000, false, 2}, {3000, 3000, false, 1}};
+    const Case cases[] = {
+        {0, 40, false, 1, false},   {1, 40, false, 1, false},      {2, 40, true, 2, false},
+        {300, 40, false, 1, false}, {6000, 40, false, 2, false},   {6000, 40, true, 2, false},
+        {6000, 40, false, 2, true}, {400, 20000, false, 2, false}, {3000, 3000, false, 1, false}};
     for (const Case& c : cases) {
         INFO(c.pairs << " pairs, values up to " << c.max_value << (c.secure ? ", secure" : "")
-                     << ", " << c.threads << " threads");
+                     << ", " << c.threads << " threads" << (c.shared_byte ? ", keys 0xab.." : ""));
         std::map<bytes, bytes> content = test::random_mixed_content(rng, c.pairs, 33, 0xff, false);
         if (c.max_value > 40) {
             for (auto& [k, v] : content) v = test::random_bytes(rng, 1 + rng() % c.max_value);
+        }
+        if (c.shared_byte) {
+            std::map<bytes, bytes> shared;
+            for (const auto& [k, v] : content) {
+                bytes key(1 + k.size(), 0xab);
+                std::copy(k.begin(), k.end(), key.begin() + 1);
+                shared[key] = v;
+            }
+            content = std::move(shared);
         }
         const KvInput input = parse(kv_json(content));
         BuildOptions o;

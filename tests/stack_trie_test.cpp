@@ -27,6 +27,57 @@ Hash256 sequential(const Pairs& m) {
     return st.finish();
 }
 
+using Rows = std::vector<std::pair<bytes, bytes>>;
+
+struct RowSink : NodeSink {
+    Rows rows;
+    void put(bytes_view path, bytes_view rlp) override {
+        rows.emplace_back(bytes(path.begin(), path.end()), bytes(rlp.begin(), rlp.end()));
+    }
+};
+
+// The nodes of each part, and whether each part was done after its last node.
+struct Parts : PartSinks {
+    struct Part : NodeSink {
+        Rows rows;
+        int done = 0;
+        bool put_after_done = false;
+        void put(bytes_view path, bytes_view rlp) override {
+            put_after_done = put_after_done || done != 0;
+            rows.emplace_back(bytes(path.begin(), path.end()), bytes(rlp.begin(), rlp.end()));
+        }
+    };
+    std::array<Part, kTopPart + 1> parts;
+    NodeSink* part(size_t v) override { return &parts[v]; }
+    void done(size_t v) override { ++parts[v].done; }
+};
+
+// The nodes stack_trie_root hands its sinks are those of one StackTrie, and the parts, each
+// in path order, follow one another in path order, the top part first.
+void check_parts(const Pairs& m, const Parts& got, unsigned threads) {
+    RowSink want;
+    StackTrie st(&want);
+    for (const auto& [k, v] : m) REQUIRE(st.add(k, v).ok());
+    st.finish();
+    Rows all;
+    for (size_t v : {size_t{PartSinks::kTopPart}, size_t{0}, size_t{1}, size_t{2}, size_t{3},
+                     size_t{4}, size_t{5}, size_t{6}, size_t{7}, size_t{8}, size_t{9}, size_t{10},
+                     size_t{11}, size_t{12}, size_t{13}, size_t{14}, size_t{15}}) {
+        const Parts::Part& p = got.parts[v];
+        CHECK_MESSAGE((p.done == 1 && !p.put_after_done), "part " << v << ", " << threads);
+        Rows sorted = p.rows;
+        std::sort(sorted.begin(), sorted.end());
+        all.insert(all.end(), sorted.begin(), sorted.end());
+    }
+    for (size_t i = 1; i < all.size(); ++i) {
+        CHECK_MESSAGE(bytes_less(all[i - 1].first, all[i].first),
+                      "parts out of path order at row " << i << ", threads " << threads);
+    }
+    std::sort(all.begin(), all.end());
+    std::sort(want.rows.begin(), want.rows.end());
+    CHECK_MESSAGE(all == want.rows, "threads " << threads << ", " << m.size() << " pairs");
+}
+
 void check_parallel_matches(const Pairs& m) {
     const std::vector<KvPair> pairs = views(m);
     const Hash256 want = sequential(m);
@@ -35,6 +86,11 @@ void check_parallel_matches(const Pairs& m) {
         auto got = stack_trie_root(pairs, threads, 0);
         REQUIRE(got.ok());
         CHECK_MESSAGE(*got == want, "threads " << threads << ", " << m.size() << " pairs");
+        Parts parts;
+        auto with_sinks = stack_trie_root(pairs, threads, 0, &parts);
+        REQUIRE(with_sinks.ok());
+        CHECK(*with_sinks == want);
+        check_parts(m, parts, threads);
     }
     auto by_default = stack_trie_root(pairs, 2);
     REQUIRE(by_default.ok());

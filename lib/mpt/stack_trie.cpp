@@ -191,7 +191,9 @@ Result<Hash256> sequential_root(std::span<const KvPair> pairs, PartSinks* sinks)
         MPT_CHECK(st.add_view(pairs[k].key, pairs[k].value));
     }
     const Hash256 root = st.finish();
-    if (sinks != nullptr) sinks->done(PartSinks::kTopPart);
+    if (sinks != nullptr) {
+        for (size_t v = 0; v <= PartSinks::kTopPart; ++v) sinks->done(v);
+    }
     return root;
 }
 

@@ -93,9 +93,10 @@ inline constexpr size_t kParallelRootMinPairs = 4096;
 // Where stack_trie_root hands the nodes it hashes: part(v) takes the nodes of the subtrie
 // under the top branch's child v (v < 16), part(kTopPart) the top branch and the extension
 // above it, if any. A build that does not split (one thread, few pairs, or a top branch that
-// is the only branch) hands every node to part(kTopPart). Every node of a part comes from one
-// thread, children before parents, and then done(v) is called on that thread. The nodes of
-// parts 0..15 have paths that start with the top part's, and with their own nibble there.
+// is the only branch) hands every node to part(kTopPart). The nodes of a part come from one
+// thread, children before parents, and then done(v) is called on that thread, once for
+// every part. The nodes of parts 0..15 have paths that start with the top part's, and with
+// their own nibble where the top branch stands.
 class PartSinks {
 public:
     static constexpr size_t kTopPart = 16;
@@ -109,7 +110,7 @@ public:
 // than one thread and at least min_pairs pairs, the subtries under the top branch are built
 // in parallel, on the calling thread and threads - 1 others. With sinks, every hashed node
 // goes to one of them, the nodes a StackTrie would hand its sink. Errors as StackTrie::add;
-// after an error the sinks may hold some nodes more than once.
+// after an error the sinks may have had some nodes, and done(), more than once.
 Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads = 1,
                                 size_t min_pairs = kParallelRootMinPairs,
                                 PartSinks* sinks = nullptr);
