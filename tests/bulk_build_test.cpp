@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <mpt/bulk_build.hpp>
+#include <mpt/keccak.hpp>
 #include <mpt/sqlite_store.hpp>
 #include <random>
 #include <sstream>
@@ -152,6 +153,33 @@ TEST_CASE("a new trie file written whole holds what a build through the store do
         CHECK(a2->root == b2->root);
         CHECK(integrity(whole.path) == "ok\n");
         CHECK(rows_of(whole.path, &ta) == rows_of(through.path, &tb));
+    }
+}
+
+TEST_CASE("a new trie file's build reports its progress") {
+    std::map<bytes, bytes> content;
+    for (uint32_t i = 0; i < 140000; ++i) {
+        const Hash256 k = keccak256(bytes_view(reinterpret_cast<const uint8_t*>(&i), 4));
+        content[bytes(k.begin(), k.end())] = bytes{1, static_cast<uint8_t>(i)};
+    }
+    const KvInput input = parse(kv_json(content));
+    for (const unsigned threads : {1u, 2u}) {
+        std::vector<std::pair<size_t, size_t>> calls;
+        BuildOptions o;
+        o.threads = threads;
+        o.progress = [&](size_t done, size_t all) { calls.emplace_back(done, all); };
+        TempFile f;
+        auto r = build_new_trie_file(f.path, input, o);
+        REQUIRE((r.ok() && r->has_value()));
+        // A call per 65536 pairs a thread adds: two from one thread; from two, one or two
+        // (the 16 subtries go to whichever thread is free).
+        INFO(threads << " threads");
+        const std::vector<std::pair<size_t, size_t>> two = {{65536, 140000}, {131072, 140000}};
+        if (threads == 1) {
+            CHECK(calls == two);
+        } else {
+            CHECK((calls == two || calls == std::vector(two.begin(), two.begin() + 1)));
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 #include <mpt/bulk_build.hpp>
 #include <mpt/sqlite_store.hpp>
 #include <mpt/stack_trie.hpp>
+#include <mutex>
 
 namespace mpt {
 namespace {
@@ -18,8 +19,16 @@ namespace {
 // order on the thread that built it.
 class PartRows : public PartSinks {
 public:
+    PartRows(const BuildOptions& o, size_t pairs) : o_(o), pairs_(pairs) {}
+
     NodeSink* part(size_t v) override { return &parts_[v]; }
     void done(size_t v) override { parts_[v].sort(); }
+    void advanced() override {
+        if (!o_.progress) return;
+        std::lock_guard<std::mutex> lock(progress_mutex_);
+        added_ += kProgressPairs;
+        o_.progress(std::min(added_, pairs_), pairs_);
+    }
 
     size_t rows() const noexcept {
         size_t n = 0;
@@ -68,6 +77,10 @@ private:
         }
     };
     std::array<Part, kTopPart + 1> parts_;
+    const BuildOptions& o_;
+    size_t pairs_;
+    std::mutex progress_mutex_;
+    size_t added_ = 0;
 };
 
 class Fd {
@@ -192,7 +205,7 @@ Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
 
     const SortedPairs sorted = sorted_final_pairs(input, o.secure);
     if (row_memory(sorted.pairs) > memory_limit(o)) return kNotThisWay;
-    PartRows rows;
+    PartRows rows(o, sorted.pairs.size());
     BuildResult result;
     MPT_TRY(result.root, stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &rows));
     result.created = true;

@@ -189,6 +189,7 @@ Result<Hash256> sequential_root(std::span<const KvPair> pairs, PartSinks* sinks)
     for (size_t k = 0; k < pairs.size(); ++k) {
         prefetch_pair(pairs, k + kPrefetchAhead);
         MPT_CHECK(st.add_view(pairs[k].key, pairs[k].value));
+        if (sinks != nullptr && (k + 1) % PartSinks::kProgressPairs == 0) sinks->advanced();
     }
     const Hash256 root = st.finish();
     if (sinks != nullptr) {
@@ -259,12 +260,16 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
     std::vector<std::exception_ptr> failures(threads);
     auto work = [&](unsigned self) {
         try {
+            size_t added = 0;
             for (size_t r; (r = next.fetch_add(1)) < runs.size();) {
                 Run& run = runs[r];
                 StackTrie st(sinks != nullptr ? sinks->part(r) : nullptr, c + 1);
                 for (size_t k = run.begin; k < run.end && run.status.ok(); ++k) {
                     prefetch_pair(pairs, k + kPrefetchAhead);
                     run.status = st.add_view(pairs[k].key, pairs[k].value);
+                    if (sinks != nullptr && ++added % PartSinks::kProgressPairs == 0) {
+                        sinks->advanced();
+                    }
                 }
                 run.ref = st.finish_ref();
                 if (sinks != nullptr) sinks->done(r);

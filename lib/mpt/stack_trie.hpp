@@ -101,8 +101,11 @@ class PartSinks {
 public:
     static constexpr size_t kTopPart = 16;
     virtual ~PartSinks() = default;
+    static constexpr size_t kProgressPairs = 65536;
     virtual NodeSink* part(size_t v) = 0;
     virtual void done(size_t v) = 0;
+    // Called by each building thread after every kProgressPairs pairs it added.
+    virtual void advanced() {}
 };
 
 // The root of pairs with strictly increasing keys and nonempty values (as
