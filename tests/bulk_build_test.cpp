@@ -206,11 +206,14 @@ TEST_CASE("a new trie file is written only where no file is") {
         struct stat st {};
         CHECK(::lstat(target.c_str(), &st) != 0);
     }
-    SUBCASE("a log file left beside the name") {
-        std::ofstream(f.path + "-wal", std::ios::binary) << "log";
-        CHECK(closed(f.path));
-        struct stat st {};
-        CHECK(::lstat(f.path.c_str(), &st) != 0);
+    SUBCASE("a log or a rollback journal left beside the name") {
+        for (const char* side : {"-wal", "-journal"}) {
+            std::ofstream(f.path + side, std::ios::binary) << "log";
+            CHECK(closed(f.path));
+            struct stat st {};
+            CHECK(::lstat(f.path.c_str(), &st) != 0);
+            ::unlink((f.path + side).c_str());
+        }
     }
     SUBCASE("a folder that does not exist") { CHECK(closed(f.path + "/no/such/folder/x.db")); }
     SUBCASE("rows that would take more memory than allowed") {

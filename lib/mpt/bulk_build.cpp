@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -6,11 +7,13 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <mpt/btree_writer.hpp>
 #include <mpt/bulk_build.hpp>
 #include <mpt/sqlite_store.hpp>
 #include <mpt/stack_trie.hpp>
 #include <mutex>
+#include <new>
 
 namespace mpt {
 namespace {
@@ -179,30 +182,40 @@ size_t row_memory(std::span<const KvPair> pairs) noexcept {
     return n;
 }
 
-size_t memory_limit(const BuildOptions& o) noexcept {
-    if (o.bulk_memory != 0) return o.bulk_memory;
-    const long pages = ::sysconf(_SC_PHYS_PAGES);
-    const long page_size = ::sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || page_size <= 0) return SIZE_MAX;
-    return static_cast<size_t>(pages) / 2 * static_cast<size_t>(page_size);
+// The limit of a cgroup (v2) the process is in, if one is set: a container's memory.
+std::optional<size_t> cgroup_memory_max() {
+    std::ifstream self("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(self, line)) {
+        if (!line.starts_with("0::")) continue;
+        std::ifstream max("/sys/fs/cgroup" + line.substr(3) + "/memory.max");
+        unsigned long long bytes = 0;
+        if (max >> bytes) return static_cast<size_t>(bytes);  // "max" reads as no number
+    }
+    return std::nullopt;
 }
 
-}  // namespace
+// Half of the least of the physical memory, the address space the process may take
+// (ulimit -v) and its cgroup's memory.
+size_t memory_limit(const BuildOptions& o) {
+    if (o.bulk_memory != 0) return o.bulk_memory;
+    size_t limit = SIZE_MAX;
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page_size = ::sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page_size > 0)
+        limit = static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+    struct rlimit as {};
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+        limit = std::min<size_t>(limit, as.rlim_cur);
+    }
+    if (const std::optional<size_t> cgroup = cgroup_memory_max()) limit = std::min(limit, *cgroup);
+    return limit / 2;
+}
 
-Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
-                                                       const KvInput& input,
-                                                       const BuildOptions& o) {
-    struct stat st {};
-    if (path.empty() || ::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return kNotThisWay;
-    // SQLite reads a log file it finds beside a database as that database's: one left from
-    // an earlier file of this name would be read into this one. A new file made through
-    // SQLite starts with no pages, and SQLite deletes the log then.
-    if (::lstat((path + "-wal").c_str(), &st) == 0) return kNotThisWay;
-    std::filesystem::path dir = std::filesystem::path(path).parent_path();
-    if (dir.empty()) dir = ".";
-    const Fd file(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644));
-    if (file.get() < 0) return kNotThisWay;
-
+// The build, once the way is open, into the unnamed file fd in folder dir.
+Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem::path& dir,
+                                                  const std::string& path, const KvInput& input,
+                                                  const BuildOptions& o) {
     const SortedPairs sorted = sorted_final_pairs(input, o.secure);
     if (row_memory(sorted.pairs) > memory_limit(o)) return kNotThisWay;
     PartRows rows(o, sorted.pairs.size());
@@ -214,7 +227,7 @@ Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
     MPT_TRY(SqliteNodeStore::FileImage image,
             SqliteNodeStore::new_file_image(o.trie, o.secure, result.root));
     const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
-    PageFile out(file.get(), path, image);
+    PageFile out(fd, path, image);
     IndexBtreeWriter tree(
         image.page_size, image.nodes_root, image_pages + 1,
         [&](uint32_t number, bytes_view page) { return out.write(number, page); });
@@ -237,7 +250,7 @@ Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
 
     // The file gets its name only now, whole and synced; the name is not taken from a file
     // made meanwhile (the link fails instead, and the caller builds into that file).
-    const std::string self = "/proc/self/fd/" + std::to_string(file.get());
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
     if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
         return kNotThisWay;
     }
@@ -246,6 +259,32 @@ Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
     const Fd folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (folder.get() >= 0) ::fsync(folder.get());
     return std::optional<BuildResult>(result);
+}
+
+}  // namespace
+
+Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
+                                                       const KvInput& input,
+                                                       const BuildOptions& o) {
+    struct stat st {};
+    if (path.empty() || ::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return kNotThisWay;
+    // SQLite plays back a rollback journal or a log it finds beside a database into it: one
+    // left from an earlier file of this name would be read into this one. A new file made
+    // through SQLite starts with no pages, and SQLite deletes them then.
+    for (const char* side : {"-journal", "-wal"}) {
+        if (::lstat((path + side).c_str(), &st) == 0) return kNotThisWay;
+    }
+    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    const Fd file(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644));
+    if (file.get() < 0) return kNotThisWay;
+    try {
+        return write_new_file(file.get(), dir, path, input, o);
+    } catch (const std::bad_alloc&) {
+        // More memory than the estimate foresaw: what was taken is given back on the way
+        // here, and the store keeps the rows on disk.
+        return kNotThisWay;
+    }
 }
 
 }  // namespace mpt

@@ -24,9 +24,10 @@ namespace mpt {
 
 // Builds the trie of input as the only trie of a new trie file at path. Returns
 // std::nullopt, having made no file, when this way is closed: path exists (or is taken
-// before the file is linked), a log file of that name is left beside it, the file system
-// cannot make unnamed files, or the rows would take more memory than o.bulk_memory; the
-// caller then builds through SqliteNodeStore, which keeps them on disk. Errors:
+// before the file is linked), a rollback journal or log of that name is left beside it, the
+// file system cannot make unnamed files, or the rows would take more memory than
+// o.bulk_memory (or do: out of memory); the caller then builds through SqliteNodeStore,
+// which keeps them on disk. Errors:
 // storage_full, storage_io, and those of StackTrie::add.
 Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
                                                        const KvInput& input, const BuildOptions& o);

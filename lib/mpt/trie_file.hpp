@@ -17,7 +17,8 @@ struct BuildOptions {
     bool replace = false;  // drop the existing content first
     unsigned threads = 1;  // for hashing a new trie (build_new_trie_file)
     // The most memory the rows of a new file's trie may take (build_new_trie_file, which
-    // holds them all); 0: half the physical memory.
+    // holds them all); 0: half the least of the physical memory, the address space limit
+    // and the cgroup's memory limit.
     size_t bulk_memory = 0;
     // Called now and then with (pairs done, pairs in all).
     std::function<void(size_t, size_t)> progress;
