@@ -22,10 +22,22 @@ namespace {
 // order on the thread that built it.
 class PartRows : public PartSinks {
 public:
-    PartRows(const BuildOptions& o, size_t pairs) : o_(o), pairs_(pairs) {}
+    // For pairs of pair_bytes in all, split among the 16 parts when split.
+    PartRows(const BuildOptions& o, size_t pairs, size_t pair_bytes, bool split)
+        : o_(o), pairs_(pairs) {
+        // Room for what the rows of 32-byte keys and values take (1.36 rows a pair, 1.93
+        // bytes of path and rlp for each byte of the pairs), and a quarter more for parts of
+        // uneven size. A part that needs more grows.
+        const size_t parts = split ? kTopPart : 1;
+        const size_t rows = pairs * 14 / 10 * 5 / 4 / parts;
+        const size_t bytes = pair_bytes * 2 * 5 / 4 / parts;
+        for (size_t v = split ? 0 : kTopPart; v < (split ? kTopPart : kTopPart + 1); ++v) {
+            parts_[v].reserve(rows, bytes);
+        }
+    }
 
     NodeSink* part(size_t v) override { return &parts_[v]; }
-    void done(size_t v) override { parts_[v].sort(); }
+    void done(size_t v) override { parts_[v].order_by_path(); }
     void advanced() override {
         if (!o_.progress) return;
         std::lock_guard<std::mutex> lock(progress_mutex_);
@@ -39,8 +51,8 @@ public:
         return n;
     }
 
-    // Calls f(row) for every row in path order: the top part's rows come before the rest,
-    // whose paths they begin, and part v's before part v + 1's.
+    // Calls f(path, rlp) for every row in path order: the top part's rows come before the
+    // rest, whose paths they begin, and part v's before part v + 1's.
     template <typename F>
     Status for_each(F&& f) const {
         MPT_CHECK(parts_[kTopPart].for_each(f));
@@ -50,32 +62,72 @@ public:
 
 private:
     struct Part : NodeSink {
-        RowList rows;
-        std::vector<RowList::Row> order;  // rows in path order, each path once
+        struct Ref {
+            uint64_t at;  // the path, then the rlp, in data
+            uint32_t path_size;
+            uint32_t rlp_size;
+        };
+        bytes data;
+        std::vector<Ref> refs;        // in the order the builder handed them over
+        std::vector<uint32_t> order;  // refs in path order
 
-        void put(bytes_view path, bytes_view rlp) override { rows.push_back(path, rlp); }
+        void reserve(size_t rows, size_t bytes) {
+            refs.reserve(rows);
+            data.reserve(bytes);
+            advise_huge_pages(refs.data(), refs.capacity() * sizeof(Ref));
+            advise_huge_pages(data.data(), data.capacity());
+        }
 
-        // A later row of a path replaces an earlier one, as puts to a store do.
-        void sort() {
-            order.reserve(rows.size());
-            for (const RowList::Row r : rows) order.push_back(r);
-            std::stable_sort(order.begin(), order.end(),
-                             [](const RowList::Row& x, const RowList::Row& y) {
-                                 return bytes_less(x.path, y.path);
-                             });
-            size_t kept = 0;
-            for (size_t i = 0; i < order.size(); ++i) {
-                if (i + 1 < order.size() && bytes_equal(order[i].path, order[i + 1].path)) {
-                    continue;
+        void put(bytes_view path, bytes_view rlp) override {
+            refs.push_back({data.size(), static_cast<uint32_t>(path.size()),
+                            static_cast<uint32_t>(rlp.size())});
+            data.insert(data.end(), path.begin(), path.end());
+            data.insert(data.end(), rlp.begin(), rlp.end());
+        }
+        bytes_view path(uint32_t i) const noexcept {
+            return {data.data() + refs[i].at, refs[i].path_size};
+        }
+        bytes_view rlp(uint32_t i) const noexcept {
+            return {data.data() + refs[i].at + refs[i].path_size, refs[i].rlp_size};
+        }
+
+        // The builder hands a row over after the rows below it, subtries in path order: the
+        // rows of the subtree a row tops come right before it. Path order is the other way
+        // round, a row before the rows below it, so it follows from where each subtree
+        // begins, in one pass, without a sort. (Rows in any other order would
+        // come out of order here, which the writer checks.)
+        void order_by_path() {
+            const auto n = static_cast<uint32_t>(refs.size());
+            std::vector<uint32_t> start(n);  // the first row of the subtree each row tops
+            std::vector<uint32_t> open;      // subtrees whose top row has no parent yet
+            for (uint32_t i = 0; i < n; ++i) {
+                start[i] = i;
+                const bytes_view p = path(i);
+                while (!open.empty()) {
+                    const bytes_view q = path(open.back());
+                    if (q.size() <= p.size() || !std::equal(p.begin(), p.end(), q.begin())) break;
+                    start[i] = start[open.back()];
+                    open.pop_back();
                 }
-                order[kept++] = order[i];
+                open.push_back(i);
             }
-            order.resize(kept);
+            order.reserve(n);
+            std::vector<uint32_t> next(open.rbegin(), open.rend());  // subtrees, first last
+            while (!next.empty()) {
+                const uint32_t top = next.back();
+                next.pop_back();
+                order.push_back(top);
+                // Its children's subtrees end at top - 1, at the start of the next one - 1...
+                for (int64_t c = int64_t{top} - 1; c >= int64_t{start[top]};
+                     c = start[c] - int64_t{1}) {
+                    next.push_back(static_cast<uint32_t>(c));
+                }
+            }
         }
 
         template <typename F>
         Status for_each(F& f) const {
-            for (const RowList::Row& r : order) MPT_CHECK(f(r));
+            for (const uint32_t i : order) MPT_CHECK(f(path(i), rlp(i)));
             return {};
         }
     };
@@ -218,7 +270,10 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
                                                   const BuildOptions& o) {
     const SortedPairs sorted = sorted_final_pairs(input, o.secure);
     if (row_memory(sorted.pairs) > memory_limit(o)) return kNotThisWay;
-    PartRows rows(o, sorted.pairs.size());
+    size_t pair_bytes = 0;
+    for (const KvPair& p : sorted.pairs) pair_bytes += p.key.size() + p.value.size();
+    PartRows rows(o, sorted.pairs.size(), pair_bytes,
+                  o.threads > 1 && sorted.pairs.size() >= kParallelRootMinPairs);
     BuildResult result;
     MPT_TRY(result.root, stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &rows));
     result.created = true;
@@ -234,15 +289,15 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
     bytes record;
     bytes_view previous;
     bool first = true;
-    MPT_CHECK(rows.for_each([&](const RowList::Row& r) -> Status {
+    MPT_CHECK(rows.for_each([&](bytes_view path, bytes_view rlp) -> Status {
         // The b-tree is corrupt unless its keys increase: checked, not assumed.
-        if (!first && !bytes_less(previous, r.path)) {
-            return {Errc::internal, "rows out of path order at " + path_string(r.path)};
+        if (!first && !bytes_less(previous, path)) {
+            return {Errc::internal, "rows out of path order at " + path_string(path)};
         }
         first = false;
-        previous = r.path;
+        previous = path;
         record.clear();
-        append_record(record, image.trie, r.path, r.rlp);
+        append_record(record, image.trie, path, rlp);
         return tree.add(record);
     }));
     MPT_TRY(const uint32_t pages, tree.finish());

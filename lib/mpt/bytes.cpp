@@ -1,3 +1,5 @@
+#include <sys/mman.h>
+
 #include <mpt/bytes.hpp>
 
 namespace mpt {
@@ -84,6 +86,17 @@ std::string Error::message() const {
         m += detail;
     }
     return m;
+}
+
+void advise_huge_pages(const void* p, size_t n) noexcept {
+#if defined(MADV_HUGEPAGE)
+    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(kHuge - 1);
+    if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    static_cast<void>(p), static_cast<void>(n);
+#endif
 }
 
 }  // namespace mpt

@@ -17,25 +17,10 @@
 namespace mpt {
 namespace {
 
-// Asks for huge pages (2 MiB) under the buffer of n bytes at p, before it is first written.
-// The builder reads pairs in key order, which is random in the input: with 4 KiB pages
-// nearly every pair costs a TLB miss, and filling the buffers a page fault every 4 KiB
-// (37,500 faults for 1M pairs; 3,000 with huge pages). Only the whole huge pages inside the
-// range are affected; where the kernel has none to give, nothing changes.
-void advise_huge_pages(const void* p, size_t n) noexcept {
-#if defined(MADV_HUGEPAGE)
-    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(kHuge - 1);
-    if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-    static_cast<void>(p), static_cast<void>(n);
-#endif
-}
-
 template <typename T>
 void reserve_huge(std::vector<T>& v, size_t n) {
     v.reserve(n);
+    // The builder reads pairs in key order, which is random in the input.
     advise_huge_pages(v.data(), v.capacity() * sizeof(T));
 }
 
