@@ -33,7 +33,9 @@ public:
     IndexBtreeWriter(uint32_t page_size, uint32_t root_page, uint32_t first_page, PageWriter write);
 
     // Adds a record. REQUIRES: it sorts after the record added before, in the table's key
-    // order; an index b-tree out of order is a corrupt file, and nothing here can tell.
+    // order; an index b-tree out of order is a corrupt file, and nothing here can tell. It is
+    // at least 3 bytes long (SQLite counts no cell as less than 4 bytes; append_record's are
+    // 4 at least).
     Status add(bytes_view record);
 
     // Writes the pages still open, the root last; the writer is done. Returns the highest

@@ -225,9 +225,9 @@ private:
 
 const std::optional<BuildResult> kNotThisWay;
 
-// About what the rows of a trie of pairs take in memory: for 1M pairs of 32-byte keys and
-// values, 1.36M rows of 124 MB, their 2 x 16-byte spans and a 32-byte entry in path order,
-// ~210 bytes a pair; here the pair's bytes twice and 160 bytes.
+// More than what the rows of a trie of pairs take in memory: for 1M pairs of 32-byte keys and
+// values, 1.36M rows of 124 MB with a 16-byte reference and 8 bytes for their order each,
+// ~157 bytes a pair; here the pair's bytes twice and 160 bytes (288).
 size_t row_memory(std::span<const KvPair> pairs) noexcept {
     size_t n = 0;
     for (const KvPair& p : pairs) n += 2 * (p.key.size() + p.value.size()) + 160;
