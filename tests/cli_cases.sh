@@ -224,6 +224,12 @@ expect "proof KEY with a range-only flag" 2 '^$' '^mpt: error: usage: proof: --t
 mkfifo "$tmp/kv.fifo"
 (printf '{"dog": "puppy"}' >"$tmp/kv.fifo" &)
 expect "root of a FIFO" 0 '^0xed6e08740e4a267eca9d4740f71f573e9aabbcc739b16a2fa6c1baed5ec21278$' '^$' -- timeout 20 "$MPT" root "$tmp/kv.fifo"
+# The reader first, the writer later: the FIFO must be read from the descriptor that first
+# met the writer (opened twice, the second open waited for a writer that had gone).
+mkfifo "$tmp/late.fifo"
+printf '(sleep 0.3; printf %s > "%s") &\nexec timeout 20 "%s" root "%s"\n' \
+    "'{\"dog\": \"puppy\"}'" "$tmp/late.fifo" "$MPT" "$tmp/late.fifo" >"$tmp/late.sh"
+expect "root of a FIFO whose writer comes later" 0 '^0xed6e08740e4a267eca9d4740f71f573e9aabbcc739b16a2fa6c1baed5ec21278$' '^$' -- sh "$tmp/late.sh"
 expect "root of /dev/zero ends" 2 '^$' '^mpt: error: malformed JSON: /dev/zero: line 1, column 1: ' -- timeout 5 "$MPT" root /dev/zero
 expect "proof --verify of /dev/urandom ends" 2 '^$' '^mpt: error: malformed JSON: /dev/urandom: ' -- timeout 5 "$MPT" proof --verify /dev/urandom
 expect "diff names the kind once" 2 '^$' '^mpt: error: malformed JSON: /dev/zero: line 1, column 1: expected an object' -- timeout 5 "$MPT" diff /dev/zero "$FIX/dogs.json"

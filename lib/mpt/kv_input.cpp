@@ -24,12 +24,9 @@ void reserve_huge(std::vector<T>& v, size_t n) {
     advise_huge_pages(v.data(), v.capacity() * sizeof(T));
 }
 
-}  // namespace
-
-Result<std::string> read_file(const std::string& path) {
-    const bool use_stdin = path == "-";
-    std::FILE* f = use_stdin ? stdin : std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return {Errc::bad_input, path + ": " + std::strerror(errno)};
+// Reads the stream f of the file path (or "-", standard input) as read_file does; closes it
+// unless it is standard input.
+Result<std::string> read_stream(std::FILE* f, const std::string& path) {
     std::string data;
     // A regular file is read straight into a string of its size; a pipe, or a file that
     // grew meanwhile, continues in chunks.
@@ -56,9 +53,17 @@ Result<std::string> read_file(const std::string& path) {
     }
     const bool failed = std::ferror(f) != 0;
     const int err = errno;
-    if (!use_stdin) std::fclose(f);
+    if (f != stdin) std::fclose(f);
     if (failed) return {Errc::bad_input, path + ": " + std::strerror(err)};
     return data;
+}
+
+}  // namespace
+
+Result<std::string> read_file(const std::string& path) {
+    std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return {Errc::bad_input, path + ": " + std::strerror(errno)};
+    return read_stream(f, path);
 }
 
 InputText::InputText(InputText&& other) noexcept
@@ -99,11 +104,23 @@ Result<InputText> load_input(const std::string& path) {
                 text.map_size_ = static_cast<size_t>(st.st_size);
             }
         }
-        close(fd);
-        if (text.map_ != nullptr) return text;
+        if (text.map_ != nullptr) {
+            close(fd);
+            return text;
+        }
+        // A pipe, an empty file, or a file that cannot be mapped: read from this same open
+        // file. Opening a FIFO again would take a second writer, and the bytes the first
+        // writer left in the pipe would be gone with this reader.
+        std::FILE* f = fdopen(fd, "rb");
+        if (f == nullptr) {
+            const int err = errno;
+            close(fd);
+            return {Errc::bad_input, path + ": " + std::strerror(err)};
+        }
+        MPT_TRY(text.data_, read_stream(f, path));
+        return text;
     }
-    // Standard input, a pipe, an empty file, or a file that cannot be mapped.
-    MPT_TRY(text.data_, read_file(path));
+    MPT_TRY(text.data_, read_file(path));  // standard input
     return text;
 }
 
