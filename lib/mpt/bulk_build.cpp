@@ -31,9 +31,11 @@ public:
         const size_t parts = split ? kTopPart : 1;
         const size_t rows = pairs * 14 / 10 * 5 / 4 / parts;
         const size_t bytes = pair_bytes * 2 * 5 / 4 / parts;
-        for (size_t v = split ? 0 : kTopPart; v < (split ? kTopPart : kTopPart + 1); ++v) {
-            parts_[v].reserve(rows, bytes);
+        if (!split) {
+            parts_[kTopPart].reserve(rows, bytes);
+            return;
         }
+        for (size_t v = 0; v < kTopPart; ++v) parts_[v].reserve(rows, bytes);
     }
 
     NodeSink* part(size_t v) override { return &parts_[v]; }
@@ -228,11 +230,7 @@ const std::optional<BuildResult> kNotThisWay;
 // More than what the rows of a trie of pairs take in memory: for 1M pairs of 32-byte keys and
 // values, 1.36M rows of 124 MB with a 16-byte reference and 8 bytes for their order each,
 // ~157 bytes a pair; here the pair's bytes twice and 160 bytes (288).
-size_t row_memory(std::span<const KvPair> pairs) noexcept {
-    size_t n = 0;
-    for (const KvPair& p : pairs) n += 2 * (p.key.size() + p.value.size()) + 160;
-    return n;
-}
+size_t row_memory(size_t pairs, size_t pair_bytes) noexcept { return 2 * pair_bytes + 160 * pairs; }
 
 // The limit of a cgroup (v2) the process is in, if one is set: a container's memory.
 std::optional<size_t> cgroup_memory_max() {
@@ -269,9 +267,9 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
                                                   const std::string& path, const KvInput& input,
                                                   const BuildOptions& o) {
     const SortedPairs sorted = sorted_final_pairs(input, o.secure);
-    if (row_memory(sorted.pairs) > memory_limit(o)) return kNotThisWay;
     size_t pair_bytes = 0;
     for (const KvPair& p : sorted.pairs) pair_bytes += p.key.size() + p.value.size();
+    if (row_memory(sorted.pairs.size(), pair_bytes) > memory_limit(o)) return kNotThisWay;
     PartRows rows(o, sorted.pairs.size(), pair_bytes,
                   o.threads > 1 && sorted.pairs.size() >= kParallelRootMinPairs);
     BuildResult result;

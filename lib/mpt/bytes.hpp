@@ -36,6 +36,9 @@ inline int compare_bytes(bytes_view a, bytes_view b) noexcept {
     return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
 }
 inline bool bytes_less(bytes_view a, bytes_view b) noexcept { return compare_bytes(a, b) < 0; }
+inline bool bytes_equal(bytes_view a, bytes_view b) noexcept {
+    return a.size() == b.size() && compare_bytes(a, b) == 0;
+}
 
 // Asks for huge pages (2 MiB) under the n bytes at p, for a large buffer before it is first
 // written: where a buffer is read in random order, 4 KiB pages make nearly every read a TLB
@@ -43,9 +46,6 @@ inline bool bytes_less(bytes_view a, bytes_view b) noexcept { return compare_byt
 // key/value reader against 3,000). Only whole huge pages inside the range are affected;
 // where the kernel has none to give, nothing changes.
 void advise_huge_pages(const void* p, size_t n) noexcept;
-inline bool bytes_equal(bytes_view a, bytes_view b) noexcept {
-    return a.size() == b.size() && compare_bytes(a, b) == 0;
-}
 
 // One flat error enum for the whole library. The command line maps each code to an exit
 // status through category().

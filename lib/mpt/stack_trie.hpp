@@ -100,8 +100,8 @@ inline constexpr size_t kParallelRootMinPairs = 4096;
 class PartSinks {
 public:
     static constexpr size_t kTopPart = 16;
-    virtual ~PartSinks() = default;
     static constexpr size_t kProgressPairs = 65536;
+    virtual ~PartSinks() = default;
     virtual NodeSink* part(size_t v) = 0;
     virtual void done(size_t v) = 0;
     // Called by each building thread after every kProgressPairs pairs it added.
