@@ -10,6 +10,7 @@
 #include <random>
 #include <tuple>
 
+#include "sqlite_check.hpp"
 #include "test_util.hpp"
 
 using namespace mpt;
@@ -86,14 +87,7 @@ void check_table(uint32_t page_size, std::vector<Row> rows) {
                                 static_cast<sqlite3_int64>(image.size()),
                                 SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) ==
             SQLITE_OK);
-    REQUIRE(sqlite3_prepare_v2(read.db, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK);
-    std::string verdict;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        verdict += reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-        verdict += "\n";
-    }
-    sqlite3_finalize(st);
-    CHECK(verdict == "ok\n");
+    CHECK(test::integrity_verdict(read.db) == "ok\n");
 
     // In key order, a scan of the leaves and interior cells together.
     REQUIRE(sqlite3_prepare_v2(read.db, "SELECT a, b, c FROM t ORDER BY a, b", -1, &st, nullptr) ==

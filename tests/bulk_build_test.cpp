@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 
+#include "sqlite_check.hpp"
 #include "test_util.hpp"
 
 using namespace mpt;
@@ -63,14 +64,7 @@ std::map<bytes, bytes> rows_of(const std::string& path, TrieInfo* info) {
 std::string integrity(const std::string& path) {
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-    sqlite3_stmt* st = nullptr;
-    REQUIRE(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK);
-    std::string verdict;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        verdict += reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-        verdict += "\n";
-    }
-    sqlite3_finalize(st);
+    const std::string verdict = test::integrity_verdict(db);
     sqlite3_close(db);
     return verdict;
 }
