@@ -85,17 +85,15 @@ int run_root(const RootOptions& o) {
     }
     if (!input) return report(input.error(), o.input);
     *text = InputText();  // the pairs live in the input's own arena
-    const SortedPairs sorted = sorted_final_pairs(*input, o.secure);
     const unsigned threads = o.threads != 0 ? o.threads : available_cpus();
-    auto root_or = stack_trie_root(sorted.pairs, threads);
-    if (!root_or) return report(root_or.error(), o.input);
-    const Hash256 root = *root_or;
+    auto root = kv_root(*input, o.secure, threads);
+    if (!root) return report(root.error(), o.input);
     if (o.json) {
         fmt::print(
             "{}\n",
-            nlohmann::ordered_json{{"root", to_hex(root)}, {"keys", sorted.pairs.size()}}.dump());
+            nlohmann::ordered_json{{"root", to_hex(root->root)}, {"keys", root->pairs}}.dump());
     } else {
-        fmt::print("{}\n", to_hex(root));
+        fmt::print("{}\n", to_hex(root->root));
     }
     return kOk;
 }

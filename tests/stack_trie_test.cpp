@@ -1,5 +1,7 @@
 #include "test_util.hpp"
 
+#include <mpt/hex.hpp>
+#include <mpt/keccak.hpp>
 #include <mpt/stack_trie.hpp>
 
 #include <doctest/doctest.h>
@@ -180,5 +182,83 @@ TEST_CASE("stack_trie_root refuses what StackTrie::add refuses") {
         CHECK(stack_trie_root(unsorted, threads, 0).error().code == Errc::bad_input);
         CHECK(stack_trie_root(duplicate, threads, 0).error().code == Errc::bad_input);
         CHECK(stack_trie_root(empty_value, threads, 0).error().code == Errc::bad_input);
+    }
+}
+
+namespace {
+
+// An array document of n writes over keys that often repeat or share their first bytes,
+// with deletions, and the final content it leaves.
+std::string kv_document(std::mt19937_64& rng, size_t n, Pairs& final_content) {
+    std::string text = "[";
+    for (size_t i = 0; i < n; ++i) {
+        bytes key = mpt::test::random_bytes(rng, 1 + rng() % 5);
+        for (auto& x : key) x &= 0x3f;                       // a narrow alphabet: keys repeat
+        if (rng() % 4 == 0) key.insert(key.end(), 8, 0x11);  // long shared paths
+        text += i == 0 ? "[\"" : ",[\"";
+        text += to_hex(key) + "\",";
+        if (rng() % 6 == 0) {
+            text += "null]";
+            final_content.erase(key);
+        } else {
+            const bytes value = value_of(rng);
+            text += "\"" + to_hex(value) + "\"]";
+            final_content[key] = value;
+        }
+    }
+    return text + "]";
+}
+
+}  // namespace
+
+TEST_CASE("kv_root equals the root of the final content, on any number of threads") {
+    std::mt19937_64 rng(mpt::test::seed("kv_root"));
+    // 70000 and more entries: the sort's buckets, and runs of many buckets.
+    for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{300}, size_t{5000}, size_t{70000},
+                     size_t{150000}}) {
+        Pairs content;
+        const std::string text = kv_document(rng, n, content);
+        auto input = parse_kv(text);
+        REQUIRE_MESSAGE(input.ok(), mpt::test::why(input));
+        Pairs hashed;
+        for (const auto& [k, v] : content) {
+            const Hash256 hk = keccak256(k);
+            hashed[bytes(hk.begin(), hk.end())] = v;
+        }
+        for (bool secure : {false, true}) {
+            const Pairs& want = secure ? hashed : content;
+            const Hash256 want_root = sequential(want);
+            for (unsigned threads : {1u, 2u}) {
+                auto got = kv_root(*input, secure, threads);
+                REQUIRE_MESSAGE(got.ok(), mpt::test::why(got));
+                CHECK_MESSAGE(got->root == want_root,
+                              n << " entries, secure " << secure << ", threads " << threads);
+                CHECK(got->pairs == want.size());
+            }
+        }
+    }
+}
+
+TEST_CASE("SortedPairCursor's runs are the final content in key order, their views all valid") {
+    std::mt19937_64 rng(mpt::test::seed("sorted_pair_cursor"));
+    for (size_t n : {size_t{0}, size_t{40}, size_t{90000}}) {
+        Pairs content;
+        const std::string text = kv_document(rng, n, content);
+        auto input = parse_kv(text);
+        REQUIRE(input.ok());
+        SortedPairCursor cursor(*input, false);
+        std::vector<KvPair> all;  // the views, kept past the runs that gave them
+        size_t runs = 0;
+        for (std::span<const KvPair> run; !(run = cursor.next()).empty(); ++runs)
+            all.insert(all.end(), run.begin(), run.end());
+        CHECK(cursor.next().empty());
+        CHECK(runs <= std::max<size_t>(1, content.size() / 1024 + 1));
+        REQUIRE(all.size() == content.size());
+        size_t i = 0;
+        for (const auto& [k, v] : content) {
+            CHECK(bytes(all[i].key.begin(), all[i].key.end()) == k);
+            CHECK(bytes(all[i].value.begin(), all[i].value.end()) == v);
+            ++i;
+        }
     }
 }

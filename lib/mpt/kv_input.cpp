@@ -318,72 +318,91 @@ uint64_t key_prefix(bytes_view key) noexcept {
     return v;
 }
 
-struct SortRecord {
-    uint64_t prefix;
-    uint32_t index;  // the entry's position in the input: later writes have larger ones
-};
+// Large inputs are put in 65536 buckets by the top 16 bits of their keys, in one counting
+// pass and one scattering pass, and each bucket is sorted alone when it is reached (hashed
+// keys leave a handful in each). Skewed keys only make some buckets larger.
+constexpr unsigned kBucketBits = 16;
+constexpr size_t kBucketMinPairs = size_t{1} << kBucketBits;
+
+// A run handed out holds the pairs of whole buckets, at least this many unless it is the
+// last: the records sorted for it are still in cache when their entries are read.
+constexpr size_t kRunPairs = 1024;
 
 }  // namespace
 
-SortedPairs sorted_final_pairs(const KvInput& input, bool secure) {
-    SortedPairs out;
+SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure) : input_(&input) {
     const size_t n = input.size();
     if (secure) {
-        reserve_huge(out.hashed_keys, n);
-        out.hashed_keys.resize(n);
-        for (size_t i = 0; i < n; ++i) out.hashed_keys[i] = keccak256(input[i].key);
+        reserve_huge(hashed_keys_, n);
+        hashed_keys_.resize(n);
+        for (size_t i = 0; i < n; ++i) hashed_keys_[i] = keccak256(input[i].key);
     }
-    auto key_of = [&](uint32_t i) -> bytes_view {
-        return secure ? bytes_view(out.hashed_keys[i]) : input[i].key;
-    };
-    auto less = [&](const SortRecord& a, const SortRecord& b) {
-        if (a.prefix != b.prefix) return a.prefix < b.prefix;
-        const int c = compare_bytes(key_of(a.index), key_of(b.index));
-        return c != 0 ? c < 0 : a.index < b.index;  // equal keys: later writes last
-    };
-
-    std::vector<SortRecord> records;
-    reserve_huge(records, n);
-    for (size_t i = 0; i < n; ++i) {
-        records.push_back({key_prefix(key_of(static_cast<uint32_t>(i))), static_cast<uint32_t>(i)});
-    }
-    // Large inputs: one counting pass on the top 16 bits of the prefix scatters the records
-    // into 65536 buckets in order, and each bucket is sorted alone (hashed keys leave a
-    // handful in each). Skewed keys only make some buckets larger.
-    constexpr size_t kRadixBits = 16;
-    constexpr size_t kRadixMin = size_t{1} << kRadixBits;
-    if (n >= kRadixMin) {
-        std::vector<uint32_t> start(kRadixMin + 1, 0);
-        for (const SortRecord& r : records) ++start[(r.prefix >> (64 - kRadixBits)) + 1];
-        for (size_t b = 0; b < kRadixMin; ++b) start[b + 1] += start[b];
-        std::vector<SortRecord> scattered;
-        reserve_huge(scattered, n);
-        scattered.resize(n);
-        std::vector<uint32_t> next(start.begin(), start.end() - 1);
-        for (const SortRecord& r : records) scattered[next[r.prefix >> (64 - kRadixBits)]++] = r;
-        records.swap(scattered);
-        scattered = {};
-        for (size_t b = 0; b < kRadixMin; ++b) {
-            if (start[b + 1] - start[b] > 1) {
-                std::sort(records.begin() + start[b], records.begin() + start[b + 1], less);
-            }
-        }
+    bucket_bits_ = n >= kBucketMinPairs ? kBucketBits : 0;
+    const size_t buckets = size_t{1} << bucket_bits_;
+    start_.assign(buckets + 1, 0);
+    if (bucket_bits_ == 0) {
+        start_[1] = static_cast<uint32_t>(n);
     } else {
-        std::sort(records.begin(), records.end(), less);
+        for (uint32_t i = 0; i < n; ++i) ++start_[bucket_of(key_prefix(key_of(i))) + 1];
+        for (size_t b = 0; b < buckets; ++b) start_[b + 1] += start_[b];
     }
+    // The records go straight to their buckets: no copy in input order is kept.
+    reserve_huge(records_, n);
+    records_.resize(n);
+    std::vector<uint32_t> next(start_.begin(), start_.end() - 1);
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t prefix = key_prefix(key_of(i));
+        records_[next[bucket_of(prefix)]++] = {prefix, i};
+    }
+    run_.reserve(kRunPairs);
+}
 
-    reserve_huge(out.pairs, n);
-    for (size_t i = 0; i < n; ++i) {
-        // The entries are visited in key order, which is random in the input: fetch ahead.
-        constexpr size_t kAhead = 16;
-        if (i + kAhead < n) input.prefetch(records[i + kAhead].index);
-        const SortRecord& r = records[i];
-        const bool last_of_key = i + 1 == n || records[i + 1].prefix != r.prefix ||
-                                 !bytes_equal(key_of(r.index), key_of(records[i + 1].index));
-        if (!last_of_key) continue;
-        const KvPair p = input[r.index];
-        if (!p.value.empty()) out.pairs.push_back({key_of(r.index), p.value});
+bytes_view SortedPairCursor::key_of(uint32_t i) const noexcept {
+    return hashed_keys_.empty() ? (*input_)[i].key : bytes_view(hashed_keys_[i]);
+}
+
+size_t SortedPairCursor::bucket_of(uint64_t prefix) const noexcept {
+    return bucket_bits_ == 0 ? 0 : static_cast<size_t>(prefix >> (64 - bucket_bits_));
+}
+
+bool SortedPairCursor::less(const Record& a, const Record& b) const noexcept {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    const int c = compare_bytes(key_of(a.index), key_of(b.index));
+    return c != 0 ? c < 0 : a.index < b.index;  // equal keys: later writes last
+}
+
+std::span<const KvPair> SortedPairCursor::next() {
+    run_.clear();
+    const size_t buckets = start_.size() - 1;
+    for (; bucket_ < buckets && run_.size() < kRunPairs; ++bucket_) {
+        const auto first = records_.begin() + start_[bucket_];
+        const auto last = records_.begin() + start_[bucket_ + 1];
+        if (last - first > 1) {
+            std::sort(first, last, [this](const Record& a, const Record& b) { return less(a, b); });
+        }
+        // Equal keys share a bucket, next to one another with the last write last.
+        for (auto r = first; r != last; ++r) {
+            // The entries are visited in key order, which is random in the input: fetch
+            // ahead, past this bucket too (the next one holds the same records, unsorted).
+            constexpr ptrdiff_t kAhead = 16;
+            if (records_.end() - r > kAhead) input_->prefetch(r[kAhead].index);
+            const bool last_of_key = r + 1 == last || r[1].prefix != r->prefix ||
+                                     !bytes_equal(key_of(r->index), key_of(r[1].index));
+            if (!last_of_key) continue;
+            const KvPair p = (*input_)[r->index];
+            if (!p.value.empty()) run_.push_back({key_of(r->index), p.value});
+        }
     }
+    return run_;
+}
+
+SortedPairs sorted_final_pairs(const KvInput& input, bool secure) {
+    SortedPairCursor cursor(input, secure);
+    SortedPairs out;
+    reserve_huge(out.pairs, input.size());
+    for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
+        out.pairs.insert(out.pairs.end(), run.begin(), run.end());
+    out.hashed_keys = std::move(cursor).take_hashed_keys();
     return out;
 }
 

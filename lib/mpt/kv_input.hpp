@@ -12,6 +12,7 @@
 #include <mpt/bytes.hpp>
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -86,9 +87,42 @@ Result<InputText> load_input(const std::string& path);
 // Decodes one string by the ethereum/tests rule: 0x-prefixed hex, else its bytes.
 Result<bytes> decode_kv_string(std::string_view s);
 
-// The final content of a document: the last write of each key wins and deletions drop it.
-// Returns pairs sorted by key, viewing into input (or into hashed-key storage owned by the
-// returned object when secure, where each key is replaced by its keccak256).
+// The final content of a document in key order, a run of pairs at a time: the last write of
+// each key wins and deletions drop it. Keys view into the input, or, when secure, into
+// hashed-key storage this object owns, where each key is replaced by its keccak256; values
+// view into the input. The keys are put in order a run at a time, as the runs are asked for,
+// so a caller that consumes each run before the next never holds all the pairs at once.
+class SortedPairCursor {
+public:
+    SortedPairCursor(const KvInput& input, bool secure);
+
+    // The next pairs in key order; empty at the end. The span is valid until the next call;
+    // the bytes it views live as long as this object (moves included) and the input.
+    std::span<const KvPair> next();
+
+    // The storage the keys of a secure cursor view; empty when not secure. Moving the
+    // vector keeps the views valid.
+    std::vector<Hash256> take_hashed_keys() && { return std::move(hashed_keys_); }
+
+private:
+    struct Record {
+        uint64_t prefix;  // the key's first 8 bytes, big-endian, zero-padded
+        uint32_t index;   // the entry's position in the input: later writes have larger ones
+    };
+    bytes_view key_of(uint32_t i) const noexcept;
+    bool less(const Record& a, const Record& b) const noexcept;
+    size_t bucket_of(uint64_t prefix) const noexcept;
+
+    const KvInput* input_;
+    std::vector<Hash256> hashed_keys_;
+    std::vector<Record> records_;  // grouped by bucket, each bucket sorted when reached
+    std::vector<uint32_t> start_;  // bucket b holds records_[start_[b], start_[b + 1])
+    unsigned bucket_bits_ = 0;
+    size_t bucket_ = 0;  // the next bucket to sort and hand out
+    std::vector<KvPair> run_;
+};
+
+// All the pairs of a SortedPairCursor, at once.
 struct SortedPairs {
     std::vector<KvPair> pairs;
     std::vector<Hash256> hashed_keys;

@@ -174,22 +174,29 @@ NodeRef StackTrie::finish_ref() { return finish_top(false); }
 
 namespace {
 
-// Sorted pairs usually point into the input in a random order: the builder asks for the
-// key and value a few pairs ahead.
-constexpr size_t kPrefetchAhead = 8;
-inline void prefetch_pair(std::span<const KvPair> pairs, size_t k) noexcept {
-    if (k < pairs.size()) {
-        __builtin_prefetch(pairs[k].key.data());
-        __builtin_prefetch(pairs[k].value.data());
+// Adds pairs to st by view. Sorted pairs usually point into the input in a random order: the
+// key and the value (both ends: a value can straddle a cache line) of a pair a few ahead are
+// asked for before they are read.
+Status add_fetching_ahead(StackTrie& st, std::span<const KvPair> pairs) {
+    constexpr size_t kAhead = 8;
+    for (size_t k = 0; k < pairs.size(); ++k) {
+        if (k + kAhead < pairs.size()) {
+            const KvPair& p = pairs[k + kAhead];
+            __builtin_prefetch(p.key.data());
+            __builtin_prefetch(p.value.data());
+            __builtin_prefetch(p.value.data() + p.value.size() - 1);
+        }
+        MPT_CHECK(st.add_view(pairs[k].key, pairs[k].value));
     }
+    return {};
 }
 
 Result<Hash256> sequential_root(std::span<const KvPair> pairs, PartSinks* sinks) {
     StackTrie st(sinks != nullptr ? sinks->part(PartSinks::kTopPart) : nullptr);
-    for (size_t k = 0; k < pairs.size(); ++k) {
-        prefetch_pair(pairs, k + kPrefetchAhead);
-        MPT_CHECK(st.add_view(pairs[k].key, pairs[k].value));
-        if (sinks != nullptr && (k + 1) % PartSinks::kProgressPairs == 0) sinks->advanced();
+    for (size_t k = 0; k < pairs.size(); k += PartSinks::kProgressPairs) {
+        const size_t n = std::min(PartSinks::kProgressPairs, pairs.size() - k);
+        MPT_CHECK(add_fetching_ahead(st, pairs.subspan(k, n)));
+        if (sinks != nullptr && n == PartSinks::kProgressPairs) sinks->advanced();
     }
     const Hash256 root = st.finish();
     if (sinks != nullptr) {
@@ -264,11 +271,15 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
             for (size_t r; (r = next.fetch_add(1)) < runs.size();) {
                 Run& run = runs[r];
                 StackTrie st(sinks != nullptr ? sinks->part(r) : nullptr, c + 1);
-                for (size_t k = run.begin; k < run.end && run.status.ok(); ++k) {
-                    prefetch_pair(pairs, k + kPrefetchAhead);
-                    run.status = st.add_view(pairs[k].key, pairs[k].value);
-                    if (sinks != nullptr && ++added % PartSinks::kProgressPairs == 0) {
-                        sinks->advanced();
+                for (size_t k = run.begin; k < run.end && run.status.ok();) {
+                    // Progress after every kProgressPairs pairs this thread added.
+                    const size_t n = std::min(run.end - k, PartSinks::kProgressPairs - added);
+                    run.status = add_fetching_ahead(st, pairs.subspan(k, n));
+                    k += n;
+                    added += n;
+                    if (added == PartSinks::kProgressPairs) {
+                        added = 0;
+                        if (sinks != nullptr) sinks->advanced();
                     }
                 }
                 run.ref = st.finish_ref();
@@ -322,6 +333,20 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
     }
     if (sinks != nullptr) sinks->done(PartSinks::kTopPart);
     return root;
+}
+
+Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {
+    if (threads > 1 && input.size() >= kParallelRootMinPairs) {
+        const SortedPairs sorted = sorted_final_pairs(input, secure);
+        MPT_TRY(const Hash256 root, stack_trie_root(sorted.pairs, threads));
+        return KvRoot{root, sorted.pairs.size()};
+    }
+    SortedPairCursor cursor(input, secure);
+    StackTrie st;
+    for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
+        MPT_CHECK(add_fetching_ahead(st, run));
+    const size_t pairs = st.count();
+    return KvRoot{st.finish(), pairs};
 }
 
 }  // namespace mpt

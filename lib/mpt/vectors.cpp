@@ -18,10 +18,8 @@ Result<Hash256> root_by_trie(const KvInput& input, bool secure) {
 }
 
 Result<Hash256> root_by_stack_trie(const KvInput& input, bool secure) {
-    const SortedPairs sorted = sorted_final_pairs(input, secure);
-    StackTrie st;
-    for (const KvPair& p : sorted.pairs) MPT_CHECK(st.add(p.key, p.value));
-    return st.finish();
+    MPT_TRY(const KvRoot root, kv_root(input, secure));
+    return root.root;
 }
 
 namespace {
