@@ -5,7 +5,9 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,13 +28,33 @@ inline std::string_view as_chars(bytes_view b) noexcept {
     return {reinterpret_cast<const char*>(b.data()), b.size()};
 }
 
+// The number of leading bytes a and b share, compared 8 at a time.
+inline size_t common_byte_prefix(bytes_view a, bytes_view b) noexcept {
+    const size_t n = a.size() < b.size() ? a.size() : b.size();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        std::memcpy(&x, a.data() + i, 8);
+        std::memcpy(&y, b.data() + i, 8);
+        if (x != y) {
+            // The first differing byte is the lowest in memory order.
+            const uint64_t d = x ^ y;
+            if constexpr (std::endian::native == std::endian::little) {
+                return i + static_cast<size_t>(std::countr_zero(d)) / 8;
+            } else {
+                return i + static_cast<size_t>(std::countl_zero(d)) / 8;
+            }
+        }
+    }
+    while (i < n && a[i] == b[i]) ++i;
+    return i;
+}
+
 // Byte-wise order, shorter first on a common prefix: the order of trie keys and of
 // database path keys.
 inline int compare_bytes(bytes_view a, bytes_view b) noexcept {
-    const size_t n = a.size() < b.size() ? a.size() : b.size();
-    for (size_t i = 0; i < n; ++i) {
-        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
-    }
+    const size_t i = common_byte_prefix(a, b);
+    if (i < a.size() && i < b.size()) return a[i] < b[i] ? -1 : 1;
     return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
 }
 inline bool bytes_less(bytes_view a, bytes_view b) noexcept { return compare_bytes(a, b) < 0; }

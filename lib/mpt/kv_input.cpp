@@ -384,7 +384,7 @@ std::span<const KvPair> SortedPairCursor::next() {
         for (auto r = first; r != last; ++r) {
             // The entries are visited in key order, which is random in the input: fetch
             // ahead, past this bucket too (the next one holds the same records, unsorted).
-            constexpr ptrdiff_t kAhead = 16;
+            constexpr ptrdiff_t kAhead = 48;
             if (records_.end() - r > kAhead) input_->prefetch(r[kAhead].index);
             const bool last_of_key = r + 1 == last || r[1].prefix != r->prefix ||
                                      !bytes_equal(key_of(r->index), key_of(r[1].index));

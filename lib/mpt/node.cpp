@@ -3,10 +3,24 @@
 namespace mpt {
 
 void encode_branch(bytes& out, const NodeRef* children, bytes_view value) {
-    const size_t mark = rlp::begin_list(out);
-    for (size_t i = 0; i < 16; ++i) children[i].append_to(out);
+    // 16 hashed children and an empty value make a payload of 529 bytes, a 3-byte header.
+    constexpr size_t kHeaderRoom = 3;
+    uint8_t scratch[kMaxBranchWithoutValue];
+    uint8_t* const payload = scratch + kHeaderRoom;
+    uint8_t* o = payload;
+    for (size_t i = 0; i < 16; ++i) o = children[i].write_to(o);
+    const size_t children_length = static_cast<size_t>(o - payload);
+    const size_t n = children_length + rlp::string_length(value);
+    if (value.empty()) {
+        *o++ = 0x80;
+        const size_t h = rlp::header_length(n);
+        rlp::write_header(payload - h, n, 0xc0);
+        out.insert(out.end(), payload - h, o);
+        return;
+    }
+    rlp::append_list_header(out, n);
+    out.insert(out.end(), payload, o);
     rlp::append_string(out, value);
-    rlp::end_list(out, mark);
 }
 
 namespace {

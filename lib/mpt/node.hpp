@@ -61,6 +61,20 @@ public:
     size_t encoded_length() const noexcept { return size_ == 0 ? 1 : size_ == 32 ? 33 : size_; }
     // Appends this reference as an item of the parent's list: 0x80 when empty, the hash as
     // a string, or the embedded RLP as it is.
+    // Writes what append_to appends at o (room for 33 bytes); returns the end of it.
+    uint8_t* write_to(uint8_t* o) const noexcept {
+        if (size_ == 32) {
+            *o = 0xa0;
+            std::memcpy(o + 1, data_.data(), 32);
+            return o + 33;
+        }
+        if (size_ == 0) {
+            *o = 0x80;
+            return o + 1;
+        }
+        std::memcpy(o, data_.data(), size_);
+        return o + size_;
+    }
     void append_to(bytes& out) const {
         if (size_ == 0) {
             out.push_back(0x80);
@@ -122,7 +136,8 @@ void encode_extension(bytes& out, const Path& path, const NodeRef& child) {
     child.append_to(out);
 }
 
-// One pass: the children are written after a reserved header that end_list() fixes up.
+// One pass: the children are written into a bounded scratch after room for the longest
+// header, which is written against them once their length is known.
 void encode_branch(bytes& out, const NodeRef* children, bytes_view value);
 
 // A decoded node: views into the RLP it was decoded from, valid as long as that is.

@@ -9,17 +9,6 @@ constexpr size_t kReservedListHeader = 3;  // 0xf9 + two length bytes: payloads 
 
 }  // namespace
 
-size_t write_header(uint8_t* out, size_t n, uint8_t base) noexcept {
-    if (n < 56) {
-        out[0] = static_cast<uint8_t>(base + n);
-        return 1;
-    }
-    const size_t len = header_length(n) - 1;
-    out[0] = static_cast<uint8_t>(base + 55 + len);
-    for (size_t i = 0; i < len; ++i) out[len - i] = static_cast<uint8_t>(n >> (8 * i));
-    return 1 + len;
-}
-
 void append_string(bytes& out, bytes_view s) {
     if (s.size() == 1 && s[0] < 0x80) {
         out.push_back(s[0]);

@@ -29,7 +29,16 @@ constexpr size_t string_length(bytes_view s) noexcept {
 
 // Writes the header of a string (base 0x80) or list (base 0xc0) with payload length n into
 // out, which must have room for header_length(n) bytes. Returns the bytes written.
-size_t write_header(uint8_t* out, size_t n, uint8_t base) noexcept;
+inline size_t write_header(uint8_t* out, size_t n, uint8_t base) noexcept {
+    if (n < 56) {
+        out[0] = static_cast<uint8_t>(base + n);
+        return 1;
+    }
+    const size_t len = header_length(n) - 1;
+    out[0] = static_cast<uint8_t>(base + 55 + len);
+    for (size_t i = 0; i < len; ++i) out[len - i] = static_cast<uint8_t>(n >> (8 * i));
+    return 1 + len;
+}
 
 void append_string(bytes& out, bytes_view s);
 void append_list_header(bytes& out, size_t payload_length);

@@ -16,15 +16,24 @@ void encode_key_leaf(bytes& out, bytes_view key, size_t depth, bytes_view value)
     const size_t compact = (2 * key.size() - depth) / 2 + 1;
     // A one-byte compact path (0x20, 0x3n) is below 0x80: its own encoding.
     const size_t path_item = compact == 1 ? 1 : rlp::header_length(compact) + compact;
-    rlp::append_list_header(out, path_item + rlp::string_length(value));
-    size_t at = out.size();
-    out.resize(at + path_item);
+    const size_t payload = path_item + rlp::string_length(value);
+    const size_t at = out.size();
+    out.resize(at + rlp::header_length(payload) + payload);
     uint8_t* o = out.data() + at;
+    o += rlp::write_header(o, payload, 0xc0);
     if (compact != 1) o += rlp::write_header(o, compact, 0x80);
     const size_t first = (depth + 1) / 2;  // the first whole byte of the path
     *o++ = depth % 2 != 0 ? static_cast<uint8_t>(0x30 | (key[depth / 2] & 0x0f)) : uint8_t{0x20};
-    if (first < key.size()) std::memcpy(o, key.data() + first, key.size() - first);
-    rlp::append_string(out, value);
+    if (first < key.size()) {
+        std::memcpy(o, key.data() + first, key.size() - first);
+        o += key.size() - first;
+    }
+    if (value.size() == 1 && value[0] < 0x80) {
+        *o = value[0];
+    } else {
+        o += rlp::write_header(o, value.size(), 0x80);
+        std::memcpy(o, value.data(), value.size());
+    }
 }
 
 }  // namespace
@@ -98,9 +107,7 @@ Status StackTrie::add_pair(bytes_view key, bytes_view value, bool copy) {
     // The pending key and the new one part at nibble c: there a branch must stand.
     const bytes_view prev = key_view_;
     const size_t m = std::min(prev.size(), key.size());
-    const size_t i = static_cast<size_t>(
-        std::mismatch(prev.begin(), prev.begin() + static_cast<ptrdiff_t>(m), key.begin()).first -
-        prev.begin());
+    const size_t i = common_byte_prefix(prev, key);
     const bool increasing = i < m ? prev[i] < key[i] : prev.size() < key.size();
     if (!increasing) return {Errc::bad_input, "keys are not strictly increasing"};
     const size_t c = i < m && prev[i] >> 4 == key[i] >> 4 ? 2 * i + 1 : 2 * i;
@@ -178,7 +185,7 @@ namespace {
 // key and the value (both ends: a value can straddle a cache line) of a pair a few ahead are
 // asked for before they are read.
 Status add_fetching_ahead(StackTrie& st, std::span<const KvPair> pairs) {
-    constexpr size_t kAhead = 8;
+    constexpr size_t kAhead = 16;
     for (size_t k = 0; k < pairs.size(); ++k) {
         if (k + kAhead < pairs.size()) {
             const KvPair& p = pairs[k + kAhead];
