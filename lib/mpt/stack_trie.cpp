@@ -190,8 +190,10 @@ Status add_fetching_ahead(StackTrie& st, std::span<const KvPair> pairs) {
         if (k + kAhead < pairs.size()) {
             const KvPair& p = pairs[k + kAhead];
             __builtin_prefetch(p.key.data());
-            __builtin_prefetch(p.value.data());
-            __builtin_prefetch(p.value.data() + p.value.size() - 1);
+            if (!p.value.empty()) {  // refused by add_view
+                __builtin_prefetch(p.value.data());
+                __builtin_prefetch(p.value.data() + p.value.size() - 1);
+            }
         }
         MPT_CHECK(st.add_view(pairs[k].key, pairs[k].value));
     }
