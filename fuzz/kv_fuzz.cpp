@@ -1,6 +1,6 @@
 // Key/value JSON input: any text parses or fails with an error, never a crash; a document
-// that parses gives its final content two ways that must agree: sorted_final_pairs through
-// the streaming StackTrie, and the pairs applied in order to the in-memory Trie.
+// that parses gives its final content ways that must agree: sorted_final_pairs through the
+// streaming StackTrie, kv_root, and the pairs applied in order to the in-memory Trie.
 #include <mpt/kv_input.hpp>
 #include <mpt/stack_trie.hpp>
 #include <mpt/trie.hpp>
@@ -22,6 +22,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (const KvPair& p : sorted.pairs) FUZZ_CHECK(st.add(p.key, p.value).ok());
         FUZZ_CHECK(st.count() == sorted.pairs.size());
         const Hash256 streamed = st.finish();
+        // The same run by run from the cursor, on one thread and on two.
+        for (const unsigned threads : {1u, 2u}) {
+            auto root = kv_root(*input, secure, threads);
+            FUZZ_CHECK(root.ok() && root->root == streamed && root->pairs == sorted.pairs.size());
+        }
 
         Trie trie;
         for (size_t i = 0; i < input->size(); ++i) {

@@ -193,15 +193,18 @@ std::string kv_document(std::mt19937_64& rng, size_t n, Pairs& final_content) {
     std::string text = "[";
     for (size_t i = 0; i < n; ++i) {
         bytes key = mpt::test::random_bytes(rng, 1 + rng() % 5);
-        for (auto& x : key) x &= 0x3f;                       // a narrow alphabet: keys repeat
-        if (rng() % 4 == 0) key.insert(key.end(), 8, 0x11);  // long shared paths
+        for (auto& x : key) x &= 0x3f;                           // a narrow alphabet: keys repeat
+        if (rng() % 4 == 0) key.insert(key.end(), 8, 0x11);      // long shared paths
+        if (rng() % 64 == 0) key.resize(60 + rng() % 20, 0x22);  // paths of 56+ bytes
         text += i == 0 ? "[\"" : ",[\"";
         text += to_hex(key) + "\",";
         if (rng() % 6 == 0) {
             text += "null]";
             final_content.erase(key);
         } else {
-            const bytes value = value_of(rng);
+            // Now and then a value of 56+ bytes: a two-byte header.
+            const bytes value =
+                rng() % 32 == 0 ? mpt::test::random_bytes(rng, 56 + rng() % 200) : value_of(rng);
             text += "\"" + to_hex(value) + "\"]";
             final_content[key] = value;
         }

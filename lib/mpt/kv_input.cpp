@@ -207,7 +207,7 @@ private:
     }
 
     Status push(const KvInput::Entry& e) {
-        // Entries are numbered by uint32_t in sorted_final_pairs.
+        // Entries are numbered by uint32_t in SortedPairCursor.
         if (out_.entries_.size() == UINT32_MAX) return fail("too many entries");
         out_.entries_.push_back(e);
         return {};
@@ -346,9 +346,10 @@ SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure) : input_(&
         for (uint32_t i = 0; i < n; ++i) ++start_[bucket_of(key_prefix(key_of(i))) + 1];
         for (size_t b = 0; b < buckets; ++b) start_[b + 1] += start_[b];
     }
-    // The records go straight to their buckets: no copy in input order is kept.
-    reserve_huge(records_, n);
-    records_.resize(n);
+    // The records go straight to their buckets: no copy in input order is kept, and the
+    // array is not zeroed first.
+    records_ = std::make_unique_for_overwrite<Record[]>(std::max<size_t>(n, 1));
+    advise_huge_pages(records_.get(), n * sizeof(Record));
     std::vector<uint32_t> next(start_.begin(), start_.end() - 1);
     for (uint32_t i = 0; i < n; ++i) {
         const uint64_t prefix = key_prefix(key_of(i));
@@ -375,17 +376,18 @@ std::span<const KvPair> SortedPairCursor::next() {
     run_.clear();
     const size_t buckets = start_.size() - 1;
     for (; bucket_ < buckets && run_.size() < kRunPairs; ++bucket_) {
-        const auto first = records_.begin() + start_[bucket_];
-        const auto last = records_.begin() + start_[bucket_ + 1];
+        Record* const first = records_.get() + start_[bucket_];
+        Record* const last = records_.get() + start_[bucket_ + 1];
+        Record* const end = records_.get() + start_.back();
         if (last - first > 1) {
             std::sort(first, last, [this](const Record& a, const Record& b) { return less(a, b); });
         }
         // Equal keys share a bucket, next to one another with the last write last.
-        for (auto r = first; r != last; ++r) {
+        for (Record* r = first; r != last; ++r) {
             // The entries are visited in key order, which is random in the input: fetch
             // ahead, past this bucket too (the next one holds the same records, unsorted).
             constexpr ptrdiff_t kAhead = 48;
-            if (records_.end() - r > kAhead) input_->prefetch(r[kAhead].index);
+            if (end - r > kAhead) input_->prefetch(r[kAhead].index);
             const bool last_of_key = r + 1 == last || r[1].prefix != r->prefix ||
                                      !bytes_equal(key_of(r->index), key_of(r[1].index));
             if (!last_of_key) continue;
@@ -394,6 +396,11 @@ std::span<const KvPair> SortedPairCursor::next() {
         }
     }
     return run_;
+}
+
+std::vector<Hash256> SortedPairCursor::take_hashed_keys() && {
+    bucket_ = start_.size() - 1;
+    return std::move(hashed_keys_);
 }
 
 SortedPairs sorted_final_pairs(const KvInput& input, bool secure) {

@@ -90,19 +90,28 @@ Result<bytes> decode_kv_string(std::string_view s);
 // The final content of a document in key order, a run of pairs at a time: the last write of
 // each key wins and deletions drop it. Keys view into the input, or, when secure, into
 // hashed-key storage this object owns, where each key is replaced by its keccak256; values
-// view into the input. The keys are put in order a run at a time, as the runs are asked for,
-// so a caller that consumes each run before the next never holds all the pairs at once.
+// view into the input. The sort puts the keys into 65536 buckets by their first two bytes
+// (from 65536 entries up; below, one bucket) and sorts each bucket as a run reaches it. A
+// run is whole buckets, about a thousand pairs for hashed keys, so a caller that consumes
+// each run before the next holds no more pairs than that; keys that share their first two
+// bytes share a bucket, which can make a run as large as the input.
+//
+// REQUIRES: the input outlives this object and is not moved meanwhile.
 class SortedPairCursor {
 public:
     SortedPairCursor(const KvInput& input, bool secure);
+    SortedPairCursor(const SortedPairCursor&) = delete;
+    SortedPairCursor& operator=(const SortedPairCursor&) = delete;
+    SortedPairCursor(SortedPairCursor&&) noexcept = default;
+    SortedPairCursor& operator=(SortedPairCursor&&) noexcept = default;
 
     // The next pairs in key order; empty at the end. The span is valid until the next call;
     // the bytes it views live as long as this object (moves included) and the input.
     std::span<const KvPair> next();
 
-    // The storage the keys of a secure cursor view; empty when not secure. Moving the
-    // vector keeps the views valid.
-    std::vector<Hash256> take_hashed_keys() && { return std::move(hashed_keys_); }
+    // Ends the cursor (next() gives nothing more) and hands over the storage the keys of a
+    // secure cursor view, empty when not secure. Moving the vector keeps the views valid.
+    std::vector<Hash256> take_hashed_keys() &&;
 
 private:
     struct Record {
@@ -115,8 +124,8 @@ private:
 
     const KvInput* input_;
     std::vector<Hash256> hashed_keys_;
-    std::vector<Record> records_;  // grouped by bucket, each bucket sorted when reached
-    std::vector<uint32_t> start_;  // bucket b holds records_[start_[b], start_[b + 1])
+    std::unique_ptr<Record[]> records_;  // grouped by bucket, each bucket sorted when reached
+    std::vector<uint32_t> start_;        // bucket b holds records_[start_[b], start_[b + 1])
     unsigned bucket_bits_ = 0;
     size_t bucket_ = 0;  // the next bucket to sort and hand out
     std::vector<KvPair> run_;

@@ -59,9 +59,9 @@ public:
 
     // Length of this reference as an item of the parent's list.
     size_t encoded_length() const noexcept { return size_ == 0 ? 1 : size_ == 32 ? 33 : size_; }
-    // Appends this reference as an item of the parent's list: 0x80 when empty, the hash as
-    // a string, or the embedded RLP as it is.
-    // Writes what append_to appends at o (room for 33 bytes); returns the end of it.
+    // Writes this reference as an item of the parent's list at o, which has room for 33
+    // bytes: 0x80 when empty, the hash as a string, or the embedded RLP as it is. Returns the
+    // end of what it wrote.
     uint8_t* write_to(uint8_t* o) const noexcept {
         if (size_ == 32) {
             *o = 0xa0;
@@ -75,6 +75,7 @@ public:
         std::memcpy(o, data_.data(), size_);
         return o + size_;
     }
+    // Appends what write_to writes.
     void append_to(bytes& out) const {
         if (size_ == 0) {
             out.push_back(0x80);
@@ -136,8 +137,10 @@ void encode_extension(bytes& out, const Path& path, const NodeRef& child) {
     child.append_to(out);
 }
 
-// One pass: the children are written into a bounded scratch after room for the longest
-// header, which is written against them once their length is known.
+// One pass: the children are written into a bounded scratch (kMaxBranchWithoutValue bytes)
+// after room for the longest header they can need. Without a value, the header is then
+// written against them and the whole node appended at once; with one, the header is
+// appended, then the children and the value.
 void encode_branch(bytes& out, const NodeRef* children, bytes_view value);
 
 // A decoded node: views into the RLP it was decoded from, valid as long as that is.

@@ -12,6 +12,8 @@ namespace {
 // encode_leaf(out, NibbleView(key).sub(depth), value), a byte at a time: a leaf's path ends
 // where its key ends, on a byte boundary, so past the flag byte (which carries the first
 // nibble when the length is odd, Yellow Paper appendix C) the path is whole bytes of the key.
+// The lengths are known first, so the node is written in one piece. REQUIRES: a nonempty
+// value (add_pair refuses an empty one).
 void encode_key_leaf(bytes& out, bytes_view key, size_t depth, bytes_view value) {
     const size_t compact = (2 * key.size() - depth) / 2 + 1;
     // A one-byte compact path (0x20, 0x3n) is below 0x80: its own encoding.

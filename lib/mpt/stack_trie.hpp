@@ -119,9 +119,9 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads 
                                 PartSinks* sinks = nullptr);
 
 // The root of a document's final content and the number of its pairs: the root
-// stack_trie_root gives for sorted_final_pairs. On one thread, or below kParallelRootMinPairs
-// pairs, the pairs are hashed a run at a time as a SortedPairCursor puts them in order, and
-// are never all held at once; on more, as stack_trie_root does.
+// stack_trie_root gives for sorted_final_pairs. On one thread, or for a document of fewer than
+// kParallelRootMinPairs entries, the pairs are hashed a run at a time as a SortedPairCursor
+// puts them in order, and are not gathered first; on more threads, as stack_trie_root does.
 struct KvRoot {
     Hash256 root;
     size_t pairs = 0;
