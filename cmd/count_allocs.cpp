@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <csignal>
 #include <cstring>
 
@@ -61,7 +62,7 @@ private:
 };
 
 struct CountOptions {
-    std::vector<size_t> leaves{1000, 50000};
+    std::vector<std::string> leaves{"1000,50000"};  // each checked by kLeavesList
     size_t samples = 64;
     bool json = false;
 };
@@ -198,12 +199,46 @@ Status measure(size_t n, size_t samples, std::vector<Row>& rows) {
     return {};
 }
 
+// Splits a --leaves list that kLeavesList accepted; a number too large for size_t reads as
+// SIZE_MAX, which the range check then refuses.
+std::vector<size_t> parse_leaves(std::string_view text) {
+    std::vector<size_t> out;
+    for (size_t at = 0; at <= text.size();) {
+        const size_t comma = std::min(text.find(',', at), text.size());
+        size_t n = 0;
+        const auto [end, ec] = std::from_chars(text.data() + at, text.data() + comma, n);
+        out.push_back(ec == std::errc() ? n : SIZE_MAX);
+        at = comma + 1;
+    }
+    return out;
+}
+
+// Checks a --leaves list: whole numbers separated by commas, with no empty item (which a
+// delimited CLI11 option would drop without a word).
+const CLI::Validator kLeavesList(
+    [](std::string& text) -> std::string {
+        for (size_t at = 0; at <= text.size();) {
+            const size_t comma = std::min(text.find(',', at), text.size());
+            std::string item = text.substr(at, comma - at);
+            if (item.empty()) return "has an empty item: " + text;
+            if (std::string why = kCount(item); !why.empty()) return why;
+            at = comma + 1;
+        }
+        return {};
+    },
+    "");
+
 int run_count_allocs(const CountOptions& o) {
     if (!count_sqlite_allocations()) {
         return report(Error{Errc::internal, "cannot hook SQLite's allocator"});
     }
     std::vector<Row> rows;
-    for (const size_t n : o.leaves) {
+    std::vector<size_t> sizes;
+    for (const std::string& list : o.leaves) {
+        const std::vector<size_t> more = parse_leaves(list);
+        sizes.insert(sizes.end(), more.begin(), more.end());
+    }
+    for (const size_t n : sizes) {
         if (n == 0) return report_usage("count-allocs: --leaves must be positive");
         if (n > kMaxLeaves) {
             return report_usage("count-allocs: --leaves is at most " + std::to_string(kMaxLeaves));
@@ -238,9 +273,10 @@ void register_count_allocs(CLI::App& app, Runner& runner) {
     auto o = std::make_shared<CountOptions>();
     CLI::App* sub = app.add_subcommand(
         "count-allocs", "Heap allocations per operation on a trie reopened from its root");
-    sub->add_option("--leaves", o->leaves, "Trie sizes to measure")
-        ->delimiter(',')
-        ->check(kCount)
+    sub->add_option("--leaves", o->leaves,
+                    "Trie sizes to measure, separated by commas or given as several arguments")
+        ->type_name("N,...")
+        ->check(kLeavesList)
         ->capture_default_str();
     sub->add_option("--samples", o->samples, "Operations per measurement")
         ->check(CLI::Range(size_t{1}, size_t{1000000}))

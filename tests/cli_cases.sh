@@ -67,6 +67,8 @@ expect "count-allocs json" 0 '"op":"get_miss"' '^$' -- "$MPT" count-allocs --lea
 expect "count-allocs table" 0 'get_hit' '^$' -- "$MPT" count-allocs --leaves 100,300 --samples 4
 expect "count-allocs bad leaves" 2 '^$' '^mpt: error: ' -- "$MPT" count-allocs --leaves 0
 expect "count-allocs negative leaves" 2 '^$' '^mpt: error: usage: --leaves: must be a whole number \(0 or more\), got -1$' -- "$MPT" count-allocs --leaves 5,-1
+expect "count-allocs empty leaves item" 2 '^$' '^mpt: error: usage: --leaves: has an empty item: 1,,2$' -- "$MPT" count-allocs --leaves 1,,2
+expect "count-allocs trailing comma" 2 '^$' '^mpt: error: usage: --leaves: has an empty item: 3,$' -- "$MPT" count-allocs --leaves 3,
 # mpt diff (key/value files)
 expect "diff lines in key order" 1 '^~ 0x646f67 0x7075707079 0x6b697474656e - 0x646f6765 0x636f696e \+ 0x646f67676c6573776f727468 0x636174 $' '^$' -- bash -c "set -o pipefail; '$MPT' diff '$FIX/diff_a.json' '$FIX/diff_b.json' | tr '\n' ' '"
 expect "diff reversed" 1 '^~ 0x646f67 0x6b697474656e 0x7075707079 \+ 0x646f6765 0x636f696e - 0x646f67676c6573776f727468 0x636174 $' '^$' -- bash -c "set -o pipefail; '$MPT' diff '$FIX/diff_b.json' '$FIX/diff_a.json' | tr '\n' ' '"
