@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 using namespace mpt;
 using mpt::test::h;
@@ -264,4 +265,77 @@ TEST_CASE("SortedPairCursor's runs are the final content in key order, their vie
             ++i;
         }
     }
+}
+
+namespace {
+
+// kv_root of an array document of writes (a missing value: a deletion) against the root of
+// its final content, on one thread and on two.
+void check_kv_root(const std::vector<std::pair<bytes, std::optional<bytes>>>& writes,
+                   const std::string& what) {
+    std::string text = "[";
+    Pairs content;
+    for (const auto& [key, value] : writes) {
+        text += text.size() == 1 ? "[\"" : ",[\"";
+        text += to_hex(key) + "\"," + (value ? "\"" + to_hex(*value) + "\"]" : "null]");
+        if (value) {
+            content[key] = *value;
+        } else {
+            content.erase(key);
+        }
+    }
+    text += "]";
+    auto input = parse_kv(text);
+    REQUIRE_MESSAGE(input.ok(), mpt::test::why(input));
+    for (unsigned threads : {1u, 2u, 3u}) {
+        auto got = kv_root(*input, false, threads);
+        REQUIRE_MESSAGE(got.ok(), mpt::test::why(got));
+        CHECK_MESSAGE(got->root == sequential(content), what << ", threads " << threads);
+        CHECK_MESSAGE(got->pairs == content.size(), what << ", threads " << threads);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("kv_root on threads: keys under one nibble, the empty key, deletions") {
+    std::mt19937_64 rng(mpt::test::seed("kv_root_split"));
+    // n keys that start with the nibble high_nibble.
+    auto keys = [&](size_t n, uint8_t high_nibble) {
+        std::vector<std::pair<bytes, std::optional<bytes>>> w;
+        for (size_t i = 0; i < n; ++i) {
+            bytes key = mpt::test::random_bytes(rng, 4 + rng() % 4);
+            key[0] = static_cast<uint8_t>(high_nibble << 4 | (key[0] & 0x0f));
+            w.emplace_back(key, value_of(rng));
+        }
+        return w;
+    };
+    const bytes empty_key;
+    const bytes empty_value = {0x42};
+    // More than kParallelRootMinPairs entries, so that two threads split.
+    const size_t n = kParallelRootMinPairs + 100;
+
+    check_kv_root(keys(n, 0x5), "one nibble");
+    check_kv_root(keys(n, 0x0), "nibble 0 only");
+    auto w = keys(n, 0x0);
+    w.emplace_back(empty_key, empty_value);
+    check_kv_root(w, "nibble 0 and the empty key");
+    w = keys(n, 0x7);
+    w.emplace_back(empty_key, empty_value);
+    check_kv_root(w, "one nibble and the empty key");
+    w = keys(n / 2, 0x1);
+    auto more = keys(n / 2, 0x2);
+    w.insert(w.end(), more.begin(), more.end());
+    w.emplace_back(empty_key, empty_value);
+    check_kv_root(w, "two nibbles and the empty key");
+    for (const auto& [key, value] : more) w.emplace_back(key, std::nullopt);
+    check_kv_root(w, "two nibbles, one deleted, and the empty key");
+    w.emplace_back(empty_key, std::nullopt);
+    check_kv_root(w, "two nibbles, one deleted");
+    auto only = keys(n, 0x3);
+    for (size_t i = 0, size = only.size(); i < size; ++i)
+        only.emplace_back(only[i].first, std::nullopt);
+    only.emplace_back(empty_key, empty_value);
+    check_kv_root(only, "everything deleted but the empty key");
+    only.emplace_back(empty_key, std::nullopt);
+    check_kv_root(only, "everything deleted");
 }

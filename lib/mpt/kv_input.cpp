@@ -320,9 +320,12 @@ uint64_t key_prefix(bytes_view key) noexcept {
 
 // Large inputs are put in 65536 buckets by the top 16 bits of their keys, in one counting
 // pass and one scattering pass, and each bucket is sorted alone when it is reached (hashed
-// keys leave a handful in each). Skewed keys only make some buckets larger.
+// keys leave a handful in each). Skewed keys only make some buckets larger. Smaller inputs
+// take 16 buckets by the first nibble, so that they still split by it, and the smallest one.
 constexpr unsigned kBucketBits = 16;
 constexpr size_t kBucketMinPairs = size_t{1} << kBucketBits;
+constexpr unsigned kNibbleBits = 4;
+constexpr size_t kNibbleBucketMinPairs = 16;
 
 // A run handed out holds the pairs of whole buckets, at least this many unless it is the
 // last: the records sorted for it are still in cache when their entries are read.
@@ -337,7 +340,9 @@ SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure) : input_(&
         hashed_keys_.resize(n);
         for (size_t i = 0; i < n; ++i) hashed_keys_[i] = keccak256(input[i].key);
     }
-    bucket_bits_ = n >= kBucketMinPairs ? kBucketBits : 0;
+    bucket_bits_ = n >= kBucketMinPairs         ? kBucketBits
+                   : n >= kNibbleBucketMinPairs ? kNibbleBits
+                                                : 0;
     const size_t buckets = size_t{1} << bucket_bits_;
     start_.assign(buckets + 1, 0);
     if (bucket_bits_ == 0) {
@@ -355,7 +360,7 @@ SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure) : input_(&
         const uint64_t prefix = key_prefix(key_of(i));
         records_[next[bucket_of(prefix)]++] = {prefix, i};
     }
-    run_.reserve(kRunPairs);
+    all_.end = buckets;
 }
 
 bytes_view SortedPairCursor::key_of(uint32_t i) const noexcept {
@@ -372,34 +377,42 @@ bool SortedPairCursor::less(const Record& a, const Record& b) const noexcept {
     return c != 0 ? c < 0 : a.index < b.index;  // equal keys: later writes last
 }
 
-std::span<const KvPair> SortedPairCursor::next() {
-    run_.clear();
-    const size_t buckets = start_.size() - 1;
-    for (; bucket_ < buckets && run_.size() < kRunPairs; ++bucket_) {
-        Record* const first = records_.get() + start_[bucket_];
-        Record* const last = records_.get() + start_[bucket_ + 1];
-        Record* const end = records_.get() + start_.back();
+SortedPairCursor::Range SortedPairCursor::nibble_range(unsigned v) const noexcept {
+    const unsigned shift = bucket_bits_ - kNibbleBits;
+    return Range{size_t{v} << shift, size_t{v + 1} << shift, {}};
+}
+
+std::span<const KvPair> SortedPairCursor::next() { return next(all_); }
+
+std::span<const KvPair> SortedPairCursor::next(Range& range) {
+    std::vector<KvPair>& run = range.run;
+    run.clear();
+    for (; range.bucket < range.end && run.size() < kRunPairs; ++range.bucket) {
+        Record* const first = records_.get() + start_[range.bucket];
+        Record* const last = records_.get() + start_[range.bucket + 1];
+        Record* const end = records_.get() + start_[range.end];
         if (last - first > 1) {
             std::sort(first, last, [this](const Record& a, const Record& b) { return less(a, b); });
         }
         // Equal keys share a bucket, next to one another with the last write last.
         for (Record* r = first; r != last; ++r) {
             // The entries are visited in key order, which is random in the input: fetch
-            // ahead, past this bucket too (the next one holds the same records, unsorted).
+            // ahead, past this bucket too (the range's next bucket, unsorted, holds the
+            // records read next), but not past the range (another thread may be sorting it).
             constexpr ptrdiff_t kAhead = 48;
             if (end - r > kAhead) input_->prefetch(r[kAhead].index);
             const bool last_of_key = r + 1 == last || r[1].prefix != r->prefix ||
                                      !bytes_equal(key_of(r->index), key_of(r[1].index));
             if (!last_of_key) continue;
             const KvPair p = (*input_)[r->index];
-            if (!p.value.empty()) run_.push_back({key_of(r->index), p.value});
+            if (!p.value.empty()) run.push_back({key_of(r->index), p.value});
         }
     }
-    return run_;
+    return run;
 }
 
 std::vector<Hash256> SortedPairCursor::take_hashed_keys() && {
-    bucket_ = start_.size() - 1;
+    all_.bucket = all_.end;
     return std::move(hashed_keys_);
 }
 

@@ -90,11 +90,12 @@ Result<bytes> decode_kv_string(std::string_view s);
 // The final content of a document in key order, a run of pairs at a time: the last write of
 // each key wins and deletions drop it. Keys view into the input, or, when secure, into
 // hashed-key storage this object owns, where each key is replaced by its keccak256; values
-// view into the input. The sort puts the keys into 65536 buckets by their first two bytes
-// (from 65536 entries up; below, one bucket) and sorts each bucket as a run reaches it. A
-// run is whole buckets, about a thousand pairs for hashed keys, so a caller that consumes
-// each run before the next holds no more pairs than that; keys that share their first two
-// bytes share a bucket, which can make a run as large as the input.
+// view into the input. The sort puts the keys into buckets by their first two bytes (65536
+// buckets from 65536 entries up, 16 by the first nibble from 16 entries, else one) and sorts
+// each bucket as a run reaches it. A run is whole buckets, about a thousand pairs for hashed
+// keys, so a caller that consumes each run before the next holds no more pairs than that;
+// keys that share their first two bytes share a bucket, which can make a run as large as the
+// input.
 //
 // REQUIRES: the input outlives this object and is not moved meanwhile.
 class SortedPairCursor {
@@ -113,6 +114,25 @@ public:
     // secure cursor view, empty when not secure. Moving the vector keeps the views valid.
     std::vector<Hash256> take_hashed_keys() &&;
 
+    // A part of the key space read on its own, as next() reads the whole: the pairs whose
+    // keys start with one nibble. Ranges of different nibbles may be read on different
+    // threads at once (not beside next()); each bucket is read once, by one of them.
+    struct Range {
+        size_t bucket = 0;  // the next bucket to sort and hand out
+        size_t end = 0;
+        std::vector<KvPair> run;
+    };
+    // Whether the buckets follow the first nibble, so that nibble_range can split them.
+    bool splits_by_nibble() const noexcept { return bucket_bits_ >= 4; }
+    // The keys that start with nibble v (v < 16), and for v = 0 also the empty key.
+    // REQUIRES: splits_by_nibble().
+    Range nibble_range(unsigned v) const noexcept;
+    // The entries of the input whose keys fall in the range (before deduplication).
+    size_t entries(const Range& range) const noexcept {
+        return start_[range.end] - start_[range.bucket];
+    }
+    std::span<const KvPair> next(Range& range);
+
 private:
     struct Record {
         uint64_t prefix;  // the key's first 8 bytes, big-endian, zero-padded
@@ -127,8 +147,7 @@ private:
     std::unique_ptr<Record[]> records_;  // grouped by bucket, each bucket sorted when reached
     std::vector<uint32_t> start_;        // bucket b holds records_[start_[b], start_[b + 1])
     unsigned bucket_bits_ = 0;
-    size_t bucket_ = 0;  // the next bucket to sort and hand out
-    std::vector<KvPair> run_;
+    Range all_;  // what next() reads
 };
 
 // All the pairs of a SortedPairCursor, at once.

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <thread>
 
 namespace mpt {
@@ -216,6 +217,34 @@ Result<Hash256> sequential_root(std::span<const KvPair> pairs, PartSinks* sinks)
     return root;
 }
 
+// Runs task(t, self) for every t in [0, tasks) on the calling thread and up to threads - 1
+// others, each thread taking the next task not yet taken; self numbers the thread (0: the
+// caller). An exception (out of memory) stops the others after their current task and is
+// rethrown here. Where no more threads can be had, the ones started and this one do the work.
+template <typename Task>
+void run_tasks(unsigned threads, size_t tasks, Task&& task) {
+    std::atomic<size_t> next{0};
+    std::vector<std::exception_ptr> failures(threads);
+    auto work = [&](unsigned self) {
+        try {
+            for (size_t t; (t = next.fetch_add(1)) < tasks;) task(t, self);
+        } catch (...) {
+            failures[self] = std::current_exception();
+            next = tasks;
+        }
+    };
+    std::vector<std::thread> pool;
+    try {
+        for (unsigned t = 1; t < threads && t < tasks; ++t) pool.emplace_back(work, t);
+    } catch (...) {
+    }
+    work(0);
+    for (std::thread& t : pool) t.join();
+    for (const std::exception_ptr& e : failures) {
+        if (e) std::rethrow_exception(e);
+    }
+}
+
 // Nibble n of key, or -1 past its end.
 int nibble_at(bytes_view key, size_t n) noexcept {
     return n < 2 * key.size() ? NibbleView(key)[n] : -1;
@@ -272,46 +301,24 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
     }
     if (!split_holds) return sequential_root(pairs, sinks);
 
-    // The 16 subtries on a pool of `threads`, each taking the next unbuilt one. An exception
-    // (out of memory) stops the others after their current subtrie and is rethrown here.
-    std::atomic<size_t> next{0};
-    std::vector<std::exception_ptr> failures(threads);
-    auto work = [&](unsigned self) {
-        try {
-            size_t added = 0;
-            for (size_t r; (r = next.fetch_add(1)) < runs.size();) {
-                Run& run = runs[r];
-                StackTrie st(sinks != nullptr ? sinks->part(r) : nullptr, c + 1);
-                for (size_t k = run.begin; k < run.end && run.status.ok();) {
-                    // Progress after every kProgressPairs pairs this thread added.
-                    const size_t n = std::min(run.end - k, PartSinks::kProgressPairs - added);
-                    run.status = add_fetching_ahead(st, pairs.subspan(k, n));
-                    k += n;
-                    added += n;
-                    if (added == PartSinks::kProgressPairs) {
-                        added = 0;
-                        if (sinks != nullptr) sinks->advanced();
-                    }
-                }
-                run.ref = st.finish_ref();
-                if (sinks != nullptr) sinks->done(r);
+    // Progress after every kProgressPairs pairs a thread added.
+    std::vector<size_t> added(threads, 0);
+    run_tasks(threads, runs.size(), [&](size_t r, unsigned self) {
+        Run& run = runs[r];
+        StackTrie st(sinks != nullptr ? sinks->part(r) : nullptr, c + 1);
+        for (size_t k = run.begin; k < run.end && run.status.ok();) {
+            const size_t n = std::min(run.end - k, PartSinks::kProgressPairs - added[self]);
+            run.status = add_fetching_ahead(st, pairs.subspan(k, n));
+            k += n;
+            added[self] += n;
+            if (added[self] == PartSinks::kProgressPairs) {
+                added[self] = 0;
+                if (sinks != nullptr) sinks->advanced();
             }
-        } catch (...) {
-            failures[self] = std::current_exception();
-            next = runs.size();
         }
-    };
-    std::vector<std::thread> pool;
-    try {
-        for (unsigned t = 1; t < threads && t < runs.size(); ++t) pool.emplace_back(work, t);
-    } catch (...) {
-        // No more threads to be had: the ones started and this one do the work.
-    }
-    work(0);
-    for (std::thread& t : pool) t.join();
-    for (const std::exception_ptr& e : failures) {
-        if (e) std::rethrow_exception(e);
-    }
+        run.ref = st.finish_ref();
+        if (sinks != nullptr) sinks->done(r);
+    });
     for (const Run& run : runs) {
         if (!run.status.ok()) return sequential_root(pairs, sinks);
     }
@@ -346,13 +353,72 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
     return root;
 }
 
-Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {
-    if (threads > 1 && input.size() >= kParallelRootMinPairs) {
-        const SortedPairs sorted = sorted_final_pairs(input, secure);
-        MPT_TRY(const Hash256 root, stack_trie_root(sorted.pairs, threads));
-        return KvRoot{root, sorted.pairs.size()};
+namespace {
+
+// kv_root on threads: when the final keys make a branch at the root, the subtrie under each of
+// its children is built from the cursor's range of that nibble, the ranges on a pool of
+// threads. Nothing when they do not (all keys start with one nibble, or only the empty key
+// is left): the caller then builds otherwise.
+Result<std::optional<KvRoot>> nibble_split_root(SortedPairCursor& cursor, unsigned threads) {
+    // Keys in one range only leave no branch at the root, or one that only the empty key
+    // makes: known without a look at the keys.
+    size_t ranges_with_keys = 0;
+    for (unsigned v = 0; v < 16; ++v)
+        ranges_with_keys += cursor.entries(cursor.nibble_range(v)) != 0;
+    if (ranges_with_keys < 2) return std::optional<KvRoot>();
+
+    struct Part {
+        NodeRef ref;
+        size_t pairs = 0;
+        Status status;
+    };
+    std::array<Part, 16> parts;
+    bytes_view top_value;  // the empty key's value, which the root branch holds
+    run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
+        Part& part = parts[v];
+        SortedPairCursor::Range range = cursor.nibble_range(static_cast<unsigned>(v));
+        StackTrie st(nullptr, 1);
+        for (std::span<const KvPair> run;
+             part.status.ok() && !(run = cursor.next(range)).empty();) {
+            if (run.front().key.empty()) {  // the least key: range 0's first
+                top_value = run.front().value;
+                run = run.subspan(1);
+            }
+            part.status = add_fetching_ahead(st, run);
+        }
+        part.pairs = st.count();
+        part.ref = st.finish_ref();
+    });
+    size_t items = top_value.empty() ? 0 : 1;
+    size_t pairs = items;
+    std::array<NodeRef, 16> children;
+    for (size_t v = 0; v < parts.size(); ++v) {
+        MPT_CHECK(parts[v].status);
+        items += parts[v].ref.empty() ? 0 : 1;
+        pairs += parts[v].pairs;
+        children[v] = parts[v].ref;
     }
+    // Deletions can leave the keys of one range only.
+    if (items < 2) return std::optional<KvRoot>();
+    bytes enc;
+    encode_branch(enc, children.data(), top_value);
+    return std::optional<KvRoot>(KvRoot{keccak256(enc), pairs});
+}
+
+}  // namespace
+
+Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {
     SortedPairCursor cursor(input, secure);
+    if (threads > 1 && input.size() >= kParallelRootMinPairs && cursor.splits_by_nibble()) {
+        MPT_TRY(std::optional<KvRoot> split, nibble_split_root(cursor, threads));
+        if (split) return *split;
+        // The keys share their first nibble: gathered, they split below what they share.
+        std::vector<KvPair> pairs;
+        for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
+            pairs.insert(pairs.end(), run.begin(), run.end());
+        MPT_TRY(const Hash256 root, stack_trie_root(pairs, threads));
+        return KvRoot{root, pairs.size()};
+    }
     StackTrie st;
     for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
         MPT_CHECK(add_fetching_ahead(st, run));
