@@ -287,11 +287,20 @@ void check_kv_root(const std::vector<std::pair<bytes, std::optional<bytes>>>& wr
     text += "]";
     auto input = parse_kv(text);
     REQUIRE_MESSAGE(input.ok(), mpt::test::why(input));
-    for (unsigned threads : {1u, 2u, 3u}) {
-        auto got = kv_root(*input, false, threads);
-        REQUIRE_MESSAGE(got.ok(), mpt::test::why(got));
-        CHECK_MESSAGE(got->root == sequential(content), what << ", threads " << threads);
-        CHECK_MESSAGE(got->pairs == content.size(), what << ", threads " << threads);
+    Pairs hashed;
+    for (const auto& [k, v] : content) {
+        const Hash256 hk = keccak256(k);
+        hashed[bytes(hk.begin(), hk.end())] = v;
+    }
+    for (bool secure : {false, true}) {
+        const Hash256 want = sequential(secure ? hashed : content);
+        for (unsigned threads : {1u, 2u, 3u}) {
+            auto got = kv_root(*input, secure, threads);
+            REQUIRE_MESSAGE(got.ok(), mpt::test::why(got));
+            CHECK_MESSAGE(got->root == want,
+                          what << ", secure " << secure << ", threads " << threads);
+            CHECK_MESSAGE(got->pairs == content.size(), what << ", threads " << threads);
+        }
     }
 }
 
@@ -338,4 +347,21 @@ TEST_CASE("kv_root on threads: keys under one nibble, the empty key, deletions")
     check_kv_root(only, "everything deleted but the empty key");
     only.emplace_back(empty_key, std::nullopt);
     check_kv_root(only, "everything deleted");
+
+    // Exactly the thresholds: 4096 entries split, 65536 take 65536 buckets. One-byte keys,
+    // keys that are prefixes of others, and the empty key among them.
+    for (size_t size : {kParallelRootMinPairs, size_t{65536}}) {
+        std::vector<std::pair<bytes, std::optional<bytes>>> mixed;
+        mixed.emplace_back(empty_key, empty_value);
+        for (size_t i = 0; mixed.size() < size; ++i) {
+            bytes key = mpt::test::random_bytes(rng, rng() % 3 == 0 ? 1 : 2 + rng() % 5);
+            mixed.emplace_back(key, value_of(rng));
+            if (key.size() > 1 && mixed.size() < size) {
+                key.resize(1 + rng() % (key.size() - 1));  // a prefix of the key before
+                mixed.emplace_back(key,
+                                   rng() % 4 == 0 ? std::nullopt : std::optional(value_of(rng)));
+            }
+        }
+        check_kv_root(mixed, std::to_string(size) + " mixed entries");
+    }
 }

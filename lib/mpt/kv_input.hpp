@@ -90,12 +90,12 @@ Result<bytes> decode_kv_string(std::string_view s);
 // The final content of a document in key order, a run of pairs at a time: the last write of
 // each key wins and deletions drop it. Keys view into the input, or, when secure, into
 // hashed-key storage this object owns, where each key is replaced by its keccak256; values
-// view into the input. The sort puts the keys into buckets by their first two bytes (65536
-// buckets from 65536 entries up, 16 by the first nibble from 16 entries, else one) and sorts
-// each bucket as a run reaches it. A run is whole buckets, about a thousand pairs for hashed
-// keys, so a caller that consumes each run before the next holds no more pairs than that;
-// keys that share their first two bytes share a bucket, which can make a run as large as the
-// input.
+// view into the input. The sort puts the keys into buckets (65536 by their first two bytes
+// from 65536 entries up, 16 by their first nibble from 16 entries, else one) and sorts each
+// bucket as a run reaches it. A run is whole buckets, at least about a thousand pairs: for
+// hashed keys and 65536 entries or more, about that many, so that a caller that consumes each
+// run before the next holds no more pairs than that. With fewer buckets, or keys that share a
+// bucket, a run can be as large as the input.
 //
 // REQUIRES: the input outlives this object and is not moved meanwhile.
 class SortedPairCursor {
@@ -116,7 +116,8 @@ public:
 
     // A part of the key space read on its own, as next() reads the whole: the pairs whose
     // keys start with one nibble. Ranges of different nibbles may be read on different
-    // threads at once (not beside next()); each bucket is read once, by one of them.
+    // threads at once, not beside next(). next() may follow them, and then reads every
+    // bucket again, with the same result.
     struct Range {
         size_t bucket = 0;  // the next bucket to sort and hand out
         size_t end = 0;

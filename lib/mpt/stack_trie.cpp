@@ -217,14 +217,14 @@ Result<Hash256> sequential_root(std::span<const KvPair> pairs, PartSinks* sinks)
     return root;
 }
 
-// Runs task(t, self) for every t in [0, tasks) on the calling thread and up to threads - 1
-// others, each thread taking the next task not yet taken; self numbers the thread (0: the
-// caller). An exception (out of memory) stops the others after their current task and is
+// Runs task(t, self) for every t in [0, tasks) on the calling thread and up to
+// min(threads, tasks) - 1 others, each thread taking the next task not yet taken; self numbers
+// the thread (0: the caller). An exception (out of memory) stops the others after their current task and is
 // rethrown here. Where no more threads can be had, the ones started and this one do the work.
 template <typename Task>
 void run_tasks(unsigned threads, size_t tasks, Task&& task) {
     std::atomic<size_t> next{0};
-    std::vector<std::exception_ptr> failures(threads);
+    std::vector<std::exception_ptr> failures(std::min<size_t>(threads, tasks));
     auto work = [&](unsigned self) {
         try {
             for (size_t t; (t = next.fetch_add(1)) < tasks;) task(t, self);
@@ -235,7 +235,7 @@ void run_tasks(unsigned threads, size_t tasks, Task&& task) {
     };
     std::vector<std::thread> pool;
     try {
-        for (unsigned t = 1; t < threads && t < tasks; ++t) pool.emplace_back(work, t);
+        for (unsigned t = 1; t < failures.size(); ++t) pool.emplace_back(work, t);
     } catch (...) {
     }
     work(0);
@@ -302,7 +302,7 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
     if (!split_holds) return sequential_root(pairs, sinks);
 
     // Progress after every kProgressPairs pairs a thread added.
-    std::vector<size_t> added(threads, 0);
+    std::vector<size_t> added(std::min<size_t>(threads, runs.size()), 0);
     run_tasks(threads, runs.size(), [&](size_t r, unsigned self) {
         Run& run = runs[r];
         StackTrie st(sinks != nullptr ? sinks->part(r) : nullptr, c + 1);
@@ -412,7 +412,8 @@ Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {
     if (threads > 1 && input.size() >= kParallelRootMinPairs && cursor.splits_by_nibble()) {
         MPT_TRY(std::optional<KvRoot> split, nibble_split_root(cursor, threads));
         if (split) return *split;
-        // The keys share their first nibble: gathered, they split below what they share.
+        // The keys share their first nibble, or deletions left those of one: gathered, they
+        // split below what they share. (After deletions every bucket is read a second time.)
         std::vector<KvPair> pairs;
         for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
             pairs.insert(pairs.end(), run.begin(), run.end());

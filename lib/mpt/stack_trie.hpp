@@ -122,8 +122,9 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads 
 // stack_trie_root gives for sorted_final_pairs. The pairs are hashed a run at a time as a
 // SortedPairCursor puts them in order, and are not gathered first. With more than one thread
 // and at least kParallelRootMinPairs entries, the subtries under a root branch are built one
-// per first nibble on a pool of threads, each from its own part of the cursor; keys that all
-// start with one nibble are gathered and split below it, as stack_trie_root does.
+// per first nibble on a pool of threads, each from its own part of the cursor. Only final
+// keys that all start with one nibble are gathered, and split below it as stack_trie_root
+// does.
 struct KvRoot {
     Hash256 root;
     size_t pairs = 0;
