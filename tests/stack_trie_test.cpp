@@ -213,6 +213,28 @@ std::string kv_document(std::mt19937_64& rng, size_t n, Pairs& final_content) {
     return text + "]";
 }
 
+// kv_root of a document whose final content is content against the root of that content,
+// plain and secure, on one thread and on more.
+void check_kv_root_of(const std::string& text, const Pairs& content, const std::string& what) {
+    auto input = parse_kv(text);
+    REQUIRE_MESSAGE(input.ok(), mpt::test::why(input));
+    Pairs hashed;
+    for (const auto& [k, v] : content) {
+        const Hash256 hk = keccak256(k);
+        hashed[bytes(hk.begin(), hk.end())] = v;
+    }
+    for (bool secure : {false, true}) {
+        const Hash256 want = sequential(secure ? hashed : content);
+        for (unsigned threads : {1u, 2u, 3u}) {
+            auto got = kv_root(*input, secure, threads);
+            REQUIRE_MESSAGE(got.ok(), mpt::test::why(got));
+            CHECK_MESSAGE(got->root == want,
+                          what << ", secure " << secure << ", threads " << threads);
+            CHECK_MESSAGE(got->pairs == content.size(), what << ", threads " << threads);
+        }
+    }
+}
+
 }  // namespace
 
 TEST_CASE("kv_root equals the root of the final content, on any number of threads") {
@@ -222,24 +244,7 @@ TEST_CASE("kv_root equals the root of the final content, on any number of thread
                      size_t{150000}}) {
         Pairs content;
         const std::string text = kv_document(rng, n, content);
-        auto input = parse_kv(text);
-        REQUIRE_MESSAGE(input.ok(), mpt::test::why(input));
-        Pairs hashed;
-        for (const auto& [k, v] : content) {
-            const Hash256 hk = keccak256(k);
-            hashed[bytes(hk.begin(), hk.end())] = v;
-        }
-        for (bool secure : {false, true}) {
-            const Pairs& want = secure ? hashed : content;
-            const Hash256 want_root = sequential(want);
-            for (unsigned threads : {1u, 2u}) {
-                auto got = kv_root(*input, secure, threads);
-                REQUIRE_MESSAGE(got.ok(), mpt::test::why(got));
-                CHECK_MESSAGE(got->root == want_root,
-                              n << " entries, secure " << secure << ", threads " << threads);
-                CHECK(got->pairs == want.size());
-            }
-        }
+        check_kv_root_of(text, content, std::to_string(n) + " entries");
     }
 }
 
@@ -270,7 +275,7 @@ TEST_CASE("SortedPairCursor's runs are the final content in key order, their vie
 namespace {
 
 // kv_root of an array document of writes (a missing value: a deletion) against the root of
-// its final content, on one thread and on two.
+// its final content, as check_kv_root_of.
 void check_kv_root(const std::vector<std::pair<bytes, std::optional<bytes>>>& writes,
                    const std::string& what) {
     std::string text = "[";
@@ -284,24 +289,7 @@ void check_kv_root(const std::vector<std::pair<bytes, std::optional<bytes>>>& wr
             content.erase(key);
         }
     }
-    text += "]";
-    auto input = parse_kv(text);
-    REQUIRE_MESSAGE(input.ok(), mpt::test::why(input));
-    Pairs hashed;
-    for (const auto& [k, v] : content) {
-        const Hash256 hk = keccak256(k);
-        hashed[bytes(hk.begin(), hk.end())] = v;
-    }
-    for (bool secure : {false, true}) {
-        const Hash256 want = sequential(secure ? hashed : content);
-        for (unsigned threads : {1u, 2u, 3u}) {
-            auto got = kv_root(*input, secure, threads);
-            REQUIRE_MESSAGE(got.ok(), mpt::test::why(got));
-            CHECK_MESSAGE(got->root == want,
-                          what << ", secure " << secure << ", threads " << threads);
-            CHECK_MESSAGE(got->pairs == content.size(), what << ", threads " << threads);
-        }
-    }
+    check_kv_root_of(text + "]", content, what);
 }
 
 }  // namespace
