@@ -199,32 +199,28 @@ Status measure(size_t n, size_t samples, std::vector<Row>& rows) {
     return {};
 }
 
-// Splits a --leaves list that kLeavesList accepted; a number too large for size_t reads as
-// SIZE_MAX, which the range check then refuses.
-std::vector<size_t> parse_leaves(std::string_view text) {
-    std::vector<size_t> out;
+// Reads a --leaves list, whole numbers separated by commas, into sizes; returns why it is not
+// one, or nothing. An empty item (which a delimited CLI11 option would drop without a word)
+// is refused. A number too large for size_t reads as SIZE_MAX, which the range check then
+// refuses.
+std::string read_leaves(std::string_view text, std::vector<size_t>& sizes) {
     for (size_t at = 0; at <= text.size();) {
         const size_t comma = std::min(text.find(',', at), text.size());
+        std::string item(text.substr(at, comma - at));
+        if (item.empty()) return "has an empty item: " + std::string(text);
+        if (std::string why = kCount(item); !why.empty()) return why;
         size_t n = 0;
-        const auto [end, ec] = std::from_chars(text.data() + at, text.data() + comma, n);
-        out.push_back(ec == std::errc() ? n : SIZE_MAX);
+        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), n);
+        sizes.push_back(ec == std::errc() ? n : SIZE_MAX);
         at = comma + 1;
     }
-    return out;
+    return {};
 }
 
-// Checks a --leaves list: whole numbers separated by commas, with no empty item (which a
-// delimited CLI11 option would drop without a word).
 const CLI::Validator kLeavesList(
-    [](std::string& text) -> std::string {
-        for (size_t at = 0; at <= text.size();) {
-            const size_t comma = std::min(text.find(',', at), text.size());
-            std::string item = text.substr(at, comma - at);
-            if (item.empty()) return "has an empty item: " + text;
-            if (std::string why = kCount(item); !why.empty()) return why;
-            at = comma + 1;
-        }
-        return {};
+    [](std::string& text) {
+        std::vector<size_t> sizes;
+        return read_leaves(text, sizes);
     },
     "");
 
@@ -234,10 +230,7 @@ int run_count_allocs(const CountOptions& o) {
     }
     std::vector<Row> rows;
     std::vector<size_t> sizes;
-    for (const std::string& list : o.leaves) {
-        const std::vector<size_t> more = parse_leaves(list);
-        sizes.insert(sizes.end(), more.begin(), more.end());
-    }
+    for (const std::string& list : o.leaves) read_leaves(list, sizes);  // kLeavesList passed
     for (const size_t n : sizes) {
         if (n == 0) return report_usage("count-allocs: --leaves must be positive");
         if (n > kMaxLeaves) {
