@@ -416,12 +416,18 @@ std::vector<Hash256> SortedPairCursor::take_hashed_keys() && {
     return std::move(hashed_keys_);
 }
 
+std::vector<KvPair> SortedPairCursor::rest() {
+    std::vector<KvPair> pairs;
+    reserve_huge(pairs, input_->size());
+    for (std::span<const KvPair> run; !(run = next()).empty();)
+        pairs.insert(pairs.end(), run.begin(), run.end());
+    return pairs;
+}
+
 SortedPairs sorted_final_pairs(const KvInput& input, bool secure) {
     SortedPairCursor cursor(input, secure);
     SortedPairs out;
-    reserve_huge(out.pairs, input.size());
-    for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
-        out.pairs.insert(out.pairs.end(), run.begin(), run.end());
+    out.pairs = cursor.rest();
     out.hashed_keys = std::move(cursor).take_hashed_keys();
     return out;
 }

@@ -109,6 +109,8 @@ public:
     // The next pairs in key order; empty at the end. The span is valid until the next call;
     // the bytes it views live as long as this object (moves included) and the input.
     std::span<const KvPair> next();
+    // All the pairs next() has still to give, at once.
+    std::vector<KvPair> rest();
 
     // Ends the cursor (next() gives nothing more) and hands over the storage the keys of a
     // secure cursor view, empty when not secure. Moving the vector keeps the views valid.

@@ -77,14 +77,8 @@ public:
     }
     // Appends what write_to writes.
     void append_to(bytes& out) const {
-        if (size_ == 0) {
-            out.push_back(0x80);
-        } else if (size_ == 32) {
-            out.push_back(0xa0);
-            out.insert(out.end(), data_.begin(), data_.end());
-        } else {
-            out.insert(out.end(), data_.begin(), data_.begin() + size_);
-        }
+        uint8_t item[33];
+        out.insert(out.end(), item, write_to(item));
     }
 
     friend bool operator==(const NodeRef& a, const NodeRef& b) noexcept {

@@ -219,8 +219,9 @@ Result<Hash256> sequential_root(std::span<const KvPair> pairs, PartSinks* sinks)
 
 // Runs task(t, self) for every t in [0, tasks) on the calling thread and up to
 // min(threads, tasks) - 1 others, each thread taking the next task not yet taken; self numbers
-// the thread (0: the caller). An exception (out of memory) stops the others after their current task and is
-// rethrown here. Where no more threads can be had, the ones started and this one do the work.
+// the thread (0: the caller). An exception (out of memory) stops the others after their
+// current task and is rethrown here. Where no more threads can be had, the ones started and
+// this one do the work.
 template <typename Task>
 void run_tasks(unsigned threads, size_t tasks, Task&& task) {
     std::atomic<size_t> next{0};
@@ -414,9 +415,7 @@ Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {
         if (split) return *split;
         // The keys share their first nibble, or deletions left those of one: gathered, they
         // split below what they share. (After deletions every bucket is read a second time.)
-        std::vector<KvPair> pairs;
-        for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
-            pairs.insert(pairs.end(), run.begin(), run.end());
+        const std::vector<KvPair> pairs = cursor.rest();
         MPT_TRY(const Hash256 root, stack_trie_root(pairs, threads));
         return KvRoot{root, pairs.size()};
     }
