@@ -9,8 +9,8 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <mpt/hex.hpp>
-#include <mpt/keccak.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
 #include <string>
 #include <string_view>
 

@@ -5,11 +5,11 @@
 // Keccak-256 is measured beside OpenSSL's SHA3-256 on the same sizes (the same permutation
 // and rate; only the padding byte differs), so the ratio of the two is read from one run.
 // OpenSSL is linked into this benchmark only, never into the library.
-#include <mpt/hex.hpp>
-#include <mpt/keccak.hpp>
-#include <mpt/kv_input.hpp>
-#include <mpt/node.hpp>
-#include <mpt/stack_trie.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/core/node.hpp>
+#include <mpt/input/kv_input.hpp>
+#include <mpt/trie/stack_trie.hpp>
 
 #include <benchmark/benchmark.h>
 

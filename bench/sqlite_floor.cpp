@@ -23,9 +23,9 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <mpt/hex.hpp>
-#include <mpt/sqlite_store.hpp>
-#include <mpt/stack_trie.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/store/sqlite_store.hpp>
+#include <mpt/trie/stack_trie.hpp>
 #include <string>
 #include <vector>
 

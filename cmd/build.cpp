@@ -2,9 +2,9 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-#include <mpt/bulk_build.hpp>
-#include <mpt/hex.hpp>
-#include <mpt/trie_file.hpp>
+#include <mpt/build/bulk_build.hpp>
+#include <mpt/build/trie_file.hpp>
+#include <mpt/core/hex.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>

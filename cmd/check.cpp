@@ -2,8 +2,8 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-#include <mpt/hex.hpp>
-#include <mpt/trie_file.hpp>
+#include <mpt/build/trie_file.hpp>
+#include <mpt/core/hex.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>

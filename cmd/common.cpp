@@ -1,8 +1,8 @@
 #include "common.hpp"
 
-#include <mpt/keccak.hpp>
-#include <mpt/kv_input.hpp>
-#include <mpt/trie_file.hpp>
+#include <mpt/build/trie_file.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/input/kv_input.hpp>
 
 #include <fmt/core.h>
 
@@ -46,7 +46,7 @@ int report_usage(const std::string& message) {
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
     OpenTrie t;
     MPT_TRY(t.store, SqliteNodeStore::open(file, SqliteNodeStore::Mode::read_only));
-    MPT_CHECK(t.store->begin_read());
+    MPT_RETURN_IF_ERROR(t.store->begin_read());
     auto info = require_trie(*t.store, trie);
     if (!info && info.error().code == Errc::no_such_trie) {
         return Error{info.error().code, file + ": " + info.error().detail};

@@ -2,8 +2,8 @@
 // trie file, and the signal handling around a mapped input.
 #pragma once
 
-#include <mpt/bytes.hpp>
-#include <mpt/sqlite_store.hpp>
+#include <mpt/core/bytes.hpp>
+#include <mpt/store/sqlite_store.hpp>
 
 #include <cstddef>
 #include <initializer_list>

@@ -3,9 +3,9 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-#include <mpt/hex.hpp>
-#include <mpt/proof.hpp>
-#include <mpt/stack_trie.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/proof/proof.hpp>
+#include <mpt/trie/stack_trie.hpp>
 
 #include <fmt/core.h>
 #include <unistd.h>
@@ -112,7 +112,7 @@ Status build_file(SqliteNodeStore& store, size_t n) {
     std::vector<Hash256> keys(n);
     for (size_t i = 0; i < n; ++i) keys[i] = key_of(i);
     std::sort(keys.begin(), keys.end());
-    MPT_CHECK(store.begin_write());
+    MPT_RETURN_IF_ERROR(store.begin_write());
     MPT_TRY(TrieId id, store.create_trie("main", false));
     struct Sink : NodeSink {
         SqliteNodeStore& s;
@@ -124,10 +124,10 @@ Status build_file(SqliteNodeStore& store, size_t n) {
         }
     } sink(store, id);
     StackTrie st(&sink);
-    for (const Hash256& k : keys) MPT_CHECK(st.add(k, keccak256(k)));
+    for (const Hash256& k : keys) MPT_RETURN_IF_ERROR(st.add(k, keccak256(k)));
     const Hash256 root = st.finish();
-    MPT_CHECK(sink.status);
-    MPT_CHECK(store.set_root(id, root));
+    MPT_RETURN_IF_ERROR(sink.status);
+    MPT_RETURN_IF_ERROR(store.set_root(id, root));
     return store.commit_write();
 }
 
@@ -139,8 +139,8 @@ Status measure(size_t n, size_t samples, std::vector<Row>& rows) {
     const std::string path = tmpl;
     const TempTrieFile cleanup(path);
     MPT_TRY(auto store, SqliteNodeStore::open(path, SqliteNodeStore::Mode::create));
-    MPT_CHECK(build_file(*store, n));
-    MPT_CHECK(store->begin_read());
+    MPT_RETURN_IF_ERROR(build_file(*store, n));
+    MPT_RETURN_IF_ERROR(store->begin_read());
     MPT_TRY(std::optional<TrieInfo> info, store->find_trie("main"));
     if (!info) return {Errc::internal, "the trie just built is missing"};
     TrieReader reader(*store, *info);
@@ -173,16 +173,16 @@ Status measure(size_t n, size_t samples, std::vector<Row>& rows) {
         // Writes on a trie freshly reopened from the root: every node on the path is loaded.
         Trie w = Trie::open(&reader, info->root);
         insert.start();
-        MPT_CHECK(w.put(absent, present));
+        MPT_RETURN_IF_ERROR(w.put(absent, present));
         insert.stop();
         Trie r = Trie::open(&reader, info->root);
         remove.start();
-        MPT_CHECK(r.remove(present));
+        MPT_RETURN_IF_ERROR(r.remove(present));
         remove.stop();
         Trie c = Trie::open(&reader, info->root);
         for (uint64_t d = 0; d < 64; ++d) {
             const Hash256 k = key_of(n + samples + s * 64 + d);
-            MPT_CHECK(c.put(k, k));
+            MPT_RETURN_IF_ERROR(c.put(k, k));
         }
         commit.start();
         MPT_TRY(CommitBatch b, c.commit());

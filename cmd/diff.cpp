@@ -3,11 +3,11 @@
 #include <fmt/core.h>
 
 #include <memory>
-#include <mpt/diff.hpp>
-#include <mpt/hex.hpp>
-#include <mpt/kv_input.hpp>
-#include <mpt/node_store.hpp>
-#include <mpt/sqlite_store.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/input/kv_input.hpp>
+#include <mpt/proof/diff.hpp>
+#include <mpt/store/node_store.hpp>
+#include <mpt/store/sqlite_store.hpp>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -37,14 +37,14 @@ Result<Side> load_kv(const std::string& path, bool secure) {
     if (!input) return Error{input.error().code, path + ": " + input.error().detail};
     const SortedPairs pairs = sorted_final_pairs(*input, secure);
     Trie trie;
-    for (const KvPair& p : pairs.pairs) MPT_CHECK(trie.put(p.key, p.value));
+    for (const KvPair& p : pairs.pairs) MPT_RETURN_IF_ERROR(trie.put(p.key, p.value));
     MPT_TRY(CommitBatch batch, trie.commit());
     Side side;
     side.store = std::make_unique<MemoryNodeStore>();
-    MPT_CHECK(side.store->begin_write());
+    MPT_RETURN_IF_ERROR(side.store->begin_write());
     MPT_TRY(TrieId id, side.store->create_trie("main", secure));
-    MPT_CHECK(apply_commit(*side.store, id, batch));
-    MPT_CHECK(side.store->commit_write());
+    MPT_RETURN_IF_ERROR(apply_commit(*side.store, id, batch));
+    MPT_RETURN_IF_ERROR(side.store->commit_write());
     MPT_TRY(std::optional<TrieInfo> info, side.store->find_trie("main"));
     if (!info) return Error{Errc::internal, "built trie not found"};
     side.info = *info;

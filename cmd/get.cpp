@@ -2,7 +2,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-#include <mpt/hex.hpp>
+#include <mpt/core/hex.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>

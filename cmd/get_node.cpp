@@ -1,12 +1,12 @@
 // mpt get-node: trie nodes by path, as a snap server answers GetTrieNodes.
 #include <fmt/core.h>
 
-#include <mpt/hex.hpp>
-#include <mpt/node_path.hpp>
-#include <mpt/node_store.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/proof/node_path.hpp>
+#include <mpt/store/node_store.hpp>
 #include <nlohmann/json.hpp>
 
-#include <mpt/sqlite_store.hpp>
+#include <mpt/store/sqlite_store.hpp>
 
 #include "commands.hpp"
 #include "common.hpp"

@@ -2,9 +2,10 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-#include <mpt/hex.hpp>
-#include <mpt/stack_trie.hpp>
-#include <mpt/vectors.hpp>
+#include <mpt/build/kv_root.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/trie/stack_trie.hpp>
+#include "vectors.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>

@@ -4,10 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
-#include <mpt/hex.hpp>
-#include <mpt/json_doc.hpp>
-#include <mpt/kv_input.hpp>
-#include <mpt/proof.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/input/json_doc.hpp>
+#include <mpt/input/kv_input.hpp>
+#include <mpt/proof/proof.hpp>
 
 #include "commands.hpp"
 #include "common.hpp"

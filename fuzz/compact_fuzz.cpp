@@ -1,6 +1,6 @@
 // Hex-prefix (compact) paths: any input decodes or fails cleanly; a path that decodes
 // re-encodes to the input, and the unpacked and owned forms agree with the view.
-#include <mpt/node.hpp>
+#include <mpt/core/node.hpp>
 
 #include "fuzz_check.hpp"
 

@@ -2,7 +2,7 @@
 // succeeds or fails with an error; a text with ASCII only and shallow nesting parses
 // exactly when nlohmann/json accepts it (a second, independent parser).
 #include <algorithm>
-#include <mpt/json_doc.hpp>
+#include <mpt/input/json_doc.hpp>
 #include <nlohmann/json.hpp>
 
 #include "fuzz_check.hpp"

@@ -1,9 +1,10 @@
 // Key/value JSON input: any text parses or fails with an error, never a crash; a document
 // that parses gives its final content ways that must agree: sorted_final_pairs through the
 // streaming StackTrie, kv_root, and the pairs applied in order to the in-memory Trie.
-#include <mpt/kv_input.hpp>
-#include <mpt/stack_trie.hpp>
-#include <mpt/trie.hpp>
+#include <mpt/build/kv_root.hpp>
+#include <mpt/input/kv_input.hpp>
+#include <mpt/trie/stack_trie.hpp>
+#include <mpt/trie/trie.hpp>
 
 #include "fuzz_check.hpp"
 

@@ -1,7 +1,7 @@
 // Node decoding: any input decodes or fails cleanly; a node that decodes re-encodes from its
 // views to exactly the input bytes (the encoders and the decoder agree on the one canonical
 // form of every node).
-#include <mpt/node.hpp>
+#include <mpt/core/node.hpp>
 
 #include "fuzz_check.hpp"
 

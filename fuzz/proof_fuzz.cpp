@@ -2,7 +2,7 @@
 // deterministic and check_proof_claim agrees with it. The input is a key (a length byte,
 // then the key), then nodes, each a two-byte big-endian length and the node's bytes; the
 // root is the hash of the first node, so the walk goes past the root more often.
-#include <mpt/proof.hpp>
+#include <mpt/proof/proof.hpp>
 
 #include "fuzz_check.hpp"
 

@@ -1,8 +1,8 @@
 // Range proofs: a trie of 3-byte keys made from the input, a range proved from it, then
 // changed as the rest of the input says. The untouched range must verify with the right
 // `more`; a changed one must fail or still describe the trie; nothing may crash or hang.
-#include <mpt/node_store.hpp>
-#include <mpt/proof.hpp>
+#include <mpt/proof/proof.hpp>
+#include <mpt/store/node_store.hpp>
 
 #include <map>
 

@@ -1,6 +1,6 @@
 // RLP decoding: any input decodes or fails cleanly; an input that decodes in full re-encodes
 // to the same bytes (the decoder accepts canonical RLP only, so decoding is injective).
-#include <mpt/rlp.hpp>
+#include <mpt/core/rlp.hpp>
 
 #include "fuzz_check.hpp"
 

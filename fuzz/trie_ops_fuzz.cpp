@@ -11,9 +11,9 @@
 // the 32-byte embedding threshold. A checkpoint also runs at the end. Checkpoints verify the
 // hash of every row they read, so they dominate the time of a run; their number is capped.
 #include <map>
-#include <mpt/node_store.hpp>
-#include <mpt/stack_trie.hpp>
-#include <mpt/trie_file.hpp>
+#include <mpt/build/trie_file.hpp>
+#include <mpt/store/node_store.hpp>
+#include <mpt/trie/stack_trie.hpp>
 #include <optional>
 #include <set>
 

@@ -5,8 +5,8 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <mpt/btree_writer.hpp>
-#include <mpt/sqlite_store.hpp>
+#include <mpt/store/btree_writer.hpp>
+#include <mpt/store/sqlite_store.hpp>
 #include <random>
 #include <tuple>
 

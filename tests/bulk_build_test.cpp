@@ -9,9 +9,9 @@
 
 #include <fstream>
 #include <map>
-#include <mpt/bulk_build.hpp>
-#include <mpt/keccak.hpp>
-#include <mpt/sqlite_store.hpp>
+#include <mpt/build/bulk_build.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/store/sqlite_store.hpp>
 #include <random>
 #include <sstream>
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <map>
-#include <mpt/diff.hpp>
+#include <mpt/proof/diff.hpp>
 
 #include "stored_trie.hpp"
 #include "test_util.hpp"

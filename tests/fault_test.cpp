@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include <map>
-#include <mpt/faulty_store.hpp>
-#include <mpt/sqlite_store.hpp>
-#include <mpt/stack_trie.hpp>
-#include <mpt/trie_file.hpp>
+#include <mpt/build/trie_file.hpp>
+#include <mpt/store/faulty_store.hpp>
+#include <mpt/store/sqlite_store.hpp>
+#include <mpt/trie/stack_trie.hpp>
 
 #include "test_util.hpp"
 

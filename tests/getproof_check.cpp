@@ -13,11 +13,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <mpt/hex.hpp>
-#include <mpt/keccak.hpp>
-#include <mpt/kv_input.hpp>
-#include <mpt/proof.hpp>
-#include <mpt/rlp.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/core/rlp.hpp>
+#include <mpt/input/kv_input.hpp>
+#include <mpt/proof/proof.hpp>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include <mpt/json_doc.hpp>
+#include <mpt/input/json_doc.hpp>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>

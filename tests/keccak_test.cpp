@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
-#include <mpt/keccak.hpp>
-#include <mpt/node.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/core/node.hpp>
 
 #include <doctest/doctest.h>
 

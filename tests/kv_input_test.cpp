@@ -1,6 +1,6 @@
 #include "test_util.hpp"
 
-#include <mpt/kv_input.hpp>
+#include <mpt/input/kv_input.hpp>
 
 #include <doctest/doctest.h>
 

@@ -14,8 +14,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <mpt/hex.hpp>
-#include <mpt/node.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/core/node.hpp>
 #include <optional>
 #include <string>
 

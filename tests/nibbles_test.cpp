@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include <mpt/nibbles.hpp>
+#include <mpt/core/nibbles.hpp>
 
 #include "test_util.hpp"
 

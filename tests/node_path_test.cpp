@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
 #include <map>
-#include <mpt/node_path.hpp>
-#include <mpt/node_store.hpp>
+#include <mpt/proof/node_path.hpp>
+#include <mpt/store/node_store.hpp>
 
 #include "stored_trie.hpp"
 #include "test_util.hpp"

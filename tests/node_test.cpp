@@ -1,8 +1,8 @@
 #include "test_util.hpp"
 
-#include <mpt/keccak.hpp>
-#include <mpt/node.hpp>
-#include <mpt/rlp.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/core/node.hpp>
+#include <mpt/core/rlp.hpp>
 
 #include <doctest/doctest.h>
 

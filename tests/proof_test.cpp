@@ -5,9 +5,9 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mpt/node_store.hpp>
-#include <mpt/proof.hpp>
-#include <mpt/stack_trie.hpp>
+#include <mpt/proof/proof.hpp>
+#include <mpt/store/node_store.hpp>
+#include <mpt/trie/stack_trie.hpp>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>

@@ -4,10 +4,11 @@
 // ends the run with a report; in any build, a root that differs from one thread's fails it.
 //
 //   mpt_race_check
-#include <mpt/bulk_build.hpp>
-#include <mpt/hex.hpp>
-#include <mpt/keccak.hpp>
-#include <mpt/stack_trie.hpp>
+#include <mpt/build/bulk_build.hpp>
+#include <mpt/build/kv_root.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/trie/stack_trie.hpp>
 
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 #include "test_util.hpp"
 
-#include <mpt/rlp.hpp>
+#include <mpt/core/rlp.hpp>
 
 #include <doctest/doctest.h>
 

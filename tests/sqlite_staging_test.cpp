@@ -6,8 +6,8 @@
 
 #include <filesystem>
 #include <map>
-#include <mpt/sqlite_store.hpp>
-#include <mpt/stack_trie.hpp>
+#include <mpt/store/sqlite_store.hpp>
+#include <mpt/trie/stack_trie.hpp>
 #include <random>
 
 #include "test_util.hpp"

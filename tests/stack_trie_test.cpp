@@ -1,8 +1,9 @@
 #include "test_util.hpp"
 
-#include <mpt/hex.hpp>
-#include <mpt/keccak.hpp>
-#include <mpt/stack_trie.hpp>
+#include <mpt/build/kv_root.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/trie/stack_trie.hpp>
 
 #include <doctest/doctest.h>
 

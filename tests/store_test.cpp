@@ -2,9 +2,9 @@
 // store by path, and is compared with an in-memory oracle (a std::map).
 #include "test_util.hpp"
 
-#include <mpt/sqlite_store.hpp>
-#include <mpt/stack_trie.hpp>
-#include <mpt/trie_file.hpp>
+#include <mpt/build/trie_file.hpp>
+#include <mpt/store/sqlite_store.hpp>
+#include <mpt/trie/stack_trie.hpp>
 
 #include <doctest/doctest.h>
 

@@ -4,7 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
-#include <mpt/node_store.hpp>
+#include <mpt/store/node_store.hpp>
 
 namespace mpt::test {
 

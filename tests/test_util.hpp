@@ -1,8 +1,8 @@
 // Helpers shared by the unit tests.
 #pragma once
 
-#include <mpt/bytes.hpp>
-#include <mpt/hex.hpp>
+#include <mpt/core/bytes.hpp>
+#include <mpt/core/hex.hpp>
 
 #include <cstdio>
 #include <cstdlib>

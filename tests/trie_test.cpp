@@ -1,7 +1,7 @@
 #include "test_util.hpp"
 
-#include <mpt/stack_trie.hpp>
-#include <mpt/trie.hpp>
+#include <mpt/trie/stack_trie.hpp>
+#include <mpt/trie/trie.hpp>
 
 #include <doctest/doctest.h>
 

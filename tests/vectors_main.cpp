@@ -14,9 +14,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <mpt/hex.hpp>
-#include <mpt/nibbles.hpp>
-#include <mpt/rlp.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/core/nibbles.hpp>
+#include <mpt/core/rlp.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>

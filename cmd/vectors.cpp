@@ -1,0 +1,117 @@
+#include "vectors.hpp"
+#include <mpt/build/kv_root.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/trie/stack_trie.hpp>
+
+#include <nlohmann/json.hpp>
+
+namespace mpt {
+
+Result<Hash256> root_by_trie(const KvInput& input, bool secure) {
+    Trie trie;
+    for (size_t i = 0; i < input.size(); ++i) {
+        const KvPair p = input[i];
+        const Hash256 hashed = secure ? keccak256(p.key) : Hash256{};
+        const bytes_view key = secure ? bytes_view(hashed) : p.key;
+        MPT_RETURN_IF_ERROR(trie.put(key, p.value));
+    }
+    return trie.root_hash();
+}
+
+Result<Hash256> root_by_stack_trie(const KvInput& input, bool secure) {
+    MPT_TRY(const KvRoot root, kv_root(input, secure));
+    return root.root;
+}
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string base_name(const std::string& path) {
+    const size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool is_secure_file(std::string name) {
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return name.find("secure") != std::string::npos;
+}
+
+std::string key_text(const std::optional<bytes>& k) {
+    return k ? std::string(as_chars(*k)) : std::string();
+}
+
+Status run_next_prev(const std::string& file, const std::string& name, const json& c,
+                     std::vector<VectorCase>& out) {
+    if (!c["in"].is_array() || !c["tests"].is_array()) {
+        return {Errc::bad_input, file + ": " + name + ": expected arrays \"in\" and \"tests\""};
+    }
+    Trie trie;
+    for (const json& k : c["in"]) {
+        if (!k.is_string()) return {Errc::bad_input, file + ": " + name + ": key is not a string"};
+        MPT_TRY(bytes key, decode_kv_string(k.get<std::string>()));
+        // A key's value is the key itself; only the order matters here.
+        MPT_RETURN_IF_ERROR(trie.put(key, key));
+    }
+    for (const json& t : c["tests"]) {
+        if (!t.is_array() || t.size() != 3 || !t[0].is_string() || !t[1].is_string() ||
+            !t[2].is_string()) {
+            return {Errc::bad_input, file + ": " + name + ": a test is not [key, prev, next]"};
+        }
+        const std::string key = t[0].get<std::string>();
+        MPT_TRY(std::optional<bytes> prev, trie.prev_key(as_bytes(key)));
+        MPT_TRY(std::optional<bytes> next, trie.next_key(as_bytes(key)));
+        VectorCase vc{base_name(file) + ":" + name + ":" + key, true, {}};
+        if (key_text(prev) != t[1].get<std::string>() ||
+            key_text(next) != t[2].get<std::string>()) {
+            vc.passed = false;
+            vc.detail = "prev \"" + key_text(prev) + "\" next \"" + key_text(next) +
+                        "\", expected prev \"" + t[1].get<std::string>() + "\" next \"" +
+                        t[2].get<std::string>() + "\"";
+        }
+        out.push_back(std::move(vc));
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<std::vector<VectorCase>> run_trie_vectors(const std::string& path) {
+    MPT_TRY(std::string text, read_file(path));
+    json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded()) return {Errc::bad_json, path + ": not valid JSON"};
+    if (!doc.is_object()) return {Errc::bad_input, path + ": expected an object of test cases"};
+    const bool secure = is_secure_file(base_name(path));
+    std::vector<VectorCase> out;
+    for (const auto& [name, c] : doc.items()) {
+        if (!c.is_object() || !c.contains("in")) {
+            return {Errc::bad_input, path + ": " + name + ": expected an object with \"in\""};
+        }
+        if (c.contains("tests")) {
+            MPT_RETURN_IF_ERROR(run_next_prev(path, name, c, out));
+            continue;
+        }
+        if (!c.contains("root") || !c["root"].is_string()) {
+            return {Errc::bad_input, path + ": " + name + ": missing \"root\""};
+        }
+        auto expected = hash_from_hex(c["root"].get<std::string>());
+        if (!expected)
+            return {Errc::bad_input, path + ": " + name + ": root: " + expected.error().message()};
+        // The pairs go through the same reader as user input.
+        auto input = parse_kv(c["in"].dump());
+        if (!input)
+            return {input.error().code, path + ": " + name + ": " + input.error().message()};
+        MPT_TRY(Hash256 by_trie, root_by_trie(*input, secure));
+        MPT_TRY(Hash256 by_stack, root_by_stack_trie(*input, secure));
+        VectorCase vc{base_name(path) + ":" + name, true, {}};
+        if (by_trie != *expected || by_stack != *expected) {
+            vc.passed = false;
+            vc.detail = "trie " + to_hex(by_trie) + ", stack trie " + to_hex(by_stack) +
+                        ", expected " + to_hex(*expected);
+        }
+        out.push_back(std::move(vc));
+    }
+    return out;
+}
+
+}  // namespace mpt

@@ -1,0 +1,344 @@
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mpt/build/bulk_build.hpp>
+#include <mpt/store/btree_writer.hpp>
+#include <mpt/store/sqlite_store.hpp>
+#include <mpt/trie/stack_trie.hpp>
+#include <mutex>
+#include <new>
+
+namespace mpt {
+namespace {
+
+// Keeps the rows the builder hashes, by part (stack_trie_root), and puts each part in path
+// order on the thread that built it.
+class PartRows : public PartSinks {
+public:
+    // For pairs of pair_bytes in all, split among the 16 parts when split.
+    PartRows(const BuildOptions& o, size_t pairs, size_t pair_bytes, bool split)
+        : o_(o), pairs_(pairs) {
+        // Room for what the rows of 32-byte keys and values take (1.36 rows a pair, 1.93
+        // bytes of path and rlp for each byte of the pairs), and a quarter more for parts of
+        // uneven size. A part that needs more grows.
+        const size_t parts = split ? kTopPart : 1;
+        const size_t rows = pairs * 14 / 10 * 5 / 4 / parts;
+        const size_t bytes = pair_bytes * 2 * 5 / 4 / parts;
+        if (!split) {
+            parts_[kTopPart].reserve(rows, bytes);
+            return;
+        }
+        for (size_t v = 0; v < kTopPart; ++v) parts_[v].reserve(rows, bytes);
+    }
+
+    NodeSink* part(size_t v) override { return &parts_[v]; }
+    void done(size_t v) override { parts_[v].order_by_path(); }
+    void advanced() override {
+        if (!o_.progress) return;
+        std::lock_guard<std::mutex> lock(progress_mutex_);
+        added_ += kProgressPairs;
+        o_.progress(std::min(added_, pairs_), pairs_);
+    }
+
+    size_t rows() const noexcept {
+        size_t n = 0;
+        for (const Part& p : parts_) n += p.order.size();
+        return n;
+    }
+
+    // Calls f(path, rlp) for every row in path order: the top part's rows come before the
+    // rest, whose paths they begin, and part v's before part v + 1's.
+    template <typename F>
+    Status for_each(F&& f) const {
+        MPT_RETURN_IF_ERROR(parts_[kTopPart].for_each(f));
+        for (size_t v = 0; v < kTopPart; ++v) MPT_RETURN_IF_ERROR(parts_[v].for_each(f));
+        return {};
+    }
+
+private:
+    struct Part : NodeSink {
+        struct Ref {
+            uint64_t at;  // the path, then the rlp, in data
+            uint32_t path_size;
+            uint32_t rlp_size;
+        };
+        bytes data;
+        std::vector<Ref> refs;        // in the order the builder handed them over
+        std::vector<uint32_t> order;  // refs in path order
+
+        void reserve(size_t rows, size_t bytes) {
+            refs.reserve(rows);
+            data.reserve(bytes);
+            advise_huge_pages(refs.data(), refs.capacity() * sizeof(Ref));
+            advise_huge_pages(data.data(), data.capacity());
+        }
+
+        void put(bytes_view path, bytes_view rlp) override {
+            refs.push_back({data.size(), static_cast<uint32_t>(path.size()),
+                            static_cast<uint32_t>(rlp.size())});
+            data.insert(data.end(), path.begin(), path.end());
+            data.insert(data.end(), rlp.begin(), rlp.end());
+        }
+        bytes_view path(uint32_t i) const noexcept {
+            return {data.data() + refs[i].at, refs[i].path_size};
+        }
+        bytes_view rlp(uint32_t i) const noexcept {
+            return {data.data() + refs[i].at + refs[i].path_size, refs[i].rlp_size};
+        }
+
+        // The builder hands a row over after the rows below it, subtries in path order: the
+        // rows of the subtree a row tops come right before it. Path order is the other way
+        // round, a row before the rows below it, so it follows from where each subtree
+        // begins, in one pass, without a sort. (Rows in any other order would
+        // come out of order here, which the writer checks.)
+        void order_by_path() {
+            const auto n = static_cast<uint32_t>(refs.size());
+            std::vector<uint32_t> start(n);  // the first row of the subtree each row tops
+            std::vector<uint32_t> open;      // subtrees whose top row has no parent yet
+            for (uint32_t i = 0; i < n; ++i) {
+                start[i] = i;
+                const bytes_view p = path(i);
+                while (!open.empty()) {
+                    const bytes_view q = path(open.back());
+                    if (q.size() <= p.size() || !std::equal(p.begin(), p.end(), q.begin())) break;
+                    start[i] = start[open.back()];
+                    open.pop_back();
+                }
+                open.push_back(i);
+            }
+            order.reserve(n);
+            std::vector<uint32_t> next(open.rbegin(), open.rend());  // subtrees, first last
+            while (!next.empty()) {
+                const uint32_t top = next.back();
+                next.pop_back();
+                order.push_back(top);
+                // Its children's subtrees end at top - 1, at the start of the next one - 1...
+                for (int64_t c = int64_t{top} - 1; c >= int64_t{start[top]};
+                     c = start[c] - int64_t{1}) {
+                    next.push_back(static_cast<uint32_t>(c));
+                }
+            }
+        }
+
+        template <typename F>
+        Status for_each(F& f) const {
+            for (const uint32_t i : order) MPT_RETURN_IF_ERROR(f(path(i), rlp(i)));
+            return {};
+        }
+    };
+    std::array<Part, kTopPart + 1> parts_;
+    const BuildOptions& o_;
+    size_t pairs_;
+    std::mutex progress_mutex_;
+    size_t added_ = 0;
+};
+
+class Fd {
+public:
+    explicit Fd(int fd) noexcept : fd_(fd) {}
+    ~Fd() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const noexcept { return fd_; }
+
+private:
+    int fd_;
+};
+
+Error io_error(const std::string& path, const char* what) {
+    const int e = errno;
+    const Errc code = e == ENOSPC || e == EDQUOT ? Errc::storage_full : Errc::storage_io;
+    return {code, path + ": " + what + ": " + std::strerror(e)};
+}
+
+// Writes the pages of a new file: the b-tree's pages, numbered from just after the image's
+// and handed over in that order, go out in large sequential writes; the image's pages,
+// the nodes table's root among them, are written last, with the header counting them all.
+class PageFile {
+public:
+    static constexpr size_t kFlushBytes = size_t{4} << 20;
+
+    PageFile(int fd, const std::string& path, SqliteNodeStore::FileImage& image)
+        : fd_(fd),
+          path_(path),
+          image_(image),
+          image_pages_(static_cast<uint32_t>(image.pages.size() / image.page_size)),
+          next_(image_pages_ + 1),
+          buffer_first_(next_) {}
+
+    Status write(uint32_t number, bytes_view page) {
+        if (number <= image_pages_) {
+            std::copy(page.begin(), page.end(),
+                      image_.pages.begin() + static_cast<ptrdiff_t>(number - 1) * page.size());
+            return {};
+        }
+        if (number != next_) return {Errc::internal, path_ + ": b-tree pages out of order"};
+        ++next_;
+        buffer_.insert(buffer_.end(), page.begin(), page.end());
+        if (buffer_.size() >= kFlushBytes) return flush();
+        return {};
+    }
+
+    // Writes what is left and the image with its header's page count; then syncs.
+    Status finish(uint32_t pages) {
+        MPT_RETURN_IF_ERROR(flush());
+        SqliteNodeStore::finish_image_header(image_.pages, pages);
+        MPT_RETURN_IF_ERROR(pwrite_all(image_.pages, 0));
+        if (::fsync(fd_) != 0) return io_error(path_, "sync");
+        return {};
+    }
+
+private:
+    Status flush() {
+        MPT_RETURN_IF_ERROR(
+            pwrite_all(buffer_, static_cast<off_t>(buffer_first_ - 1) * image_.page_size));
+        buffer_first_ = next_;
+        buffer_.clear();
+        return {};
+    }
+
+    Status pwrite_all(bytes_view data, off_t offset) {
+        while (!data.empty()) {
+            const ssize_t n = ::pwrite(fd_, data.data(), data.size(), offset);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return io_error(path_, "write");
+            data = data.subspan(static_cast<size_t>(n));
+            offset += n;
+        }
+        return {};
+    }
+
+    int fd_;
+    const std::string& path_;
+    SqliteNodeStore::FileImage& image_;
+    uint32_t image_pages_;
+    uint32_t next_;          // the page expected next
+    uint32_t buffer_first_;  // the page buffer_ begins with
+    bytes buffer_;
+};
+
+const std::optional<BuildResult> kNotThisWay;
+
+// More than what the rows of a trie of pairs take in memory: for 1M pairs of 32-byte keys and
+// values, 1.36M rows of 124 MB with a 16-byte reference and 8 bytes for their order each,
+// ~157 bytes a pair; here the pair's bytes twice and 160 bytes (288).
+size_t row_memory(size_t pairs, size_t pair_bytes) noexcept { return 2 * pair_bytes + 160 * pairs; }
+
+// The limit of a cgroup (v2) the process is in, if one is set: a container's memory.
+std::optional<size_t> cgroup_memory_max() {
+    std::ifstream self("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(self, line)) {
+        if (!line.starts_with("0::")) continue;
+        std::ifstream max("/sys/fs/cgroup" + line.substr(3) + "/memory.max");
+        unsigned long long bytes = 0;
+        if (max >> bytes) return static_cast<size_t>(bytes);  // "max" reads as no number
+    }
+    return std::nullopt;
+}
+
+// Half of the least of the physical memory, the address space the process may take
+// (ulimit -v) and its cgroup's memory.
+size_t memory_limit(const BuildOptions& o) {
+    if (o.bulk_memory != 0) return o.bulk_memory;
+    size_t limit = SIZE_MAX;
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page_size = ::sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page_size > 0)
+        limit = static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+    struct rlimit as {};
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+        limit = std::min<size_t>(limit, as.rlim_cur);
+    }
+    if (const std::optional<size_t> cgroup = cgroup_memory_max()) limit = std::min(limit, *cgroup);
+    return limit / 2;
+}
+
+// The build, once the way is open, into the unnamed file fd in folder dir.
+Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem::path& dir,
+                                                  const std::string& path, const KvInput& input,
+                                                  const BuildOptions& o) {
+    const SortedPairs sorted = sorted_final_pairs(input, o.secure);
+    size_t pair_bytes = 0;
+    for (const KvPair& p : sorted.pairs) pair_bytes += p.key.size() + p.value.size();
+    if (row_memory(sorted.pairs.size(), pair_bytes) > memory_limit(o)) return kNotThisWay;
+    PartRows rows(o, sorted.pairs.size(), pair_bytes,
+                  o.threads > 1 && sorted.pairs.size() >= kParallelRootMinPairs);
+    BuildResult result;
+    MPT_TRY(result.root, stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &rows));
+    result.created = true;
+    result.rows_written = rows.rows();
+
+    MPT_TRY(SqliteNodeStore::FileImage image,
+            SqliteNodeStore::new_file_image(o.trie, o.secure, result.root));
+    const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
+    PageFile out(fd, path, image);
+    IndexBtreeWriter tree(
+        image.page_size, image.nodes_root, image_pages + 1,
+        [&](uint32_t number, bytes_view page) { return out.write(number, page); });
+    bytes record;
+    bytes_view previous;
+    bool first = true;
+    MPT_RETURN_IF_ERROR(rows.for_each([&](bytes_view path, bytes_view rlp) -> Status {
+        // The b-tree is corrupt unless its keys increase: checked, not assumed.
+        if (!first && !bytes_less(previous, path)) {
+            return {Errc::internal, "rows out of path order at " + path_string(path)};
+        }
+        first = false;
+        previous = path;
+        record.clear();
+        append_record(record, image.trie, path, rlp);
+        return tree.add(record);
+    }));
+    MPT_TRY(const uint32_t pages, tree.finish());
+    MPT_RETURN_IF_ERROR(out.finish(pages));
+
+    // The file gets its name only now, whole and synced; the name is not taken from a file
+    // made meanwhile (the link fails instead, and the caller builds into that file).
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+        return kNotThisWay;
+    }
+    // The name is durable once the folder is synced. The file is whole either way; a failed
+    // sync of the folder only leaves the name to the file system's own schedule.
+    const Fd folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (folder.get() >= 0) ::fsync(folder.get());
+    return std::optional<BuildResult>(result);
+}
+
+}  // namespace
+
+Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
+                                                       const KvInput& input,
+                                                       const BuildOptions& o) {
+    struct stat st {};
+    if (path.empty() || ::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return kNotThisWay;
+    // SQLite plays back a rollback journal or a log it finds beside a database into it: one
+    // left from an earlier file of this name would be read into this one. A new file made
+    // through SQLite starts with no pages, and SQLite deletes them then.
+    for (const char* side : {"-journal", "-wal"}) {
+        if (::lstat((path + side).c_str(), &st) == 0) return kNotThisWay;
+    }
+    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    const Fd file(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644));
+    if (file.get() < 0) return kNotThisWay;
+    try {
+        return write_new_file(file.get(), dir, path, input, o);
+    } catch (const std::bad_alloc&) {
+        // More memory than the estimate foresaw: what was taken is given back on the way
+        // here, and the store keeps the rows on disk.
+        return kNotThisWay;
+    }
+}
+
+}  // namespace mpt

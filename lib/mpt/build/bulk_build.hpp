@@ -1,0 +1,36 @@
+// Building a new trie file whole: the way `mpt build` creates a file that does not exist yet.
+//
+// Rows inserted through SQLite cost SQLite's insert path each, and leave the file's pages
+// partly empty unless a copy packs them afterwards (sqlite_store.hpp, staging). A new file
+// holding one trie needs neither: its rows are hashed and kept in memory, put in path order,
+// and the nodes table's b-tree is written page by page (IndexBtreeWriter) after the pages
+// SQLite makes of the schema and the trie's row (SqliteNodeStore::new_file_image). The
+// result is an ordinary trie file, the same rows in the same schema as a build through the
+// store would give, with its pages full.
+//
+// The file is made without a name in its folder (O_TMPFILE), synced, and only then linked
+// under its name, which fails if the name has been taken meanwhile: a crash at any moment
+// leaves no file or the whole one, and no existing file is ever written.
+//
+// Thread safety: a call uses its own threads and no shared state.
+#pragma once
+
+#include <mpt/build/trie_file.hpp>
+#include <mpt/core/error.hpp>
+
+#include <optional>
+#include <string>
+
+namespace mpt {
+
+// Builds the trie of input as the only trie of a new trie file at path. Returns
+// std::nullopt, having made no file, when this way is closed: path exists (or is taken
+// before the file is linked), a rollback journal or log of that name is left beside it, the
+// file system cannot make unnamed files, or the rows would take more memory than
+// o.bulk_memory (or do: out of memory); the caller then builds through SqliteNodeStore,
+// which keeps them on disk. Errors:
+// storage_full, storage_io, and those of StackTrie::add.
+Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
+                                                       const KvInput& input, const BuildOptions& o);
+
+}  // namespace mpt

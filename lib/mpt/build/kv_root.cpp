@@ -1,0 +1,83 @@
+#include <mpt/build/kv_root.hpp>
+
+#include <mpt/core/keccak.hpp>
+#include <mpt/trie/stack_trie.hpp>
+#include <mpt/trie/task_pool.hpp>
+
+#include <array>
+#include <optional>
+
+namespace mpt {
+namespace {
+
+// kv_root on threads: when the final keys make a branch at the root, the subtrie under each of
+// its children is built from the cursor's range of that nibble, the ranges on a pool of
+// threads. Nothing when they do not (all keys start with one nibble, or only the empty key
+// is left): the caller then builds otherwise.
+Result<std::optional<KvRoot>> nibble_split_root(SortedPairCursor& cursor, unsigned threads) {
+    // Keys in one range only leave no branch at the root, or one that only the empty key
+    // makes: known without a look at the keys.
+    size_t ranges_with_keys = 0;
+    for (unsigned v = 0; v < 16; ++v)
+        ranges_with_keys += cursor.entries(cursor.nibble_range(v)) != 0;
+    if (ranges_with_keys < 2) return std::optional<KvRoot>();
+
+    struct Part {
+        NodeRef ref;
+        size_t pairs = 0;
+        Status status;
+    };
+    std::array<Part, 16> parts;
+    bytes_view top_value;  // the empty key's value, which the root branch holds
+    run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
+        Part& part = parts[v];
+        SortedPairCursor::Range range = cursor.nibble_range(static_cast<unsigned>(v));
+        StackTrie st(nullptr, 1);
+        for (std::span<const KvPair> run;
+             part.status.ok() && !(run = cursor.next(range)).empty();) {
+            if (run.front().key.empty()) {  // the least key: range 0's first
+                top_value = run.front().value;
+                run = run.subspan(1);
+            }
+            part.status = add_fetching_ahead(st, run);
+        }
+        part.pairs = st.count();
+        part.ref = st.finish_ref();
+    });
+    size_t items = top_value.empty() ? 0 : 1;
+    size_t pairs = items;
+    std::array<NodeRef, 16> children;
+    for (size_t v = 0; v < parts.size(); ++v) {
+        MPT_RETURN_IF_ERROR(parts[v].status);
+        items += parts[v].ref.empty() ? 0 : 1;
+        pairs += parts[v].pairs;
+        children[v] = parts[v].ref;
+    }
+    // Deletions can leave the keys of one range only.
+    if (items < 2) return std::optional<KvRoot>();
+    bytes enc;
+    encode_branch(enc, children.data(), top_value);
+    return std::optional<KvRoot>(KvRoot{keccak256(enc), pairs});
+}
+
+}  // namespace
+
+Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {
+    SortedPairCursor cursor(input, secure);
+    if (threads > 1 && input.size() >= kParallelRootMinPairs && cursor.splits_by_nibble()) {
+        MPT_TRY(std::optional<KvRoot> split, nibble_split_root(cursor, threads));
+        if (split) return *split;
+        // The keys share their first nibble, or deletions left those of one: gathered, they
+        // split below what they share. (After deletions every bucket is read a second time.)
+        const std::vector<KvPair> pairs = cursor.rest();
+        MPT_TRY(const Hash256 root, stack_trie_root(pairs, threads));
+        return KvRoot{root, pairs.size()};
+    }
+    StackTrie st;
+    for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
+        MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run));
+    const size_t pairs = st.count();
+    return KvRoot{st.finish(), pairs};
+}
+
+}  // namespace mpt

@@ -1,0 +1,360 @@
+#include <mpt/build/trie_file.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/trie/stack_trie.hpp>
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+namespace mpt {
+namespace {
+
+// Writes each node the streaming builder hashes; keeps the first error. Rows are written in
+// batches (store.put_rows writes several per statement). When the store's file does not
+// depend on the order of writes (row_order_free), each batch is sorted by path first: it is
+// one key range but for the few ancestors of rows written before, so SQLite's inserts mostly
+// append. Otherwise rows keep the builder's order, and the file stays what it was. Above a
+// size threshold the batches go to a writer thread, so that SQLite's inserts run on one core
+// while hashing (and sorting) goes on on the other; the store is then used by the writer
+// thread alone until finish() returns.
+class StoreSink : public NodeSink {
+public:
+    static constexpr size_t kBatchRows = 8192;
+    static constexpr size_t kMaxQueued = 4;  // batches in flight: bounds the memory
+
+    StoreSink(NodeStore& store, TrieId trie, bool threaded)
+        : store_(store), trie_(trie), threaded_(threaded), sorted_(store.row_order_free()) {
+        if (threaded_) writer_ = std::thread([this] { write_loop(); });
+    }
+    ~StoreSink() override { static_cast<void>(finish()); }
+
+    void put(bytes_view path, bytes_view rlp) override {
+        ++rows_;
+        current_.rows.push_back(path, rlp);
+        if (current_.rows.size() >= kBatchRows) hand_over();
+    }
+
+    // True once a write failed; the builder may stop early.
+    bool failed() {
+        if (!threaded_) return !status_.ok();
+        std::lock_guard<std::mutex> lock(mutex_);
+        return !status_.ok();
+    }
+
+    // Writes what is left and waits for the writer. Returns the first error.
+    Status finish() {
+        hand_over();
+        if (threaded_ && writer_.joinable()) {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                done_ = true;
+            }
+            ready_.notify_one();
+            writer_.join();
+        }
+        return status_;
+    }
+
+    size_t rows() const noexcept { return rows_; }
+
+private:
+    struct Batch {
+        RowList rows;
+        std::vector<RowList::Row> order;  // views into rows, in the order to write them
+    };
+
+    void hand_over() {
+        if (current_.rows.empty()) return;
+        Batch& b = current_;
+        b.order.reserve(b.rows.size());
+        for (const RowList::Row r : b.rows) b.order.push_back(r);
+        if (sorted_) {
+            std::stable_sort(b.order.begin(), b.order.end(),
+                             [](const RowList::Row& x, const RowList::Row& y) {
+                                 return bytes_less(x.path, y.path);
+                             });
+        }
+        if (!threaded_) {
+            if (status_.ok()) status_ = store_.put_rows(trie_, b.order);
+            current_ = Batch();
+            return;
+        }
+        std::unique_lock<std::mutex> lock(mutex_);
+        room_.wait(lock, [&] { return queue_.size() < kMaxQueued; });
+        queue_.push_back(std::move(current_));
+        current_ = Batch();
+        lock.unlock();
+        ready_.notify_one();
+    }
+
+    void write_loop() {
+        while (true) {
+            Batch batch;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                ready_.wait(lock, [&] { return !queue_.empty() || done_; });
+                if (queue_.empty()) return;
+                batch = std::move(queue_.front());
+                queue_.pop_front();
+            }
+            room_.notify_one();
+            const Status s = store_.put_rows(trie_, batch.order);
+            if (!s.ok()) {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (status_.ok()) status_ = s;
+            }
+        }
+    }
+
+    NodeStore& store_;
+    TrieId trie_;
+    bool threaded_;
+    bool sorted_;  // write each batch in path order
+    Status status_;
+    size_t rows_ = 0;
+    Batch current_;
+    std::mutex mutex_;
+    std::condition_variable ready_, room_;
+    std::deque<Batch> queue_;
+    bool done_ = false;
+    std::thread writer_;
+};
+
+// Below this many pairs a build stays on one thread: starting a writer costs more than it
+// saves.
+constexpr size_t kThreadedBuildPairs = 20000;
+
+Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const BuildOptions& o) {
+    MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(o.trie));
+    BuildResult result;
+    if (existing && !o.replace) {
+        if (o.secure && !existing->secure) {
+            return {Errc::trie_kind_mismatch,
+                    "trie " + o.trie + " is plain; --secure would hash its keys differently"};
+        }
+        const bool secure = existing->secure;
+        TrieReader reader(store, *existing);
+        Trie trie = Trie::open(&reader, existing->root);
+        for (size_t i = 0; i < input.size(); ++i) {
+            const KvPair p = input[i];
+            const Hash256 hashed = secure ? keccak256(p.key) : Hash256{};
+            const bytes_view key = secure ? bytes_view(hashed) : p.key;
+            MPT_RETURN_IF_ERROR(trie.put(key, p.value));
+            if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, input.size());
+        }
+        MPT_TRY(CommitBatch batch, trie.commit());
+        MPT_RETURN_IF_ERROR(apply_commit(store, existing->id, batch));
+        result.root = batch.root;
+        result.rows_written = batch.puts.size();
+        result.rows_deleted = batch.deletes.size();
+        return result;
+    }
+    TrieId id;
+    if (existing) {
+        if (existing->secure != o.secure) {
+            return {Errc::trie_kind_mismatch, "--replace keeps the trie's kind: trie " + o.trie +
+                                                  " is " + (existing->secure ? "secure" : "plain")};
+        }
+        id = existing->id;
+        MPT_TRY(result.rows_deleted, store.erase_subtree(id, {}));
+    } else {
+        MPT_TRY(id, store.create_trie(o.trie, o.secure));
+    }
+    const SortedPairs sorted = sorted_final_pairs(input, o.secure);
+    StoreSink sink(store, id, sorted.pairs.size() >= kThreadedBuildPairs);
+    StackTrie st(&sink);
+    for (size_t i = 0; i < sorted.pairs.size(); ++i) {
+        MPT_RETURN_IF_ERROR(st.add(sorted.pairs[i].key, sorted.pairs[i].value));
+        if ((i + 1) % 4096 == 0 && sink.failed()) break;
+        if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, sorted.pairs.size());
+    }
+    result.root = st.finish();
+    MPT_RETURN_IF_ERROR(sink.finish());
+    MPT_RETURN_IF_ERROR(store.set_root(id, result.root));
+    result.created = true;
+    result.rows_written = sink.rows();
+    return result;
+}
+
+}  // namespace
+
+Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const BuildOptions& o) {
+    MPT_RETURN_IF_ERROR(store.begin_write());
+    auto r = build_in_write(store, input, o);
+    if (!r) {
+        store.rollback();
+        return r;
+    }
+    if (Status c = store.commit_write(); !c.ok()) {
+        // A commit that failed published nothing, but the store may still be inside the
+        // write (a busy or interrupted commit): end it, or the next write cannot begin.
+        store.rollback();
+        return std::move(c).error();
+    }
+    return r;
+}
+
+Result<TrieInfo> require_trie(NodeStore& store, std::string_view name) {
+    MPT_TRY(std::optional<TrieInfo> t, store.find_trie(name));
+    if (!t) return {Errc::no_such_trie, "no trie named " + std::string(name)};
+    return std::move(*t);
+}
+
+namespace {
+
+class Checker {
+public:
+    Checker(NodeStore& store, const TrieInfo& trie, CheckReport& report)
+        : store_(store), trie_(trie), report_(report) {}
+
+    // Visits the node whose reference is ref at path (a hashed node: its row).
+    Status visit_row(bytes& path, const Hash256& expected) {
+        MPT_TRY(bytes_view row, store_.get(trie_.id, path));
+        if (row.empty()) {
+            problem("missing row", path);
+            return {};
+        }
+        const bytes rlp(row.begin(), row.end());  // the next read invalidates the view
+        reached_.push_back(path);
+        if (keccak256(rlp) != expected) {
+            problem("hash mismatch", path);
+            return {};
+        }
+        return visit_node(path, rlp);
+    }
+
+    Status visit_node(bytes& path, bytes_view rlp) {
+        auto v = decode_node(rlp);
+        if (!v) {
+            problem("undecodable node (" + v.error().message() + ")", path);
+            return {};
+        }
+        const size_t len = path.size();
+        switch (v->kind) {
+            case NodeView::Kind::leaf:
+                break;
+            case NodeView::Kind::extension:
+                append_unpacked(path, v->path);
+                MPT_RETURN_IF_ERROR(visit_child(path, v->child));
+                path.resize(len);
+                break;
+            case NodeView::Kind::branch:
+                for (uint8_t i = 0; i < 16; ++i) {
+                    if (v->children[i].empty()) continue;
+                    path.push_back(i);
+                    MPT_RETURN_IF_ERROR(visit_child(path, v->children[i]));
+                    path.pop_back();
+                }
+                break;
+        }
+        return {};
+    }
+
+    Status visit_child(bytes& path, bytes_view ref) {
+        if (ref.size() == 32) {
+            Hash256 h;
+            std::copy(ref.begin(), ref.end(), h.begin());
+            return visit_row(path, h);
+        }
+        // Embedded: it has no row of its own; a row at its path is an orphan.
+        return visit_node(path, ref);
+    }
+
+    void problem(const std::string& what, bytes_view path) {
+        if (report_.problems.size() < 1000) {
+            report_.problems.push_back(what + " at path " + path_string(path));
+        }
+    }
+
+    std::vector<bytes>& reached() { return reached_; }
+
+private:
+    NodeStore& store_;
+    const TrieInfo& trie_;
+    CheckReport& report_;
+    std::vector<bytes> reached_;  // in depth-first pre-order, which is path order
+};
+
+}  // namespace
+
+Result<CheckReport> check_trie(NodeStore& store, const TrieInfo& trie) {
+    CheckReport report;
+    Checker c(store, trie, report);
+    if (trie.root != kEmptyRoot) {
+        bytes path;
+        MPT_RETURN_IF_ERROR(c.visit_row(path, trie.root));
+    }
+    std::vector<bytes>& reached = c.reached();
+    report.reachable = reached.size();
+    // Pre-order visits children in nibble order after their parent: already path order.
+    size_t i = 0;
+    MPT_RETURN_IF_ERROR(store.scan(trie.id, {}, [&](bytes_view path, bytes_view) {
+        ++report.rows;
+        const bool nibbles =
+            std::all_of(path.begin(), path.end(), [](uint8_t b) { return b < 16; });
+        while (nibbles && i < reached.size() && bytes_less(reached[i], path)) ++i;
+        if (nibbles && i < reached.size() && bytes_equal(reached[i], path)) {
+            ++i;
+        } else if (report.problems.size() < 1000) {
+            report.problems.push_back(nibbles ? "orphan row at path " + path_string(path)
+                                              : "row at a path that is no nibble path: " +
+                                                    to_hex(path));
+        }
+        return true;
+    }));
+    // Rows the scan cannot reach: paths of another type than BLOB, or past the nibbles.
+    MPT_TRY(const uint64_t all_rows, store.count_rows(trie.id));
+    if (all_rows > report.rows) {
+        report.problems.push_back("rows at paths that are no nibble paths: " +
+                                  std::to_string(all_rows - report.rows));
+        report.rows = static_cast<size_t>(all_rows);
+    }
+    return report;
+}
+
+Result<TrieStats> trie_stats(NodeStore& store, const TrieInfo& trie) {
+    TrieStats s;
+    Status bad;
+    bytes_view row_path;  // of the row being counted, for the error
+    std::function<void(bytes_view, bool)> count = [&](bytes_view rlp, bool embedded) {
+        auto v = decode_node(rlp);
+        if (!v) {
+            if (bad.ok()) {
+                bad = Status(Errc::storage_bad_node, "trie " + trie.name + ", path " +
+                                                         path_string(row_path) + ": " +
+                                                         v.error().message());
+            }
+            return;
+        }
+        TrieStats::Count& c = embedded                               ? s.embedded
+                              : v->kind == NodeView::Kind::leaf      ? s.leaf
+                              : v->kind == NodeView::Kind::extension ? s.extension
+                                                                     : s.branch;
+        c.nodes += 1;
+        c.bytes += rlp.size();
+        if (v->kind == NodeView::Kind::leaf) ++s.pairs;
+        if (v->kind == NodeView::Kind::branch && !v->value.empty()) ++s.pairs;
+        if (v->kind == NodeView::Kind::extension && v->child.size() < 32) count(v->child, true);
+        if (v->kind == NodeView::Kind::branch) {
+            for (const bytes_view ch : v->children) {
+                if (!ch.empty() && ch.size() < 32) count(ch, true);
+            }
+        }
+    };
+    MPT_RETURN_IF_ERROR(store.scan(trie.id, {}, [&](bytes_view path, bytes_view rlp) {
+        ++s.rows;
+        s.row_bytes += path.size() + rlp.size();
+        if (s.by_depth.size() <= path.size()) s.by_depth.resize(path.size() + 1);
+        s.by_depth[path.size()].nodes += 1;
+        s.by_depth[path.size()].bytes += rlp.size();
+        row_path = path;
+        count(rlp, false);
+        return bad.ok();
+    }));
+    if (!bad.ok()) return bad.error();
+    return s;
+}
+
+}  // namespace mpt

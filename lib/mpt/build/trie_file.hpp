@@ -1,0 +1,67 @@
+// Operations on stored tries that the commands share: build or update from key/value input,
+// integrity check, and statistics.
+//
+// Thread safety: each call uses its store from the calling thread only.
+#pragma once
+
+#include <mpt/core/error.hpp>
+#include <mpt/input/kv_input.hpp>
+#include <mpt/store/node_store.hpp>
+
+#include <functional>
+
+namespace mpt {
+
+struct BuildOptions {
+    std::string trie = "main";
+    bool secure = false;   // hash keys; required to match an existing trie's kind when given
+    bool replace = false;  // drop the existing content first
+    unsigned threads = 1;  // for hashing a new trie (build_new_trie_file)
+    // The most memory the rows of a new file's trie may take (build_new_trie_file, which
+    // holds them all); 0: half the least of the physical memory, the address space limit
+    // and the cgroup's memory limit.
+    size_t bulk_memory = 0;
+    // Called now and then with (pairs done, pairs in all).
+    std::function<void(size_t, size_t)> progress;
+};
+
+struct BuildResult {
+    Hash256 root{};
+    bool created = false;  // a new trie (or a replaced one) rather than an update
+    size_t rows_written = 0;
+    size_t rows_deleted = 0;
+};
+
+// Creates the trie (streaming builder, rows in one pass) or applies input to the existing
+// one as a change set; all in one write transaction that publishes the root last.
+Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const BuildOptions& o);
+
+// Opens a stored trie by name for reading. Errors: no_such_trie.
+Result<TrieInfo> require_trie(NodeStore& store, std::string_view name);
+
+struct CheckReport {
+    size_t rows = 0;                    // rows of the trie in the store
+    size_t reachable = 0;               // rows reached from the root
+    std::vector<std::string> problems;  // each names the path
+};
+
+// Walks the trie from its root by path, recomputing every hash; then compares the rows
+// reached with the rows present (orphans) in one ordered pass.
+Result<CheckReport> check_trie(NodeStore& store, const TrieInfo& trie);
+
+struct TrieStats {
+    struct Count {
+        size_t nodes = 0;
+        size_t bytes = 0;
+    };
+    size_t rows = 0;
+    size_t row_bytes = 0;  // path + rlp bytes of every row
+    Count leaf, extension, branch, embedded;
+    std::vector<Count> by_depth;  // rows by path length
+    size_t pairs = 0;
+};
+
+// Counts the rows of a trie by node type and path length, and the embedded nodes they carry.
+Result<TrieStats> trie_stats(NodeStore& store, const TrieInfo& trie);
+
+}  // namespace mpt

@@ -1,0 +1,18 @@
+#include <sys/mman.h>
+
+#include <mpt/core/bytes.hpp>
+
+namespace mpt {
+
+void advise_huge_pages(const void* p, size_t n) noexcept {
+#if defined(MADV_HUGEPAGE)
+    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(kHuge - 1);
+    if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    static_cast<void>(p), static_cast<void>(n);
+#endif
+}
+
+}  // namespace mpt

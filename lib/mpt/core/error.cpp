@@ -1,0 +1,97 @@
+#include <mpt/core/error.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace mpt {
+
+ErrorCategory category(Errc e) noexcept {
+    switch (e) {
+        case Errc::invalid_proof:
+            return ErrorCategory::invalid;
+        case Errc::storage_open:
+        case Errc::storage_not_mpt:
+        case Errc::storage_version:
+        case Errc::storage_missing_node:
+        case Errc::storage_hash_mismatch:
+        case Errc::storage_bad_node:
+        case Errc::storage_io:
+        case Errc::storage_readonly:
+        case Errc::storage_full:
+        case Errc::no_such_trie:
+        case Errc::trie_kind_mismatch:
+            return ErrorCategory::storage;
+        case Errc::internal:
+            return ErrorCategory::internal;
+        default:
+            return ErrorCategory::input;
+    }
+}
+
+std::string_view errc_name(Errc e) noexcept {
+    switch (e) {
+        case Errc::bad_hex:
+            return "bad hex";
+        case Errc::bad_json:
+            return "malformed JSON";
+        case Errc::bad_input:
+            return "bad input";
+        case Errc::rlp_truncated:
+            return "RLP truncated";
+        case Errc::rlp_non_canonical:
+            return "non-canonical RLP";
+        case Errc::rlp_trailing_bytes:
+            return "trailing bytes after RLP item";
+        case Errc::rlp_expected_list:
+            return "RLP: expected a list";
+        case Errc::rlp_expected_string:
+            return "RLP: expected a string";
+        case Errc::bad_node:
+            return "malformed trie node";
+        case Errc::bad_compact_path:
+            return "malformed compact path";
+        case Errc::invalid_proof:
+            return "invalid proof";
+        case Errc::storage_open:
+            return "cannot open trie file";
+        case Errc::storage_not_mpt:
+            return "not an mpt trie file";
+        case Errc::storage_version:
+            return "unsupported trie file version";
+        case Errc::storage_missing_node:
+            return "missing node";
+        case Errc::storage_hash_mismatch:
+            return "node hash mismatch";
+        case Errc::storage_bad_node:
+            return "malformed stored node";
+        case Errc::storage_io:
+            return "storage I/O error";
+        case Errc::storage_readonly:
+            return "trie file is read-only";
+        case Errc::storage_full:
+            return "disk or database full";
+        case Errc::no_such_trie:
+            return "no such trie";
+        case Errc::trie_kind_mismatch:
+            return "secure and plain tries cannot be mixed";
+        case Errc::internal:
+            return "internal error";
+    }
+    return "unknown error";
+}
+
+std::string Error::message() const {
+    std::string m{errc_name(code)};
+    if (!detail.empty()) {
+        m += ": ";
+        m += detail;
+    }
+    return m;
+}
+
+void assertion_failed(const char* expr, const char* file, int line) noexcept {
+    std::fprintf(stderr, "mpt: assertion failed: %s (%s:%d)\n", expr, file, line);
+    std::abort();
+}
+
+}  // namespace mpt

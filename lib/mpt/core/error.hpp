@@ -1,0 +1,136 @@
+// The library's error type: one flat error enum, an Error with its place, and Result<T>.
+//
+// Library code returns errors as values; data from a file, a proof or the command line never
+// triggers an assertion. MPT_ASSERT states what the code itself guarantees (a REQUIRES: line,
+// an invariant): it is checked in Debug and sanitizer builds (where NDEBUG is not defined, or
+// MPT_ASSERTIONS is), so the fuzzers and sanitizer runs check the contracts, and compiles to
+// nothing in Release.
+//
+// Thread safety: value types; distinct objects may be used from different threads freely.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace mpt {
+
+// One flat error enum for the whole library. The command line maps each code to an exit
+// status through category().
+enum class Errc : uint8_t {
+    // Malformed input: exit 2.
+    bad_hex,
+    bad_json,
+    bad_input,
+    // RLP decoding (proof documents, stored rows, vectors).
+    rlp_truncated,
+    rlp_non_canonical,
+    rlp_trailing_bytes,
+    rlp_expected_list,
+    rlp_expected_string,
+    bad_node,
+    bad_compact_path,
+    // A negative answer: exit 1.
+    invalid_proof,
+    // Storage: exit 3.
+    storage_open,
+    storage_not_mpt,
+    storage_version,
+    storage_missing_node,
+    storage_hash_mismatch,
+    storage_bad_node,  // a stored row whose hash checks but which is no valid node
+    storage_io,
+    storage_readonly,
+    storage_full,
+    no_such_trie,
+    trie_kind_mismatch,
+    // Internal: exit 4.
+    internal,
+};
+
+enum class ErrorCategory : uint8_t { invalid = 1, input = 2, storage = 3, internal = 4 };
+
+ErrorCategory category(Errc e) noexcept;
+std::string_view errc_name(Errc e) noexcept;
+
+struct Error {
+    Errc code;
+    std::string detail;  // what and where, for a human; may be empty
+
+    std::string message() const;
+};
+
+// An expected-like result: either a T or an Error. std::expected is C++23.
+template <typename T>
+class [[nodiscard]] Result {
+public:
+    Result(T value) : v_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+    Result(Error error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+    Result(Errc code, std::string detail = {}) : v_(Error{code, std::move(detail)}) {}
+
+    bool ok() const noexcept { return v_.index() == 0; }
+    explicit operator bool() const noexcept { return ok(); }
+
+    // REQUIRES: ok().
+    T& value() & { return std::get<0>(v_); }
+    const T& value() const& { return std::get<0>(v_); }
+    T&& value() && { return std::get<0>(std::move(v_)); }
+    T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
+    T* operator->() { return &value(); }
+    const T* operator->() const { return &value(); }
+
+    // REQUIRES: !ok().
+    const Error& error() const& { return std::get<1>(v_); }
+    Error&& error() && { return std::get<1>(std::move(v_)); }
+
+private:
+    std::variant<T, Error> v_;
+};
+
+// Result<void>: success or an Error.
+template <>
+class [[nodiscard]] Result<void> {
+public:
+    Result() = default;
+    Result(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT
+    Result(Errc code, std::string detail = {}) : error_{code, std::move(detail)}, failed_(true) {}
+
+    bool ok() const noexcept { return !failed_; }
+    explicit operator bool() const noexcept { return ok(); }
+    const Error& error() const& { return error_; }
+    Error&& error() && { return std::move(error_); }
+
+private:
+    Error error_{Errc::internal, {}};
+    bool failed_ = false;
+};
+
+using Status = Result<void>;
+
+[[noreturn]] void assertion_failed(const char* expr, const char* file, int line) noexcept;
+
+}  // namespace mpt
+
+// Propagates an error from an expression yielding a Result; binds the value otherwise.
+#define MPT_CONCAT_INNER(a, b) a##b
+#define MPT_CONCAT(a, b) MPT_CONCAT_INNER(a, b)
+#define MPT_TRY_IMPL(tmp, decl, expr)             \
+    auto tmp = (expr);                            \
+    if (!tmp.ok()) return std::move(tmp).error(); \
+    decl = std::move(tmp).value()
+#define MPT_TRY(decl, expr) MPT_TRY_IMPL(MPT_CONCAT(mpt_try_, __LINE__), decl, expr)
+#define MPT_RETURN_IF_ERROR(expr)                                     \
+    do {                                                              \
+        auto mpt_status_ = (expr);                                    \
+        if (!mpt_status_.ok()) return std::move(mpt_status_).error(); \
+    } while (0)
+
+#if !defined(NDEBUG) || defined(MPT_ASSERTIONS)
+#define MPT_ASSERT(cond) \
+    ((cond) ? static_cast<void>(0) : ::mpt::assertion_failed(#cond, __FILE__, __LINE__))
+#else
+#define MPT_ASSERT(cond) static_cast<void>(0)
+#endif

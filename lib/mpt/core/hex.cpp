@@ -1,0 +1,61 @@
+#include <cstring>
+#include <mpt/core/hex.hpp>
+
+namespace mpt {
+namespace {
+
+constexpr char kDigits[] = "0123456789abcdef";
+
+}  // namespace
+
+void append_hex_digits(std::string& out, bytes_view b) {
+    const size_t start = out.size();
+    out.resize(start + 2 * b.size());
+    char* p = out.data() + start;
+    for (const uint8_t x : b) {
+        *p++ = kDigits[x >> 4];
+        *p++ = kDigits[x & 0xf];
+    }
+}
+
+std::string to_hex(bytes_view b) {
+    std::string out;
+    out.reserve(2 + 2 * b.size());
+    out += "0x";
+    append_hex_digits(out, b);
+    return out;
+}
+
+Result<bytes> from_hex(std::string_view s) {
+    if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
+    if (s.size() % 2 != 0) return Error{Errc::bad_hex, "odd number of hex digits"};
+    bytes out(s.size() / 2);
+    uint8_t* o = out.data();
+    // A byte that is not a digit maps to 0xff, so one test of all the values or-ed together
+    // finds any; the offset is looked for only then.
+    uint8_t bad = 0;
+    for (size_t i = 0; i < s.size(); i += 2) {
+        const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(s[i])];
+        const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(s[i + 1])];
+        bad |= hi | lo;
+        *o++ = static_cast<uint8_t>(hi << 4 | (lo & 0x0f));
+    }
+    if (bad > 0x0f) {
+        size_t at = 0;
+        while (kHexDigitValue[static_cast<uint8_t>(s[at])] <= 0x0f) ++at;
+        return Error{Errc::bad_hex, "not a hex digit at offset " + std::to_string(at)};
+    }
+    return out;
+}
+
+Result<Hash256> hash_from_hex(std::string_view s) {
+    MPT_TRY(bytes b, from_hex(s));
+    if (b.size() != 32) {
+        return {Errc::bad_hex, "expected 32 bytes, got " + std::to_string(b.size())};
+    }
+    Hash256 h;
+    std::memcpy(h.data(), b.data(), 32);
+    return h;
+}
+
+}  // namespace mpt

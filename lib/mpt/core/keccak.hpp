@@ -1,0 +1,40 @@
+// Keccak-256 as Ethereum uses it: the original Keccak padding (0x01), not SHA3's (0x06).
+//
+// Thread safety: the functions are pure; a Keccak256 object is not shared between threads.
+#pragma once
+
+#include <mpt/core/bytes.hpp>
+#include <span>
+
+namespace mpt {
+
+// The Keccak-f[1600] permutation over 25 little-endian 64-bit lanes, in the fastest variant
+// this CPU runs (chosen once, on first use).
+void keccakf1600(uint64_t state[25]) noexcept;
+
+// The compiled variants of the permutation, for the cross-check tests and the benchmarks;
+// all compute the same function. available is false for one this CPU cannot run.
+struct KeccakVariant {
+    const char* name;
+    void (*permute)(uint64_t state[25]) noexcept;
+    bool available;
+};
+std::span<const KeccakVariant> keccakf1600_variants() noexcept;
+
+// Incremental Keccak-256. Rate 136 bytes, capacity 512 bits.
+class Keccak256 {
+public:
+    static constexpr size_t kRate = 136;
+
+    void update(bytes_view data) noexcept;
+    // Pads, permutes and writes the digest. The object must not be updated afterwards.
+    Hash256 finish() noexcept;
+
+private:
+    uint64_t state_[25] = {};
+    size_t offset_ = 0;  // bytes absorbed into the current block
+};
+
+Hash256 keccak256(bytes_view data) noexcept;
+
+}  // namespace mpt

@@ -1,0 +1,92 @@
+#include <mpt/core/node.hpp>
+
+namespace mpt {
+
+void encode_branch(bytes& out, const NodeRef* children, bytes_view value) {
+    // 16 hashed children and an empty value make a payload of 529 bytes, a 3-byte header.
+    constexpr size_t kHeaderRoom = 3;
+    uint8_t scratch[kMaxBranchWithoutValue];
+    uint8_t* const payload = scratch + kHeaderRoom;
+    uint8_t* o = payload;
+    for (size_t i = 0; i < 16; ++i) o = children[i].write_to(o);
+    const size_t children_length = static_cast<size_t>(o - payload);
+    const size_t n = children_length + rlp::string_length(value);
+    if (value.empty()) {
+        *o++ = 0x80;
+        const size_t h = rlp::header_length(n);
+        rlp::write_header(payload - h, n, 0xc0);
+        out.insert(out.end(), payload - h, o);
+        return;
+    }
+    rlp::append_list_header(out, n);
+    out.insert(out.end(), payload, o);
+    rlp::append_string(out, value);
+}
+
+namespace {
+
+// A child item of a branch or extension: empty string, 32-byte hash string, or an
+// embedded node (a list whose whole encoding is shorter than 32 bytes).
+Result<bytes_view> decode_child(bytes_view& in) noexcept {
+    const uint8_t* start = in.data();
+    MPT_TRY(rlp::Item item, rlp::decode_item(in));
+    if (item.is_list) {
+        const size_t whole = static_cast<size_t>(in.data() - start);
+        // Canonicality: a node of 32 bytes or more must be referenced by its hash.
+        if (whole >= 32) return {Errc::bad_node, "embedded child of 32 bytes or more"};
+        return bytes_view{start, whole};
+    }
+    if (item.payload.size() != 0 && item.payload.size() != 32) {
+        return {Errc::bad_node, "child reference neither empty nor 32 bytes"};
+    }
+    return item.payload;
+}
+
+}  // namespace
+
+Result<NodeView> decode_node(bytes_view rlp) noexcept {
+    MPT_TRY(rlp::Item list, rlp::decode_single(rlp));
+    if (!list.is_list) return {Errc::bad_node, "node is not a list"};
+    MPT_TRY(size_t n, rlp::count_items(list.payload));
+    bytes_view in = list.payload;
+    NodeView node;
+    if (n == 2) {
+        MPT_TRY(rlp::Item path_item, rlp::decode_item(in));
+        if (path_item.is_list) return {Errc::bad_node, "node path is a list"};
+        auto compact = decode_compact(path_item.payload);
+        if (!compact) return {Errc::bad_node, compact.error().message()};
+        node.path = compact->path;
+        if (compact->leaf) {
+            node.kind = NodeView::Kind::leaf;
+            MPT_TRY(rlp::Item value, rlp::decode_item(in));
+            if (value.is_list) return {Errc::bad_node, "leaf value is a list"};
+            if (value.payload.empty()) return {Errc::bad_node, "leaf with an empty value"};
+            node.value = value.payload;
+        } else {
+            node.kind = NodeView::Kind::extension;
+            if (node.path.empty()) return {Errc::bad_node, "extension with an empty path"};
+            MPT_TRY(bytes_view child, decode_child(in));
+            if (child.empty()) return {Errc::bad_node, "extension without a child"};
+            node.child = child;
+        }
+        return node;
+    }
+    if (n == 17) {
+        node.kind = NodeView::Kind::branch;
+        size_t entries = 0;
+        for (size_t i = 0; i < 16; ++i) {
+            MPT_TRY(bytes_view child, decode_child(in));
+            node.children[i] = child;
+            entries += !child.empty();
+        }
+        MPT_TRY(rlp::Item value, rlp::decode_item(in));
+        if (value.is_list) return {Errc::bad_node, "branch value is a list"};
+        node.value = value.payload;
+        entries += !value.payload.empty();
+        if (entries < 2) return {Errc::bad_node, "branch with fewer than two entries"};
+        return node;
+    }
+    return {Errc::bad_node, "node list of " + std::to_string(n) + " items"};
+}
+
+}  // namespace mpt

@@ -1,0 +1,187 @@
+#include <bit>
+#include <cstring>
+#include <mpt/input/json_lexer.hpp>
+
+namespace mpt::json_detail {
+namespace {
+
+void append_utf8(std::string& out, uint32_t cp) {
+    const auto byte = [&](uint32_t v) { out.push_back(static_cast<char>(v)); };
+    if (cp < 0x80) {
+        byte(cp);
+    } else if (cp < 0x800) {
+        byte(0xc0 | cp >> 6);
+        byte(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+        byte(0xe0 | cp >> 12);
+        byte(0x80 | ((cp >> 6) & 0x3f));
+        byte(0x80 | (cp & 0x3f));
+    } else {
+        byte(0xf0 | cp >> 18);
+        byte(0x80 | ((cp >> 12) & 0x3f));
+        byte(0x80 | ((cp >> 6) & 0x3f));
+        byte(0x80 | (cp & 0x3f));
+    }
+}
+
+// A nonzero value when one of the 8 bytes of w (as loaded little-endian) is '"', '\\', a
+// control character or a non-ASCII byte, the bytes that end a plain run of a JSON string;
+// its lowest set bit is in the first such byte. The first three terms are the classic "has
+// a zero byte" test, (x - 0x01..) & ~x & 0x80.., whose lowest flag is exact (a borrow only
+// runs upwards from a true hit, and a byte with its high bit set flags itself).
+inline uint64_t special_bytes(uint64_t w) noexcept {
+    constexpr uint64_t kOnes = 0x0101010101010101;
+    constexpr uint64_t kHigh = 0x8080808080808080;
+    const uint64_t quote = w ^ (kOnes * '"');
+    const uint64_t backslash = w ^ (kOnes * '\\');
+    return (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
+            ((w - kOnes * 0x20) & ~w) | w) &
+           kHigh;
+}
+
+bool is_special(char c) noexcept {
+    const auto u = static_cast<unsigned char>(c);
+    return c == '"' || c == '\\' || u < 0x20 || u >= 0x80;
+}
+
+}  // namespace
+
+const char* scan_plain(const char* p, const char* end) noexcept {
+    if constexpr (std::endian::native == std::endian::little) {
+        for (; end - p >= 8; p += 8) {
+            uint64_t w;
+            std::memcpy(&w, p, 8);
+            if (const uint64_t m = special_bytes(w)) return p + std::countr_zero(m) / 8;
+        }
+    }
+    while (p != end && !is_special(*p)) ++p;
+    return p;
+}
+
+Status JsonLexer::lex_string() {
+    const char* start = p_;
+    ++p_;
+    scratch_.clear();
+    while (true) {
+        const char* q = scan_plain(p_, end_);
+        scratch_.append(p_, q);
+        p_ = q;
+        if (p_ == end_) return fail_at(start, "unterminated string");
+        if (*p_ == '"') {
+            ++p_;
+            return {};
+        }
+        const auto c = static_cast<unsigned char>(*p_);
+        if (c < 0x20) return fail("control character in a string");
+        if (c >= 0x80) {
+            MPT_RETURN_IF_ERROR(take_utf8());
+        } else {
+            MPT_RETURN_IF_ERROR(parse_escape());
+        }
+    }
+}
+
+Status JsonLexer::take_utf8() {
+    const auto* u = reinterpret_cast<const unsigned char*>(p_);
+    const size_t left = static_cast<size_t>(end_ - p_);
+    // The lead byte gives the length; C0, C1 and F5..FF lead only overlong or out-of-range
+    // forms, and a continuation byte leads nothing.
+    size_t n = 0;
+    uint32_t cp = 0;
+    if (u[0] >= 0xc2 && u[0] <= 0xdf) {
+        n = 2;
+        cp = u[0] & 0x1fu;
+    } else if (u[0] >= 0xe0 && u[0] <= 0xef) {
+        n = 3;
+        cp = u[0] & 0x0fu;
+    } else if (u[0] >= 0xf0 && u[0] <= 0xf4) {
+        n = 4;
+        cp = u[0] & 0x07u;
+    } else {
+        return fail("invalid UTF-8 in a string");
+    }
+    for (size_t i = 1; i < n; ++i) {
+        if (i >= left || (u[i] & 0xc0) != 0x80) return fail("invalid UTF-8 in a string");
+        cp = cp << 6 | (u[i] & 0x3fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff)) {
+        return fail("invalid UTF-8 in a string");
+    }
+    scratch_.append(p_, n);
+    p_ += n;
+    return {};
+}
+
+Status JsonLexer::parse_escape() {
+    ++p_;  // the backslash
+    if (p_ == end_) return fail("unterminated escape");
+    const char c = *p_++;
+    switch (c) {
+        case '"':
+        case '\\':
+        case '/':
+            scratch_.push_back(c);
+            return {};
+        case 'b':
+            scratch_.push_back('\b');
+            return {};
+        case 'f':
+            scratch_.push_back('\f');
+            return {};
+        case 'n':
+            scratch_.push_back('\n');
+            return {};
+        case 'r':
+            scratch_.push_back('\r');
+            return {};
+        case 't':
+            scratch_.push_back('\t');
+            return {};
+        case 'u': {
+            MPT_TRY(uint32_t cp, parse_hex4());
+            if (cp >= 0xd800 && cp <= 0xdbff) {
+                if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') {
+                    return fail("unpaired surrogate in \\u escape");
+                }
+                p_ += 2;
+                MPT_TRY(uint32_t lo, parse_hex4());
+                if (lo < 0xdc00 || lo > 0xdfff) return fail("unpaired surrogate in \\u escape");
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+                return fail("unpaired surrogate in \\u escape");
+            }
+            append_utf8(scratch_, cp);
+            return {};
+        }
+        default:
+            --p_;
+            return fail("invalid escape");
+    }
+}
+
+Result<uint32_t> JsonLexer::parse_hex4() {
+    if (end_ - p_ < 4) return fail("truncated \\u escape");
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) {
+        const uint8_t d = kHexDigitValue[static_cast<uint8_t>(p_[i])];
+        if (d > 0x0f) return fail("invalid \\u escape");
+        v = v << 4 | d;
+    }
+    p_ += 4;
+    return v;
+}
+
+std::string JsonLexer::where(const char* at) const {
+    size_t line = 1;
+    const char* line_start = begin_;
+    for (const char* c = begin_; c < at; ++c) {
+        if (*c == '\n') {
+            ++line;
+            line_start = c + 1;
+        }
+    }
+    return "line " + std::to_string(line) + ", column " + std::to_string(at - line_start + 1);
+}
+
+}  // namespace mpt::json_detail

@@ -1,0 +1,85 @@
+// The lexical layer shared by the library's strict JSON readers (kv_input.cpp for key/value
+// documents, json_doc.cpp for proof documents): whitespace, string escapes, and errors that
+// name a line and column. Internal to the library.
+//
+// Thread safety: a lexer is used by one thread.
+#pragma once
+
+#include <mpt/core/bytes.hpp>
+#include <mpt/core/error.hpp>
+#include <mpt/core/hex.hpp>
+#include <string>
+#include <string_view>
+
+namespace mpt::json_detail {
+
+// The first '"', '\\', control character or non-ASCII byte in [p, end), or end: the end of a
+// plain run of a JSON string, which needs no decoding and no UTF-8 check.
+const char* scan_plain(const char* p, const char* end) noexcept;
+
+// A position in one JSON text. The text outlives the lexer.
+class JsonLexer {
+protected:
+    explicit JsonLexer(std::string_view text) noexcept
+        : p_(text.data()), begin_(text.data()), end_(text.data() + text.size()) {}
+
+    void skip_ws() noexcept {
+        while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    }
+    char peek() const noexcept { return p_ == end_ ? '\0' : *p_; }
+
+    // REQUIRES: p_ at the '[' or '{' of a container that close ends. Moves past it, and past
+    // close too when the container is empty (true).
+    bool open_is_empty(char close) noexcept {
+        ++p_;
+        skip_ws();
+        if (peek() != close) return false;
+        ++p_;
+        return true;
+    }
+
+    // After an item of an array or object that close ends: moves past a ',' (true: another
+    // item follows) or past close (false).
+    Result<bool> next_item(char close) {
+        skip_ws();
+        if (peek() == ',') {
+            ++p_;
+            return true;
+        }
+        if (peek() == close) {
+            ++p_;
+            return false;
+        }
+        return fail(close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+
+    // REQUIRES: p_ at the opening quote of a string. Decodes the whole string, escapes
+    // included, into scratch_ and moves past its closing quote. A string must be UTF-8
+    // (RFC 8259 section 8.1; RFC 3629: no overlong forms, no surrogates, at most U+10FFFF).
+    Status lex_string();
+
+    // REQUIRES: p_ at a backslash inside a string. Appends the escaped character to scratch_
+    // (a \u escape as UTF-8; a surrogate must be paired) and moves past the escape.
+    Status parse_escape();
+
+    // REQUIRES: p_ at a non-ASCII byte inside a string. Appends one UTF-8 sequence to scratch_
+    // and moves past it.
+    Status take_utf8();
+
+    // "line L, column C" of at (columns count bytes from 1).
+    std::string where(const char* at) const;
+    Error fail_at(const char* at, const std::string& what) const {
+        return {Errc::bad_json, where(at) + ": " + what};
+    }
+    Error fail(const std::string& what) const { return fail_at(p_, what); }
+
+    const char* p_;
+    const char* begin_;
+    const char* end_;
+    std::string scratch_;  // a string with escapes, unescaped
+
+private:
+    Result<uint32_t> parse_hex4();
+};
+
+}  // namespace mpt::json_detail

@@ -1,0 +1,435 @@
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/input/json_lexer.hpp>
+#include <mpt/input/kv_input.hpp>
+#include <utility>
+
+namespace mpt {
+namespace {
+
+template <typename T>
+void reserve_huge(std::vector<T>& v, size_t n) {
+    v.reserve(n);
+    // The builder reads pairs in key order, which is random in the input.
+    advise_huge_pages(v.data(), v.capacity() * sizeof(T));
+}
+
+// Reads the stream f of the file path (or "-", standard input) as read_file does; closes it
+// unless it is standard input.
+Result<std::string> read_stream(std::FILE* f, const std::string& path) {
+    std::string data;
+    // A regular file is read straight into a string of its size; a pipe, or a file that
+    // grew meanwhile, continues in chunks.
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        data.resize(static_cast<size_t>(st.st_size));
+        data.resize(std::fread(data.data(), 1, data.size(), f));
+    }
+    // A stream stops at the first byte no JSON text holds, a control character other than
+    // tab, line feed and carriage return: the parser reports it where it stands, and an
+    // endless stream such as /dev/zero or /dev/urandom ends there instead of filling memory.
+    auto json_byte = [](char c) {
+        return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
+    };
+    char buf[1 << 16];
+    while (!std::feof(f) && !std::ferror(f)) {
+        const size_t n = std::fread(buf, 1, sizeof buf, f);
+        const char* bad = std::find_if_not(buf, buf + n, json_byte);
+        if (bad != buf + n) {
+            data.append(buf, static_cast<size_t>(bad - buf) + 1);
+            break;
+        }
+        data.append(buf, n);
+    }
+    const bool failed = std::ferror(f) != 0;
+    const int err = errno;
+    if (f != stdin) std::fclose(f);
+    if (failed) return {Errc::bad_input, path + ": " + std::strerror(err)};
+    return data;
+}
+
+}  // namespace
+
+Result<std::string> read_file(const std::string& path) {
+    std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return {Errc::bad_input, path + ": " + std::strerror(errno)};
+    return read_stream(f, path);
+}
+
+InputText::InputText(InputText&& other) noexcept
+    : map_(std::exchange(other.map_, nullptr)),
+      map_size_(std::exchange(other.map_size_, 0)),
+      data_(std::move(other.data_)) {}
+
+InputText& InputText::operator=(InputText&& other) noexcept {
+    if (this != &other) {
+        if (map_ != nullptr) munmap(map_, map_size_);
+        map_ = std::exchange(other.map_, nullptr);
+        map_size_ = std::exchange(other.map_size_, 0);
+        data_ = std::move(other.data_);
+    }
+    return *this;
+}
+
+InputText::~InputText() {
+    if (map_ != nullptr) munmap(map_, map_size_);
+}
+
+std::string_view InputText::view() const noexcept {
+    if (map_ != nullptr) return {static_cast<const char*>(map_), map_size_};
+    return data_;
+}
+
+Result<InputText> load_input(const std::string& path) {
+    InputText text;
+    if (path != "-") {
+        const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return {Errc::bad_input, path + ": " + std::strerror(errno)};
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+            void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p != MAP_FAILED) {
+                madvise(p, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
+                text.map_ = p;
+                text.map_size_ = static_cast<size_t>(st.st_size);
+            }
+        }
+        if (text.map_ != nullptr) {
+            close(fd);
+            return text;
+        }
+        // A pipe, an empty file, or a file that cannot be mapped: read from this same open
+        // file. Opening a FIFO again would take a second writer, and the bytes the first
+        // writer left in the pipe would be gone with this reader.
+        std::FILE* f = fdopen(fd, "rb");
+        if (f == nullptr) {
+            const int err = errno;
+            close(fd);
+            return {Errc::bad_input, path + ": " + std::strerror(err)};
+        }
+        MPT_TRY(text.data_, read_stream(f, path));
+        return text;
+    }
+    MPT_TRY(text.data_, read_file(path));  // standard input
+    return text;
+}
+
+Result<bytes> decode_kv_string(std::string_view s) {
+    if (s.size() >= 2 && s[0] == '0' && s[1] == 'x') return from_hex(s);
+    return bytes(as_bytes(s).begin(), as_bytes(s).end());
+}
+
+using json_detail::scan_plain;
+
+class KvParser : json_detail::JsonLexer {
+public:
+    explicit KvParser(std::string_view text) : JsonLexer(text) {}
+
+    Result<KvInput> parse() {
+        // The decoded bytes of a string never outnumber its characters in the text (two hex
+        // digits make a byte, an escape of 2 to 12 characters at most 4), so one arena the
+        // size of the text holds them all and writes need no bounds checks. Pages the
+        // decoding never reaches are never touched.
+        out_.arenas_.emplace_back(new uint8_t[std::max<size_t>(text_size(), 1)]);
+        w_ = out_.arenas_.back().get();
+        advise_huge_pages(w_, text_size());
+        // Room for an entry per 32 bytes of text (a pair of 32-byte hex strings takes 140): a
+        // larger document grows the vector; the unused part of this is never touched.
+        reserve_huge(out_.entries_, text_size() / 32 + 1);
+        skip_ws();
+        if (p_ == end_) return fail("empty document; expected an object or an array");
+        if (*p_ == '{') {
+            MPT_RETURN_IF_ERROR(parse_object());
+        } else if (*p_ == '[') {
+            out_.ordered_ = true;
+            MPT_RETURN_IF_ERROR(parse_array());
+        } else {
+            return fail("expected an object or an array of [key, value] pairs");
+        }
+        skip_ws();
+        if (p_ != end_) return fail("unexpected data after the document");
+        return std::move(out_);
+    }
+
+private:
+    size_t text_size() const noexcept { return static_cast<size_t>(end_ - begin_); }
+
+    Status parse_object() {
+        if (open_is_empty('}')) return {};
+        while (true) {
+            skip_ws();
+            if (peek() != '"') return fail("expected a string key");
+            KvInput::Entry e{};
+            MPT_RETURN_IF_ERROR(parse_entry_string(e.key, e.key_len, "key"));
+            skip_ws();
+            if (peek() != ':') return fail("expected ':'");
+            ++p_;
+            skip_ws();
+            MPT_RETURN_IF_ERROR(parse_value(e));
+            MPT_RETURN_IF_ERROR(push(e));
+            MPT_TRY(const bool more, next_item('}'));
+            if (!more) return {};
+        }
+    }
+
+    Status parse_array() {
+        if (open_is_empty(']')) return {};
+        while (true) {
+            skip_ws();
+            if (peek() != '[') return fail("expected a [key, value] pair");
+            ++p_;
+            skip_ws();
+            if (peek() != '"') return fail("expected a string key");
+            KvInput::Entry e{};
+            MPT_RETURN_IF_ERROR(parse_entry_string(e.key, e.key_len, "key"));
+            skip_ws();
+            if (peek() != ',') return fail("expected ',' between key and value");
+            ++p_;
+            skip_ws();
+            MPT_RETURN_IF_ERROR(parse_value(e));
+            skip_ws();
+            if (peek() != ']') return fail("expected ']' after the value: a pair has two items");
+            ++p_;
+            MPT_RETURN_IF_ERROR(push(e));
+            MPT_TRY(const bool more, next_item(']'));
+            if (!more) return {};
+        }
+    }
+
+    Status push(const KvInput::Entry& e) {
+        // Entries are numbered by uint32_t in SortedPairCursor.
+        if (out_.entries_.size() == UINT32_MAX) return fail("too many entries");
+        out_.entries_.push_back(e);
+        return {};
+    }
+
+    Status parse_value(KvInput::Entry& e) {
+        if (peek() == '"') return parse_entry_string(e.value, e.value_len, "value");
+        if (end_ - p_ >= 4 && std::memcmp(p_, "null", 4) == 0) {
+            p_ += 4;
+            e.value = w_;
+            e.value_len = 0;
+            return {};
+        }
+        return fail("value is not a string or null");
+    }
+
+    // Parses a JSON string at p_ and appends its bytes (hex-decoded for 0x strings) to the
+    // arena. Two fast paths cover strings without escapes; anything else, errors included,
+    // takes the general path from the start of the string.
+    Status parse_entry_string(const uint8_t*& out, uint32_t& len, const char* what) {
+        const char* start = p_;
+        const char* s = p_ + 1;
+        uint8_t* const first = w_;
+        if (end_ - s >= 2 && s[0] == '0' && s[1] == 'x') {
+            // Hex digits decoded while scanning; the closing quote ends the run.
+            const char* q = s + 2;
+            uint8_t* o = first;
+            while (end_ - q >= 2) {
+                const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(q[0])];
+                const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(q[1])];
+                if ((hi | lo) > 0x0f) break;
+                *o++ = static_cast<uint8_t>(hi << 4 | lo);
+                q += 2;
+            }
+            if (q != end_ && *q == '"') {
+                p_ = q + 1;
+                return finish_string(out, len, first, o, start);
+            }
+        } else {
+            const char* q = scan_plain(s, end_);
+            if (q != end_ && *q == '"') {
+                const size_t n = static_cast<size_t>(q - s);
+                std::memcpy(first, s, n);
+                p_ = q + 1;
+                return finish_string(out, len, first, first + n, start);
+            }
+        }
+        return parse_string_general(out, len, what);
+    }
+
+    Status finish_string(const uint8_t*& out, uint32_t& len, uint8_t* first, uint8_t* last,
+                         const char* start) {
+        const size_t n = static_cast<size_t>(last - first);
+        if (n > UINT32_MAX) return fail_at(start, "string too long");
+        out = first;
+        len = static_cast<uint32_t>(n);
+        w_ = last;
+        return {};
+    }
+
+    Status parse_string_general(const uint8_t*& out, uint32_t& len, const char* what) {
+        const char* start = p_;
+        MPT_RETURN_IF_ERROR(lex_string());
+        uint8_t* const first = w_;
+        MPT_TRY(uint8_t * last, put_decoded(first, scratch_, start, what));
+        return finish_string(out, len, first, last, start);
+    }
+
+    // Writes s, hex-decoded when it starts with 0x, at o; returns the end of what it wrote.
+    Result<uint8_t*> put_decoded(uint8_t* o, std::string_view s, const char* start,
+                                 const char* what) const {
+        if (s.size() >= 2 && s[0] == '0' && s[1] == 'x') {
+            const size_t digits = s.size() - 2;
+            if (digits % 2 != 0) return entry_error(start, what, "odd number of hex digits");
+            for (size_t i = 0; i < digits / 2; ++i) {
+                const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(s[2 + 2 * i])];
+                const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(s[3 + 2 * i])];
+                if ((hi | lo) > 0x0f) return entry_error(start, what, "not a hex digit");
+                *o++ = static_cast<uint8_t>(hi << 4 | lo);
+            }
+            return o;
+        }
+        if (!s.empty()) std::memcpy(o, s.data(), s.size());
+        return o + s.size();
+    }
+
+    Error entry_error(const char* at, const char* what, const std::string& why) const {
+        return {Errc::bad_hex, "entry " + std::to_string(out_.entries_.size()) + " " + what + " (" +
+                                   where(at) + "): " + why};
+    }
+
+    uint8_t* w_ = nullptr;  // the arena's write position
+    KvInput out_;
+};
+
+Result<KvInput> parse_kv(std::string_view text) { return KvParser(text).parse(); }
+
+namespace {
+
+// The first 8 bytes of a key as a big-endian number, zero-padded: comparing these orders
+// keys as compare_bytes does, except that ties need the full keys.
+uint64_t key_prefix(bytes_view key) noexcept {
+    uint8_t b[8] = {};
+    if (!key.empty()) std::memcpy(b, key.data(), std::min<size_t>(key.size(), 8));
+    uint64_t v;
+    std::memcpy(&v, b, 8);
+    if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+    return v;
+}
+
+// Large inputs are put in 65536 buckets by the top 16 bits of their keys, in one counting
+// pass and one scattering pass, and each bucket is sorted alone when it is reached (hashed
+// keys leave a handful in each). Skewed keys only make some buckets larger. Smaller inputs
+// take 16 buckets by the first nibble, so that they still split by it, and the smallest one.
+constexpr unsigned kBucketBits = 16;
+constexpr size_t kBucketMinPairs = size_t{1} << kBucketBits;
+constexpr unsigned kNibbleBits = 4;
+constexpr size_t kNibbleBucketMinPairs = 16;
+
+// A run handed out holds the pairs of whole buckets, at least this many unless it is the
+// last: the records sorted for it are still in cache when their entries are read.
+constexpr size_t kRunPairs = 1024;
+
+}  // namespace
+
+SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure) : input_(&input) {
+    const size_t n = input.size();
+    if (secure) {
+        reserve_huge(hashed_keys_, n);
+        hashed_keys_.resize(n);
+        for (size_t i = 0; i < n; ++i) hashed_keys_[i] = keccak256(input[i].key);
+    }
+    bucket_bits_ = n >= kBucketMinPairs         ? kBucketBits
+                   : n >= kNibbleBucketMinPairs ? kNibbleBits
+                                                : 0;
+    const size_t buckets = size_t{1} << bucket_bits_;
+    start_.assign(buckets + 1, 0);
+    if (bucket_bits_ == 0) {
+        start_[1] = static_cast<uint32_t>(n);
+    } else {
+        for (uint32_t i = 0; i < n; ++i) ++start_[bucket_of(key_prefix(key_of(i))) + 1];
+        for (size_t b = 0; b < buckets; ++b) start_[b + 1] += start_[b];
+    }
+    // The records go straight to their buckets: no copy in input order is kept, and the
+    // array is not zeroed first.
+    records_ = std::make_unique_for_overwrite<Record[]>(std::max<size_t>(n, 1));
+    advise_huge_pages(records_.get(), n * sizeof(Record));
+    std::vector<uint32_t> next(start_.begin(), start_.end() - 1);
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t prefix = key_prefix(key_of(i));
+        records_[next[bucket_of(prefix)]++] = {prefix, i};
+    }
+    all_.end = buckets;
+}
+
+bytes_view SortedPairCursor::key_of(uint32_t i) const noexcept {
+    return hashed_keys_.empty() ? (*input_)[i].key : bytes_view(hashed_keys_[i]);
+}
+
+size_t SortedPairCursor::bucket_of(uint64_t prefix) const noexcept {
+    return bucket_bits_ == 0 ? 0 : static_cast<size_t>(prefix >> (64 - bucket_bits_));
+}
+
+bool SortedPairCursor::less(const Record& a, const Record& b) const noexcept {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    const int c = compare_bytes(key_of(a.index), key_of(b.index));
+    return c != 0 ? c < 0 : a.index < b.index;  // equal keys: later writes last
+}
+
+SortedPairCursor::Range SortedPairCursor::nibble_range(unsigned v) const noexcept {
+    const unsigned shift = bucket_bits_ - kNibbleBits;
+    return Range{size_t{v} << shift, size_t{v + 1} << shift, {}};
+}
+
+std::span<const KvPair> SortedPairCursor::next() { return next(all_); }
+
+std::span<const KvPair> SortedPairCursor::next(Range& range) {
+    std::vector<KvPair>& run = range.run;
+    run.clear();
+    for (; range.bucket < range.end && run.size() < kRunPairs; ++range.bucket) {
+        Record* const first = records_.get() + start_[range.bucket];
+        Record* const last = records_.get() + start_[range.bucket + 1];
+        Record* const end = records_.get() + start_[range.end];
+        if (last - first > 1) {
+            std::sort(first, last, [this](const Record& a, const Record& b) { return less(a, b); });
+        }
+        // Equal keys share a bucket, next to one another with the last write last.
+        for (Record* r = first; r != last; ++r) {
+            // The entries are visited in key order, which is random in the input: fetch
+            // ahead, past this bucket too (the range's next bucket, unsorted, holds the
+            // records read next), but not past the range (another thread may be sorting it).
+            constexpr ptrdiff_t kAhead = 48;
+            if (end - r > kAhead) input_->prefetch(r[kAhead].index);
+            const bool last_of_key = r + 1 == last || r[1].prefix != r->prefix ||
+                                     !bytes_equal(key_of(r->index), key_of(r[1].index));
+            if (!last_of_key) continue;
+            const KvPair p = (*input_)[r->index];
+            if (!p.value.empty()) run.push_back({key_of(r->index), p.value});
+        }
+    }
+    return run;
+}
+
+std::vector<Hash256> SortedPairCursor::take_hashed_keys() && {
+    all_.bucket = all_.end;
+    return std::move(hashed_keys_);
+}
+
+std::vector<KvPair> SortedPairCursor::rest() {
+    std::vector<KvPair> pairs;
+    reserve_huge(pairs, input_->size());
+    for (std::span<const KvPair> run; !(run = next()).empty();)
+        pairs.insert(pairs.end(), run.begin(), run.end());
+    return pairs;
+}
+
+SortedPairs sorted_final_pairs(const KvInput& input, bool secure) {
+    SortedPairCursor cursor(input, secure);
+    SortedPairs out;
+    out.pairs = cursor.rest();
+    out.hashed_keys = std::move(cursor).take_hashed_keys();
+    return out;
+}
+
+}  // namespace mpt

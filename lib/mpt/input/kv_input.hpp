@@ -1,0 +1,159 @@
+// Key/value input documents.
+//
+// Two shapes: a JSON object {"key": "value", ...}, or an array of pairs
+// [["key", "value"], ...] applied in order, where null (or "") deletes. A string starting
+// with 0x is hex (even length, hex digits only); any other string is its UTF-8 bytes
+// (the ethereum/tests rule). The reader is a strict JSON parser specialised for these
+// shapes: it decodes straight into one arena and reports errors with line and column.
+//
+// Thread safety: value types and pure functions.
+#pragma once
+
+#include <mpt/core/bytes.hpp>
+#include <mpt/core/error.hpp>
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mpt {
+
+class KvInput {
+public:
+    size_t size() const noexcept { return entries_.size(); }
+    // The view lives as long as this object (moves included).
+    KvPair operator[](size_t i) const noexcept {
+        const Entry& e = entries_[i];
+        return {{e.key, e.key_len}, {e.value, e.value_len}};
+    }
+    // A hint that entry i is read soon.
+    void prefetch(size_t i) const noexcept { __builtin_prefetch(&entries_[i]); }
+    // True for the array form (pairs applied in order).
+    bool ordered() const noexcept { return ordered_; }
+
+private:
+    friend class KvParser;
+    struct Entry {
+        const uint8_t* key;
+        const uint8_t* value;
+        uint32_t key_len;
+        uint32_t value_len;
+    };
+    // The decoded strings. Entries point into these buffers, which never move.
+    std::vector<std::unique_ptr<uint8_t[]>> arenas_;
+    std::vector<Entry> entries_;
+    bool ordered_ = false;
+};
+
+// Parses a key/value document. Errors name the line, column and entry. At most UINT32_MAX
+// entries.
+Result<KvInput> parse_kv(std::string_view text);
+
+// Reads a whole JSON file ("-" for standard input). A stream that is not a regular file is
+// read up to its end, or up to and with the first control character that no JSON text
+// holds (not tab, line feed or carriage return), so that an endless stream of bytes that
+// cannot be JSON ends.
+Result<std::string> read_file(const std::string& path);
+
+// A whole input document in memory, for reading once: a regular file is mapped read-only
+// (no copy; the page cache is read in place), anything else ("-" for standard input, a
+// pipe) is read. A mapped file truncated by another process while it is read raises SIGBUS
+// on the lost pages; a caller that must not die of it catches that signal.
+class InputText {
+public:
+    InputText() = default;
+    InputText(InputText&& other) noexcept;
+    InputText& operator=(InputText&& other) noexcept;
+    ~InputText();
+
+    // Valid until this object is destroyed or assigned.
+    std::string_view view() const noexcept;
+    bool mapped() const noexcept { return map_ != nullptr; }
+
+private:
+    friend Result<InputText> load_input(const std::string& path);
+    void* map_ = nullptr;
+    size_t map_size_ = 0;
+    std::string data_;
+};
+
+Result<InputText> load_input(const std::string& path);
+
+// Decodes one string by the ethereum/tests rule: 0x-prefixed hex, else its bytes.
+Result<bytes> decode_kv_string(std::string_view s);
+
+// The final content of a document in key order, a run of pairs at a time: the last write of
+// each key wins and deletions drop it. Keys view into the input, or, when secure, into
+// hashed-key storage this object owns, where each key is replaced by its keccak256; values
+// view into the input. The sort puts the keys into buckets (65536 by their first two bytes
+// from 65536 entries up, 16 by their first nibble from 16 entries, else one) and sorts each
+// bucket as a run reaches it. A run is whole buckets, at least about a thousand pairs: for
+// hashed keys and 65536 entries or more, about that many, so that a caller that consumes each
+// run before the next holds no more pairs than that. With fewer buckets, or keys that share a
+// bucket, a run can be as large as the input.
+//
+// REQUIRES: the input outlives this object and is not moved meanwhile.
+class SortedPairCursor {
+public:
+    SortedPairCursor(const KvInput& input, bool secure);
+    SortedPairCursor(const SortedPairCursor&) = delete;
+    SortedPairCursor& operator=(const SortedPairCursor&) = delete;
+    SortedPairCursor(SortedPairCursor&&) noexcept = default;
+    SortedPairCursor& operator=(SortedPairCursor&&) noexcept = default;
+
+    // The next pairs in key order; empty at the end. The span is valid until the next call;
+    // the bytes it views live as long as this object (moves included) and the input.
+    std::span<const KvPair> next();
+    // All the pairs next() has still to give, at once.
+    std::vector<KvPair> rest();
+
+    // Ends the cursor (next() gives nothing more) and hands over the storage the keys of a
+    // secure cursor view, empty when not secure. Moving the vector keeps the views valid.
+    std::vector<Hash256> take_hashed_keys() &&;
+
+    // A part of the key space read on its own, as next() reads the whole: the pairs whose
+    // keys start with one nibble. Ranges of different nibbles may be read on different
+    // threads at once, not beside next(). next() may follow them, and then reads every
+    // bucket again, with the same result.
+    struct Range {
+        size_t bucket = 0;  // the next bucket to sort and hand out
+        size_t end = 0;
+        std::vector<KvPair> run;
+    };
+    // Whether the buckets follow the first nibble, so that nibble_range can split them.
+    bool splits_by_nibble() const noexcept { return bucket_bits_ >= 4; }
+    // The keys that start with nibble v (v < 16), and for v = 0 also the empty key.
+    // REQUIRES: splits_by_nibble().
+    Range nibble_range(unsigned v) const noexcept;
+    // The entries of the input whose keys fall in the range (before deduplication).
+    size_t entries(const Range& range) const noexcept {
+        return start_[range.end] - start_[range.bucket];
+    }
+    std::span<const KvPair> next(Range& range);
+
+private:
+    struct Record {
+        uint64_t prefix;  // the key's first 8 bytes, big-endian, zero-padded
+        uint32_t index;   // the entry's position in the input: later writes have larger ones
+    };
+    bytes_view key_of(uint32_t i) const noexcept;
+    bool less(const Record& a, const Record& b) const noexcept;
+    size_t bucket_of(uint64_t prefix) const noexcept;
+
+    const KvInput* input_;
+    std::vector<Hash256> hashed_keys_;
+    std::unique_ptr<Record[]> records_;  // grouped by bucket, each bucket sorted when reached
+    std::vector<uint32_t> start_;        // bucket b holds records_[start_[b], start_[b + 1])
+    unsigned bucket_bits_ = 0;
+    Range all_;  // what next() reads
+};
+
+// All the pairs of a SortedPairCursor, at once.
+struct SortedPairs {
+    std::vector<KvPair> pairs;
+    std::vector<Hash256> hashed_keys;
+};
+SortedPairs sorted_final_pairs(const KvInput& input, bool secure);
+
+}  // namespace mpt

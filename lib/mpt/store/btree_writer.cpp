@@ -1,0 +1,234 @@
+#include <mpt/store/btree_writer.hpp>
+
+#include <cstring>
+
+namespace mpt {
+namespace {
+
+constexpr uint8_t kIndexInterior = 0x02;  // page types (fileformat2 1.6)
+constexpr uint8_t kIndexLeaf = 0x0a;
+constexpr size_t kLeafHeader = 8;
+constexpr size_t kInteriorHeader = 12;  // with the right-most child
+// SQLite's largest page number as Debian builds it (SQLITE_MAX_PAGE_COUNT).
+constexpr uint32_t kMaxPageNumber = 1073741823;
+
+void put_u16(uint8_t* p, uint32_t v) noexcept {
+    p[0] = static_cast<uint8_t>(v >> 8);
+    p[1] = static_cast<uint8_t>(v);
+}
+
+void put_u32(uint8_t* p, uint32_t v) noexcept {
+    for (int i = 3; i >= 0; --i, v >>= 8) p[i] = static_cast<uint8_t>(v);
+}
+
+// SQLite's varint (fileformat2 1.6): 7 bits per byte, most significant first, the high bit
+// set on every byte but the last. REQUIRES: v < 2^56, which spares the 9-byte form.
+void append_varint(bytes& out, uint64_t v) {
+    uint8_t groups[8];
+    size_t n = 0;
+    do {
+        groups[n++] = static_cast<uint8_t>(v & 0x7f);
+        v >>= 7;
+    } while (v != 0);
+    while (n > 1) out.push_back(groups[--n] | 0x80);
+    out.push_back(groups[0]);
+}
+
+size_t varint_length(uint64_t v) noexcept {
+    size_t n = 1;
+    while (v >>= 7) ++n;
+    return n;
+}
+
+}  // namespace
+
+void append_record(bytes& out, int64_t integer, bytes_view blob1, bytes_view blob2) {
+    // Serial types (fileformat2 2.1): 0 and 1 are types 8 and 9, stored in no bytes (file
+    // format 4); other integers take 1, 2, 3, 4, 6 or 8 bytes, whichever is the least that
+    // holds them; a blob of n bytes is type 2n + 12.
+    const uint64_t magnitude =
+        integer < 0 ? ~static_cast<uint64_t>(integer) : static_cast<uint64_t>(integer);
+    uint64_t int_type;
+    size_t int_bytes;
+    if (integer == 0 || integer == 1) {
+        int_type = 8 + static_cast<uint64_t>(integer);
+        int_bytes = 0;
+    } else if (magnitude <= 0x7f) {
+        int_type = 1, int_bytes = 1;
+    } else if (magnitude <= 0x7fff) {
+        int_type = 2, int_bytes = 2;
+    } else if (magnitude <= 0x7fffff) {
+        int_type = 3, int_bytes = 3;
+    } else if (magnitude <= 0x7fffffff) {
+        int_type = 4, int_bytes = 4;
+    } else if (magnitude <= 0x7fffffffffff) {
+        int_type = 5, int_bytes = 6;
+    } else {
+        int_type = 6, int_bytes = 8;
+    }
+    const uint64_t type1 = 2 * blob1.size() + 12;
+    const uint64_t type2 = 2 * blob2.size() + 12;
+    // The header's length counts itself; with three serial types it is under 128, one byte.
+    const size_t header = 1 + varint_length(int_type) + varint_length(type1) + varint_length(type2);
+    out.reserve(out.size() + header + int_bytes + blob1.size() + blob2.size());
+    append_varint(out, header);
+    append_varint(out, int_type);
+    append_varint(out, type1);
+    append_varint(out, type2);
+    for (size_t i = int_bytes; i > 0; --i) {
+        out.push_back(static_cast<uint8_t>(static_cast<uint64_t>(integer) >> (8 * (i - 1))));
+    }
+    out.insert(out.end(), blob1.begin(), blob1.end());
+    out.insert(out.end(), blob2.begin(), blob2.end());
+}
+
+IndexBtreeWriter::IndexBtreeWriter(uint32_t page_size, uint32_t root_page, uint32_t first_page,
+                                   PageWriter write)
+    : page_size_(page_size),
+      root_page_(root_page),
+      next_page_(first_page),
+      // The most and the least of a payload an index page keeps in the cell (fileformat2
+      // 1.6, with the usable size equal to the page size): at least four cells fit a page.
+      max_local_((page_size - 12) * 64 / 255 - 23),
+      min_local_((page_size - 12) * 32 / 255 - 23),
+      write_(std::move(write)) {}
+
+Result<uint32_t> IndexBtreeWriter::next_page() {
+    if (next_page_ > kMaxPageNumber) {
+        return {Errc::storage_full, "more pages than an SQLite file may hold"};
+    }
+    return next_page_++;
+}
+
+Status IndexBtreeWriter::make_cell(bytes_view record) {
+    // A payload longer than max_local keeps a part in the cell and the rest in a chain of
+    // overflow pages, each a next-page number and page_size - 4 bytes (fileformat2 1.6).
+    const size_t payload = record.size();
+    size_t local = payload;
+    if (payload > max_local_) {
+        const size_t surplus = min_local_ + (payload - min_local_) % (page_size_ - 4);
+        local = surplus <= max_local_ ? surplus : min_local_;
+    }
+    cell_.clear();
+    append_varint(cell_, payload);
+    cell_.insert(cell_.end(), record.begin(), record.begin() + static_cast<ptrdiff_t>(local));
+    if (local == payload) return {};
+    const size_t per_page = page_size_ - 4;
+    const size_t chain = (payload - local + per_page - 1) / per_page;
+    if (next_page_ + chain > kMaxPageNumber) {
+        return {Errc::storage_full, "more pages than an SQLite file may hold"};
+    }
+    const uint32_t first = next_page_;
+    cell_.resize(cell_.size() + 4);
+    put_u32(cell_.data() + cell_.size() - 4, first);
+    size_t at = local;
+    for (size_t i = 0; i < chain; ++i) {
+        page_.assign(page_size_, 0);
+        const uint32_t number = next_page_++;
+        const size_t n = std::min(per_page, payload - at);
+        put_u32(page_.data(), i + 1 < chain ? number + 1 : 0);
+        std::memcpy(page_.data() + 4, record.data() + at, n);
+        at += n;
+        MPT_RETURN_IF_ERROR(write_(number, page_));
+    }
+    return {};
+}
+
+bool IndexBtreeWriter::fits(const Level& l, size_t level, size_t cell_size) const noexcept {
+    const size_t header = level == 0 ? kLeafHeader : kInteriorHeader;
+    return header + l.cell_bytes + cell_size + 2 <= page_size_;
+}
+
+Status IndexBtreeWriter::add(bytes_view record) {
+    MPT_RETURN_IF_ERROR(make_cell(record));
+    return push(0, cell_, 0);  // nothing below changes cell_
+}
+
+Status IndexBtreeWriter::push(size_t level, bytes_view cell, uint32_t child) {
+    if (levels_.size() == level) levels_.emplace_back();
+    if (levels_[level].has_pending) {
+        // The page is full and a cell comes after the one that did not fit: the page is
+        // done, that cell divides it from the next, and the new cell begins the next.
+        Level& l = levels_[level];
+        MPT_TRY(const uint32_t page, emit(level, l.starts.size(), l.pending_child, 0));
+        const bytes divider = std::move(levels_[level].pending);
+        levels_[level].has_pending = false;
+        MPT_RETURN_IF_ERROR(push(level + 1, divider, page));  // may add a level: no references kept
+    }
+    Level& l = levels_[level];
+    const size_t size = cell.size() + (level == 0 ? 0 : 4);
+    if (!fits(l, level, size)) {
+        l.pending.assign(cell.begin(), cell.end());
+        l.pending_child = child;
+        l.has_pending = true;
+        return {};
+    }
+    l.starts.push_back(static_cast<uint32_t>(l.data.size()));
+    l.data.insert(l.data.end(), cell.begin(), cell.end());
+    if (level != 0) l.children.push_back(child);
+    l.cell_bytes += size + 2;
+    return {};
+}
+
+Result<uint32_t> IndexBtreeWriter::emit(size_t level, size_t n, uint32_t right_child,
+                                        uint32_t page_number) {
+    Level& l = levels_[level];
+    const bool leaf = level == 0;
+    const size_t header = leaf ? kLeafHeader : kInteriorHeader;
+    page_.assign(page_size_, 0);
+    uint8_t* p = page_.data();
+    p[0] = leaf ? kIndexLeaf : kIndexInterior;
+    put_u16(p + 3, static_cast<uint32_t>(n));
+    // Cells fill the page from its end down; the pointers, in key order, from the header up.
+    size_t content = page_size_;
+    for (size_t i = 0; i < n; ++i) {
+        const size_t begin = l.starts[i];
+        const size_t end = i + 1 < l.starts.size() ? l.starts[i + 1] : l.data.size();
+        content -= end - begin + (leaf ? 0 : 4);
+        if (!leaf) put_u32(p + content, l.children[i]);
+        std::memcpy(p + content + (leaf ? 0 : 4), l.data.data() + begin, end - begin);
+        put_u16(p + header + 2 * i, static_cast<uint32_t>(content));
+    }
+    put_u16(p + 5, static_cast<uint32_t>(content == 65536 ? 0 : content));
+    if (!leaf) put_u32(p + 8, right_child);
+    l.data.clear();
+    l.starts.clear();
+    l.children.clear();
+    l.cell_bytes = 0;
+    uint32_t number = page_number;
+    if (number == 0) {
+        MPT_TRY(number, next_page());
+    }
+    MPT_RETURN_IF_ERROR(write_(number, page_));
+    return number;
+}
+
+Result<uint32_t> IndexBtreeWriter::finish() {
+    if (levels_.empty()) levels_.emplace_back();  // no records: the root, an empty leaf
+    uint32_t below = 0;                           // the last page of the level below
+    for (size_t level = 0;; ++level) {
+        if (levels_[level].has_pending) {
+            // The cell that did not fit is the last: alone on a page it needs a divider
+            // before it, and the full page gives up its last cell for that.
+            Level& l = levels_[level];
+            const size_t n = l.starts.size();
+            if (n < 2) return {Errc::internal, "b-tree page holds fewer than two cells"};
+            const bytes divider(l.data.begin() + l.starts[n - 1], l.data.end());
+            const uint32_t divider_child = level == 0 ? 0 : l.children[n - 1];
+            bytes last = std::move(l.pending);
+            const uint32_t last_child = l.pending_child;
+            l.has_pending = false;
+            MPT_TRY(const uint32_t page, emit(level, n - 1, divider_child, 0));
+            MPT_RETURN_IF_ERROR(push(level + 1, divider, page));
+            MPT_RETURN_IF_ERROR(push(level, last, last_child));
+        }
+        const size_t n = levels_[level].starts.size();
+        if (level + 1 == levels_.size()) {
+            MPT_RETURN_IF_ERROR(emit(level, n, below, root_page_));
+            return std::max(root_page_, next_page_ - 1);
+        }
+        MPT_TRY(below, emit(level, n, below, 0));
+    }
+}
+
+}  // namespace mpt

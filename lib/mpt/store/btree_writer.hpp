@@ -1,0 +1,78 @@
+// A writer of SQLite index b-trees, the storage of a WITHOUT ROWID table, from records given
+// in key order: every page is filled before the next one begins, and the levels above are
+// built as the leaves are, so the records are read once and the pages come out in one pass.
+// SQLite lays a table out this densely only when it copies a whole table into an empty one.
+//
+// The format is SQLite's file format 4 (https://www.sqlite.org/fileformat2.html): index
+// b-tree pages (1.6), cells with their overflow chains (1.6, 1.7), records (2.1). Each
+// record is stored once, in a leaf or, as a divider, in an interior page; no page is empty.
+// Pages carry no reserved bytes.
+//
+// Thread safety: an object is used by one thread at a time.
+#pragma once
+
+#include <mpt/core/bytes.hpp>
+#include <mpt/core/error.hpp>
+
+#include <functional>
+#include <vector>
+
+namespace mpt {
+
+// Appends the SQLite record (integer, blob, blob) to out: a header of serial types, then
+// the values. The integer takes the shortest serial type, as SQLite gives it.
+void append_record(bytes& out, int64_t integer, bytes_view blob1, bytes_view blob2);
+
+class IndexBtreeWriter {
+public:
+    // Receives a finished page. The view is valid during the call.
+    using PageWriter = std::function<Status(uint32_t page_number, bytes_view page)>;
+
+    // Pages are numbered from first_page up, in the order they are handed to write, but for
+    // the root, which is handed over last, numbered root_page.
+    // REQUIRES: page_size is a power of two in [512, 65536]; root_page < first_page.
+    IndexBtreeWriter(uint32_t page_size, uint32_t root_page, uint32_t first_page, PageWriter write);
+
+    // Adds a record. REQUIRES: it sorts after the record added before, in the table's key
+    // order; an index b-tree out of order is a corrupt file, and nothing here can tell. It is
+    // at least 3 bytes long (SQLite counts no cell as less than 4 bytes; append_record's are
+    // 4 at least).
+    Status add(bytes_view record);
+
+    // Writes the pages still open, the root last; the writer is done. Returns the highest
+    // page number written.
+    Result<uint32_t> finish();
+
+private:
+    // The cells of one level's page being filled. A cell is its payload part (size, local
+    // bytes, first overflow page); an interior cell has its left child beside it.
+    struct Level {
+        bytes data;                    // the cells' payload parts, one after another
+        std::vector<uint32_t> starts;  // where each begins in data
+        std::vector<uint32_t> children;
+        size_t cell_bytes = 0;  // the cells' sizes on the page, with their pointers
+        // The cell that did not fit: the page is full, and the cell becomes the divider
+        // above it once another cell comes after it.
+        bool has_pending = false;
+        bytes pending;
+        uint32_t pending_child = 0;
+    };
+
+    Status push(size_t level, bytes_view cell, uint32_t child);
+    // Writes the page of cells [0, n) of the level as page_number (0: the next number).
+    Result<uint32_t> emit(size_t level, size_t n, uint32_t right_child, uint32_t page_number);
+    Status make_cell(bytes_view record);
+    Result<uint32_t> next_page();
+    bool fits(const Level& l, size_t level, size_t cell_size) const noexcept;
+
+    uint32_t page_size_;
+    uint32_t root_page_;
+    uint32_t next_page_;
+    uint32_t max_local_, min_local_;
+    PageWriter write_;
+    std::vector<Level> levels_;
+    bytes cell_;  // scratch: the cell being made
+    bytes page_;  // scratch: the page being written
+};
+
+}  // namespace mpt

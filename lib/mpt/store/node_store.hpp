@@ -1,0 +1,128 @@
+// The storage seam: tries kept as rows keyed by (trie, root-relative nibble path).
+//
+// A store holds named tries. Only hashed nodes and the root have rows. Paths are one nibble
+// per byte, so byte order of path keys is depth-first order and a subtree is one key range.
+// Writes happen inside begin_write()/commit_write(): a commit publishes every put, erase and
+// root change at once, or none of them. Reads inside begin_read()/end_read() see one
+// consistent state even while another connection writes.
+//
+// Implementations: MemoryNodeStore here (tests), SqliteNodeStore (sqlite_store.hpp), and
+// FaultyNodeStore (fault injection, for tests).
+//
+// Thread safety: a store object is used by one thread at a time.
+#pragma once
+
+#include <mpt/core/error.hpp>
+#include <mpt/trie/trie.hpp>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mpt {
+
+using TrieId = int64_t;
+
+struct TrieInfo {
+    TrieId id = 0;
+    std::string name;  // "main", or "0x<64 hex>" for a storage trie
+    Hash256 root = kEmptyRoot;
+    bool secure = false;
+};
+
+class NodeStore {
+public:
+    virtual ~NodeStore() = default;
+
+    virtual Result<std::optional<TrieInfo>> find_trie(std::string_view name) = 0;
+    virtual Result<std::vector<TrieInfo>> list_tries() = 0;
+
+    // The row at path, or an empty view when there is none. The view is valid until the next
+    // call on this store.
+    virtual Result<bytes_view> get(TrieId trie, bytes_view path) = 0;
+    // Visits the rows of a trie whose paths start with prefix, in path order, until f
+    // returns false. The views are valid during the call. A store may leave out rows whose
+    // path is no nibble path (a byte above 0x0f, or in a file a value that is not a BLOB);
+    // count_rows counts them too.
+    using RowVisitor = std::function<bool(bytes_view path, bytes_view rlp)>;
+    virtual Status scan(TrieId trie, bytes_view prefix, const RowVisitor& f) = 0;
+    // The number of rows of a trie, whatever their paths.
+    virtual Result<uint64_t> count_rows(TrieId trie) = 0;
+
+    virtual Status begin_read() = 0;
+    virtual void end_read() noexcept = 0;
+
+    virtual Status begin_write() = 0;
+    // REQUIRES: inside a write. Creates a trie with the empty root.
+    virtual Result<TrieId> create_trie(std::string_view name, bool secure) = 0;
+    virtual Status put(TrieId trie, bytes_view path, bytes_view rlp) = 0;
+    // The same as put() for each row in order; a store may write them in fewer steps.
+    virtual Status put_rows(TrieId trie, std::span<const RowList::Row> rows) {
+        for (const RowList::Row& r : rows) MPT_RETURN_IF_ERROR(put(trie, r.path, r.rlp));
+        return {};
+    }
+    // True when the order of puts cannot change what the store keeps (it orders the rows
+    // itself), so that a writer may put them in the order cheapest for it.
+    virtual bool row_order_free() const noexcept { return false; }
+    virtual Status erase(TrieId trie, bytes_view path) = 0;
+    // Erases every row of the trie whose path starts with prefix; returns how many.
+    virtual Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) = 0;
+    virtual Status set_root(TrieId trie, const Hash256& root) = 0;
+    // On failure nothing is published; the caller still calls rollback() to end the write.
+    virtual Status commit_write() = 0;
+    // Ends a write without publishing it; does nothing outside a write.
+    virtual void rollback() noexcept = 0;
+};
+
+// Applies a commit's rows to trie and publishes its root last. REQUIRES: inside a write.
+Status apply_commit(NodeStore& store, TrieId trie, const CommitBatch& batch);
+
+// One trie of a store, as a trie reads it.
+class TrieReader : public NodeReader {
+public:
+    TrieReader(NodeStore& store, TrieInfo info) : store_(store), info_(std::move(info)) {}
+    Result<bytes_view> read(bytes_view path) override { return store_.get(info_.id, path); }
+    std::string describe() const override { return "trie " + info_.name; }
+    const TrieInfo& info() const noexcept { return info_; }
+
+private:
+    NodeStore& store_;
+    TrieInfo info_;
+};
+
+// Rows in a std::map; a write works on a copy that commit_write() swaps in.
+class MemoryNodeStore : public NodeStore {
+public:
+    Result<std::optional<TrieInfo>> find_trie(std::string_view name) override;
+    Result<std::vector<TrieInfo>> list_tries() override;
+    Result<bytes_view> get(TrieId trie, bytes_view path) override;
+    Status scan(TrieId trie, bytes_view prefix, const RowVisitor& f) override;
+    Result<uint64_t> count_rows(TrieId trie) override;
+    Status begin_read() override { return {}; }
+    void end_read() noexcept override {}
+    Status begin_write() override;
+    Result<TrieId> create_trie(std::string_view name, bool secure) override;
+    Status put(TrieId trie, bytes_view path, bytes_view rlp) override;
+    Status erase(TrieId trie, bytes_view path) override;
+    Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) override;
+    Status set_root(TrieId trie, const Hash256& root) override;
+    Status commit_write() override;
+    void rollback() noexcept override;
+
+    // Every row, for tests that compare stores.
+    struct State {
+        std::vector<TrieInfo> tries;
+        std::map<std::pair<TrieId, bytes>, bytes> rows;
+    };
+    const State& state() const noexcept { return committed_; }
+
+private:
+    State committed_;
+    std::optional<State> pending_;
+    bytes last_;  // backs the view get() returns
+};
+
+}  // namespace mpt

@@ -1,0 +1,324 @@
+#include <mpt/trie/stack_trie.hpp>
+
+#include <mpt/trie/task_pool.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+namespace mpt {
+namespace {
+
+// encode_leaf(out, NibbleView(key).sub(depth), value), a byte at a time: a leaf's path ends
+// where its key ends, on a byte boundary, so past the flag byte (which carries the first
+// nibble when the length is odd, Yellow Paper appendix C) the path is whole bytes of the key.
+// The lengths are known first, so the node is written in one piece. REQUIRES: a nonempty
+// value (add_pair refuses an empty one).
+void encode_key_leaf(bytes& out, bytes_view key, size_t depth, bytes_view value) {
+    const size_t compact = (2 * key.size() - depth) / 2 + 1;
+    // A one-byte compact path (0x20, 0x3n) is below 0x80: its own encoding.
+    const size_t path_item = compact == 1 ? 1 : rlp::header_length(compact) + compact;
+    const size_t payload = path_item + rlp::string_length(value);
+    const size_t at = out.size();
+    out.resize(at + rlp::header_length(payload) + payload);
+    uint8_t* o = out.data() + at;
+    o += rlp::write_header(o, payload, 0xc0);
+    if (compact != 1) o += rlp::write_header(o, compact, 0x80);
+    const size_t first = (depth + 1) / 2;  // the first whole byte of the path
+    *o++ = depth % 2 != 0 ? static_cast<uint8_t>(0x30 | (key[depth / 2] & 0x0f)) : uint8_t{0x20};
+    if (first < key.size()) {
+        std::memcpy(o, key.data() + first, key.size() - first);
+        o += key.size() - first;
+    }
+    if (value.size() == 1 && value[0] < 0x80) {
+        *o = value[0];
+    } else {
+        o += rlp::write_header(o, value.size(), 0x80);
+        std::memcpy(o, value.data(), value.size());
+    }
+}
+
+}  // namespace
+
+StackTrie::Frame& StackTrie::push_frame(size_t depth) {
+    if (open_ == frames_.size()) frames_.emplace_back();
+    Frame& f = frames_[open_++];
+    f.depth = depth;
+    f.children.fill(NodeRef{});
+    f.value.clear();
+    return f;
+}
+
+NodeRef StackTrie::finalize(size_t path_len, bool root) {
+    if (enc_.size() < 32 && !root) return NodeRef::of(enc_);
+    const NodeRef ref = NodeRef::from_hash(keccak256(enc_));
+    if (sink_ != nullptr) {
+        path_buf_.clear();
+        append_unpacked(path_buf_, pending_path().sub(0, path_len));
+        sink_->put(path_buf_, enc_);
+    }
+    return ref;
+}
+
+void StackTrie::place_pending(Frame& f) {
+    const NibbleView p = pending_path();
+    if (p.size() == f.depth) {
+        f.value.assign(value_view_.begin(), value_view_.end());
+        return;
+    }
+    enc_.clear();
+    encode_key_leaf(enc_, key_view_, f.depth + 1, value_view_);
+    f.children[p[f.depth]] = finalize(f.depth + 1, false);
+}
+
+NodeRef StackTrie::branch_ref(const Frame& f, bool root) {
+    enc_.clear();
+    encode_branch(enc_, f.children.data(), f.value);
+    return finalize(f.depth, root);
+}
+
+NodeRef StackTrie::wrap(NodeRef child, size_t from, size_t to, bool root) {
+    if (from == to) return child;
+    enc_.clear();
+    encode_extension(enc_, pending_path().sub(from, to - from), child);
+    return finalize(from, root);
+}
+
+Status StackTrie::add(bytes_view key, bytes_view value) { return add_pair(key, value, true); }
+
+Status StackTrie::add_view(bytes_view key, bytes_view value) { return add_pair(key, value, false); }
+
+Status StackTrie::add_pair(bytes_view key, bytes_view value, bool copy) {
+    if (value.empty()) return {Errc::bad_input, "empty value"};
+    const auto keep = [&] {
+        if (copy) {
+            key_.assign(key.begin(), key.end());
+            value_.assign(value.begin(), value.end());
+            key = key_;
+            value = value_;
+        }
+        key_view_ = key;
+        value_view_ = value;
+    };
+    if (!has_pending_) {
+        keep();
+        has_pending_ = true;
+        count_ = 1;
+        return {};
+    }
+    // The pending key and the new one part at nibble c: there a branch must stand.
+    const bytes_view prev = key_view_;
+    const size_t m = std::min(prev.size(), key.size());
+    const size_t i = common_byte_prefix(prev, key);
+    const bool increasing = i < m ? prev[i] < key[i] : prev.size() < key.size();
+    if (!increasing) return {Errc::bad_input, "keys are not strictly increasing"};
+    const size_t c = i < m && prev[i] >> 4 == key[i] >> 4 ? 2 * i + 1 : 2 * i;
+    const NibbleView p = pending_path();
+    if (open_ == 0 || frames_[open_ - 1].depth < c) {
+        place_pending(push_frame(c));
+    } else {
+        place_pending(frames_[open_ - 1]);
+        // Every frame deeper than c is complete: no later key can fall into it.
+        while (frames_[open_ - 1].depth > c) {
+            const Frame& f = frames_[--open_];
+            const size_t depth = f.depth;
+            const NodeRef ref = branch_ref(f, false);
+            if (open_ > 0 && frames_[open_ - 1].depth >= c) {
+                Frame& parent = frames_[open_ - 1];
+                parent.children[p[parent.depth]] = wrap(ref, parent.depth + 1, depth, false);
+            } else {
+                // The frame at c is new. Reading p[c] before push_frame is safe: p is unchanged.
+                const uint8_t slot = p[c];
+                const NodeRef wrapped = wrap(ref, c + 1, depth, false);
+                push_frame(c).children[slot] = wrapped;
+            }
+        }
+    }
+    keep();
+    ++count_;
+    return {};
+}
+
+NodeRef StackTrie::finish_top(bool root) {
+    NodeRef top;
+    if (!has_pending_) {
+        top = NodeRef{};
+    } else if (open_ == 0) {
+        enc_.clear();
+        encode_key_leaf(enc_, key_view_, top_, value_view_);
+        top = finalize(top_, root);
+    } else {
+        const NibbleView p = pending_path();
+        place_pending(frames_[open_ - 1]);
+        while (open_ > 1) {
+            const Frame& f = frames_[--open_];
+            const size_t depth = f.depth;
+            const NodeRef ref = branch_ref(f, false);
+            Frame& parent = frames_[open_ - 1];
+            parent.children[p[parent.depth]] = wrap(ref, parent.depth + 1, depth, false);
+        }
+        const Frame& bottom = frames_[--open_];
+        if (bottom.depth == top_) {
+            top = branch_ref(bottom, root);
+        } else {
+            const size_t depth = bottom.depth;
+            const NodeRef ref = branch_ref(bottom, false);
+            top = wrap(ref, top_, depth, root);
+        }
+    }
+    has_pending_ = false;
+    open_ = 0;
+    return top;
+}
+
+Hash256 StackTrie::finish() {
+    if (!has_pending_) {
+        open_ = 0;
+        return kEmptyRoot;
+    }
+    return finish_top(true).hash();
+}
+
+NodeRef StackTrie::finish_ref() { return finish_top(false); }
+
+Status add_fetching_ahead(StackTrie& st, std::span<const KvPair> pairs) {
+    constexpr size_t kAhead = 16;
+    for (size_t k = 0; k < pairs.size(); ++k) {
+        if (k + kAhead < pairs.size()) {
+            const KvPair& p = pairs[k + kAhead];
+            __builtin_prefetch(p.key.data());
+            if (!p.value.empty()) {  // refused by add_view
+                __builtin_prefetch(p.value.data());
+                __builtin_prefetch(p.value.data() + p.value.size() - 1);
+            }
+        }
+        MPT_RETURN_IF_ERROR(st.add_view(pairs[k].key, pairs[k].value));
+    }
+    return {};
+}
+
+namespace {
+
+Result<Hash256> sequential_root(std::span<const KvPair> pairs, PartSinks* sinks) {
+    StackTrie st(sinks != nullptr ? sinks->part(PartSinks::kTopPart) : nullptr);
+    for (size_t k = 0; k < pairs.size(); k += PartSinks::kProgressPairs) {
+        const size_t n = std::min(PartSinks::kProgressPairs, pairs.size() - k);
+        MPT_RETURN_IF_ERROR(add_fetching_ahead(st, pairs.subspan(k, n)));
+        if (sinks != nullptr && n == PartSinks::kProgressPairs) sinks->advanced();
+    }
+    const Hash256 root = st.finish();
+    if (sinks != nullptr) {
+        for (size_t v = 0; v <= PartSinks::kTopPart; ++v) sinks->done(v);
+    }
+    return root;
+}
+
+// Nibble n of key, or -1 past its end.
+int nibble_at(bytes_view key, size_t n) noexcept {
+    return n < 2 * key.size() ? NibbleView(key)[n] : -1;
+}
+
+}  // namespace
+
+Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads, size_t min_pairs,
+                                PartSinks* sinks) {
+    if (threads <= 1 || pairs.size() < std::max<size_t>(min_pairs, 2)) {
+        return sequential_root(pairs, sinks);
+    }
+    // Sorted keys share the nibbles the first and the last share, and there the top branch
+    // stands; only the first key can end at it (a prefix of all others), its value going
+    // to the branch's 17th slot. Every other key continues with a nibble that picks the
+    // branch's child, and the keys under one child are a contiguous run, found by binary
+    // search: the keys themselves are read only by the builders.
+    const NibbleView first(pairs.front().key);
+    const size_t c = common_prefix(first, NibbleView(pairs.back().key));
+    bytes_view top_value;
+    size_t begin = 0;
+    if (first.size() == c) top_value = pairs[begin++].value;
+    struct Run {
+        size_t begin = 0, end = 0;
+        NodeRef ref;
+        Status status;
+    };
+    std::array<Run, 16> runs;
+    for (int v = 0; v < 16; ++v) {
+        runs[v].begin = begin;
+        begin = static_cast<size_t>(
+            std::partition_point(pairs.begin() + static_cast<ptrdiff_t>(begin), pairs.end(),
+                                 [&](const KvPair& p) { return nibble_at(p.key, c) <= v; }) -
+            pairs.begin());
+        runs[v].end = begin;
+    }
+    // What the split assumed of the order, checked at its edges; within a run the builder
+    // checks it. Strictly increasing runs whose first and last keys start with the top
+    // branch's path and the run's nibble hold only such keys, and increasing edges between
+    // runs make the whole input increasing. Anything amiss goes the sequential way, which
+    // reports it as StackTrie::add does.
+    bool split_holds = begin == pairs.size() && (first.size() != c || !top_value.empty());
+    const KvPair* previous = nullptr;
+    for (int v = 0; v < 16 && split_holds; ++v) {
+        if (runs[v].begin == runs[v].end) continue;
+        const KvPair& lo = pairs[runs[v].begin];
+        const KvPair& hi = pairs[runs[v].end - 1];
+        for (const KvPair* p : {&lo, &hi}) {
+            split_holds = split_holds && nibble_at(p->key, c) == v &&
+                          common_prefix(first, NibbleView(p->key)) >= c;
+        }
+        split_holds = split_holds && (previous == nullptr || bytes_less(previous->key, lo.key));
+        previous = &hi;
+    }
+    if (!split_holds) return sequential_root(pairs, sinks);
+
+    // Progress after every kProgressPairs pairs a thread added.
+    std::vector<size_t> added(std::min<size_t>(threads, runs.size()), 0);
+    run_tasks(threads, runs.size(), [&](size_t r, unsigned self) {
+        Run& run = runs[r];
+        StackTrie st(sinks != nullptr ? sinks->part(r) : nullptr, c + 1);
+        for (size_t k = run.begin; k < run.end && run.status.ok();) {
+            const size_t n = std::min(run.end - k, PartSinks::kProgressPairs - added[self]);
+            run.status = add_fetching_ahead(st, pairs.subspan(k, n));
+            k += n;
+            added[self] += n;
+            if (added[self] == PartSinks::kProgressPairs) {
+                added[self] = 0;
+                if (sinks != nullptr) sinks->advanced();
+            }
+        }
+        run.ref = st.finish_ref();
+        if (sinks != nullptr) sinks->done(r);
+    });
+    for (const Run& run : runs) {
+        if (!run.status.ok()) return sequential_root(pairs, sinks);
+    }
+
+    // The top nodes, handed to the sink as StackTrie::finalize would: the root always, the
+    // branch below an extension when it is hashed.
+    NodeSink* top = sinks != nullptr ? sinks->part(PartSinks::kTopPart) : nullptr;
+    std::array<NodeRef, 16> children;
+    for (size_t r = 0; r < runs.size(); ++r) children[r] = runs[r].ref;
+    bytes enc;
+    enc.reserve(kMaxBranchWithoutValue + rlp::header_length(top_value.size()) + top_value.size());
+    encode_branch(enc, children.data(), top_value);
+    bytes path;
+    Hash256 root;
+    if (c == 0) {
+        root = keccak256(enc);
+        if (top != nullptr) top->put(path, enc);
+    } else {
+        // The keys' shared nibbles make an extension above the branch; the root is hashed.
+        const NodeRef branch = NodeRef::of(enc);
+        if (top != nullptr && branch.is_hash()) {
+            append_unpacked(path, first.sub(0, c));
+            top->put(path, enc);
+            path.clear();
+        }
+        enc.clear();
+        encode_extension(enc, first.sub(0, c), branch);
+        root = keccak256(enc);
+        if (top != nullptr) top->put(path, enc);
+    }
+    if (sinks != nullptr) sinks->done(PartSinks::kTopPart);
+    return root;
+}
+
+}  // namespace mpt

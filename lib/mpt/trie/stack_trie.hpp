@@ -1,0 +1,127 @@
+// A streaming root builder for keys given in strictly increasing order.
+//
+// It keeps one branch frame per level of the current key's path (O(depth) memory), hashes
+// each subtree as soon as no later key can fall into it, and can hand every hashed node to
+// a sink with its root-relative path, children before parents. Keys of any length are
+// supported, including keys that are prefixes of later keys (their value goes to the
+// branch's 17th slot).
+//
+// Thread safety: an object is used by one thread at a time. stack_trie_root starts and joins
+// its own threads.
+#pragma once
+
+#include <mpt/core/error.hpp>
+#include <mpt/core/node.hpp>
+
+#include <span>
+#include <vector>
+
+namespace mpt {
+
+// Receives the hashed nodes of a trie being built. path is the node's root-relative path,
+// one nibble per byte; both views are valid only during the call.
+class NodeSink {
+public:
+    virtual ~NodeSink() = default;
+    virtual void put(bytes_view path, bytes_view rlp) = 0;
+};
+
+class StackTrie {
+public:
+    explicit StackTrie(NodeSink* sink = nullptr) : sink_(sink) {}
+    // A builder of the subtrie whose top node stands at nibble depth `depth` (a child of a
+    // branch at depth - 1). REQUIRES: every key added has at least `depth` nibbles and all
+    // share their first `depth` nibbles. Take its result with finish_ref().
+    StackTrie(NodeSink* sink, size_t depth) : sink_(sink), top_(depth) {}
+
+    // Adds a pair. An empty value is refused (it means absence), and so is a key that is not
+    // strictly greater than the previous one.
+    Status add(bytes_view key, bytes_view value);
+    // As add(), keeping views of key and value instead of copies.
+    // REQUIRES: both stay valid and unchanged until the next add or finish.
+    Status add_view(bytes_view key, bytes_view value);
+
+    // The root of all pairs added since construction or the last finish(); then resets.
+    // REQUIRES: built at depth 0.
+    Hash256 finish();
+    // The reference the parent branch holds to the subtrie built so far (embedded when its
+    // RLP is under 32 bytes; empty when no pair was added); then resets.
+    NodeRef finish_ref();
+
+    size_t count() const noexcept { return count_; }
+
+private:
+    struct Frame {
+        size_t depth = 0;
+        std::array<NodeRef, 16> children{};
+        bytes value;
+    };
+
+    NibbleView pending_path() const noexcept { return NibbleView(key_view_); }
+    Status add_pair(bytes_view key, bytes_view value, bool copy);
+    Frame& push_frame(size_t depth);
+    void place_pending(Frame& f);
+    NodeRef branch_ref(const Frame& f, bool root);
+    // The reference to node sitting at depth `to`, seen from depth `from` (an extension
+    // over the pending key's nibbles [from, to) when they differ).
+    NodeRef wrap(NodeRef child, size_t from, size_t to, bool root);
+    NodeRef finalize(size_t path_len, bool root);
+    NodeRef finish_top(bool root);
+
+    NodeSink* sink_;
+    size_t top_ = 0;             // the depth of the subtrie's top node
+    std::vector<Frame> frames_;  // frames_[0, open_) are open; the rest are kept for reuse
+    size_t open_ = 0;
+    // The pending pair: its place is known only when the next key arrives. The views point
+    // into key_ and value_ (add) or into the caller's memory (add_view).
+    bytes_view key_view_;
+    bytes_view value_view_;
+    bytes key_;
+    bytes value_;
+    bool has_pending_ = false;
+    size_t count_ = 0;
+    bytes enc_;       // encoding scratch
+    bytes path_buf_;  // unpacked path scratch for the sink
+};
+
+// Below this many pairs stack_trie_root stays on the calling thread: starting a thread
+// costs more than the work it would take over. Measured with 2 threads on 2 shared cores
+// (mpt_micro_bench BM_stack_trie_root_threads, wall time): slower at 256 pairs, even at
+// 1024, 1.5x faster at 4096.
+inline constexpr size_t kParallelRootMinPairs = 4096;
+
+// Where stack_trie_root hands the nodes it hashes: part(v) takes the nodes of the subtrie
+// under the top branch's child v (v < 16), part(kTopPart) the top branch and the extension
+// above it, if any. A build that does not split (one thread, few pairs, or a top branch that
+// is the only branch) hands every node to part(kTopPart). The nodes of a part come from one
+// thread, children before parents, and then done(v) is called on that thread, once for
+// every part. The nodes of parts 0..15 have paths that start with the top part's, and with
+// their own nibble where the top branch stands.
+class PartSinks {
+public:
+    static constexpr size_t kTopPart = 16;
+    static constexpr size_t kProgressPairs = 65536;
+    virtual ~PartSinks() = default;
+    virtual NodeSink* part(size_t v) = 0;
+    virtual void done(size_t v) = 0;
+    // Called by each building thread after every kProgressPairs pairs it added.
+    virtual void advanced() {}
+};
+
+// The root of pairs with strictly increasing keys and nonempty values (as
+// sorted_final_pairs gives them), equal to adding them to a StackTrie one by one. Given more
+// than one thread and at least min_pairs pairs, the subtries under the top branch are built
+// in parallel, on the calling thread and threads - 1 others. With sinks, every hashed node
+// goes to one of them, the nodes a StackTrie would hand its sink. Errors as StackTrie::add;
+// after an error the sinks may have had some nodes, and done(), more than once.
+Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads = 1,
+                                size_t min_pairs = kParallelRootMinPairs,
+                                PartSinks* sinks = nullptr);
+
+// Adds pairs (strictly increasing keys, nonempty values) to st by view, asking for the key and
+// both ends of the value (a value can straddle a cache line) of a pair a few ahead before they
+// are read: sorted pairs usually point into their input in a random order. Errors as
+// StackTrie::add_view.
+Status add_fetching_ahead(StackTrie& st, std::span<const KvPair> pairs);
+
+}  // namespace mpt
