@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Two builds of mpt side by side, in one run, on the same data: whole-process times (hyperfine,
+# the two binaries' runs interleaved so that the machine's drift hits both alike), callgrind
+# instruction counts (repeatable whatever the machine does), count-allocs, and whether the
+# outputs and the files each one writes are byte-identical.
+#
+#   bench/ab.sh OLD_MPT NEW_MPT [N]        (N pairs, default 1000000; RUNS=k hyperfine runs)
+#
+# The data (key i = keccak256(uint64 big-endian i), value = keccak256(key)) comes from
+# bench/data/ as the other benchmarks make it (bench/dataset.sh builds the project first).
+# Prints one table: each measure for OLD and NEW and the ratio NEW/OLD (under 1 is faster).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+[ $# -ge 2 ] || {
+    echo "usage: bench/ab.sh OLD_MPT NEW_MPT [N]" >&2
+    exit 2
+}
+old=$(realpath "$1")
+new=$(realpath "$2")
+n=${3:-1000000}
+runs=${RUNS:-20}
+for b in "$old" "$new"; do
+    [ -x "$b" ] || {
+        echo "ab: error: $b is not an executable" >&2
+        exit 2
+    }
+done
+for tool in hyperfine valgrind; do
+    command -v $tool >/dev/null || {
+        echo "ab: error: $tool not found (scripts/setup.sh installs it)" >&2
+        exit 2
+    }
+done
+case $n in
+'' | *[!0-9]*)
+    echo "ab: error: N must be a whole number, got '$n'" >&2
+    exit 2
+    ;;
+esac
+
+# shellcheck source=bench/dataset.sh
+. "$root/bench/dataset.sh"
+kv=$data
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The files both sides query: built once by NEW, and B with 100 values changed.
+db=$work/a.db
+db_b=$work/b.db
+"$new" build "$kv" -o "$db" >/dev/null
+{
+    echo '['
+    sed -n '2,101p' "$kv" | awk -F'"' '{ printf "%s[\"%s\", \"0x%064d\"]\n", (NR > 1 ? "," : ""), $2, NR }'
+    echo ']'
+} >"$work/changes.json"
+cp "$db" "$db_b"
+"$new" build "$work/changes.json" -o "$db_b" >/dev/null
+
+# Each binary builds its own file from the same input: the files must be the same bytes.
+for side in old new; do
+    bin=${!side}
+    "$bin" build "$kv" -o "$work/$side.db" >"$work/$side.build.out"
+done
+same_file=yes
+cmp -s "$work/old.db" "$work/new.db" || same_file=no
+
+key=$(sed -n 2p "$kv" | cut -d'"' -f2)
+miss=0x$(printf '%064d' 7)
+"$new" proof "$db" --range 0x00 --limit 1000 >"$work/range.json"
+
+# The outputs of every query, compared byte for byte.
+same_out=yes
+for side in old new; do
+    bin=${!side}
+    {
+        cat "$work/$side.build.out"
+        "$bin" root "$kv"
+        "$bin" root "$db"
+        "$bin" proof "$db" "$key"
+        "$bin" proof "$db" "$miss"
+        "$bin" proof "$db" --range 0x00 --limit 1000
+        "$bin" verify-range "$work/range.json"
+        "$bin" get "$db" "$key"
+        "$bin" get "$db" "$miss" || true
+        "$bin" get-node "$db" 0x00 0x1a 0x0012 --json
+        "$bin" diff "$db" "$db_b" || true
+        "$bin" check "$db"
+        "$bin" stats "$db" --json
+    } >"$work/$side.out" 2>&1
+done
+cmp -s "$work/old.out" "$work/new.out" || {
+    same_out=no
+    diff "$work/old.out" "$work/new.out" | head -20 >&2
+}
+
+# Interleaved whole-process times.
+hyperfine -N -i --warmup 3 --runs "$runs" --style none --export-csv "$work/q.csv" \
+    -n "old proof" "$old proof $db $key" -n "new proof" "$new proof $db $key" \
+    -n "old verify-range" "$old verify-range $work/range.json" \
+    -n "new verify-range" "$new verify-range $work/range.json" \
+    -n "old get hit" "$old get $db $key" -n "new get hit" "$new get $db $key" \
+    -n "old diff 100" "$old diff $db $db_b" -n "new diff 100" "$new diff $db $db_b" \
+    >/dev/null 2>&1
+big_runs=$(((runs + 3) / 4))
+hyperfine -N -i --warmup 1 --runs "$big_runs" --style none --export-csv "$work/b.csv" \
+    -n "old root 1 thread" "$old root --threads 1 $kv" \
+    -n "new root 1 thread" "$new root --threads 1 $kv" \
+    -n "old root" "$old root $kv" -n "new root" "$new root $kv" \
+    --prepare "rm -f $work/t.db $work/t.db-wal $work/t.db-shm" \
+    -n "old build" "$old build $kv -o $work/t.db" -n "new build" "$new build $kv -o $work/t.db" \
+    >/dev/null 2>&1
+
+# Instruction counts of one process each.
+instr() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+
+echo "mpt side by side: $n keys; old $old, new $new"
+echo "files written by build identical: $same_file; query outputs identical: $same_out"
+printf '%-28s %14s %14s %8s\n' measure old new new/old
+awk -F, 'FNR == 1 { next } {
+        name = $1; sub(/^(old|new) /, "", name)
+        if ($1 ~ /^old /) o[name] = $4; else { nw[name] = $4; order[++k] = name }
+    }
+    END { for (i = 1; i <= k; ++i) { m = order[i]
+        printf "%-28s %11.2f ms %11.2f ms %7.2fx\n", m " (median)", o[m] * 1e3, nw[m] * 1e3, nw[m] / o[m] } }' \
+    "$work/q.csv" "$work/b.csv"
+for what in proof verify-range get; do
+    case $what in
+    proof) args=(proof "$db" "$key") ;;
+    verify-range) args=(verify-range "$work/range.json") ;;
+    get) args=(get "$db" "$key") ;;
+    esac
+    a=$(instr "$old" "${args[@]}")
+    b=$(instr "$new" "${args[@]}")
+    awk -v m="$what (instructions)" -v a="$a" -v b="$b" \
+        'BEGIN { printf "%-28s %14d %14d %7.3fx\n", m, a, b, b / a }'
+done
+for side in old new; do
+    bin=${!side}
+    "$bin" count-allocs --leaves 50000 --json >"$work/$side.allocs" 2>/dev/null || true
+done
+python3 - "$work/old.allocs" "$work/new.allocs" <<'PY'
+import json, sys
+old, new = (json.load(open(f)) for f in sys.argv[1:3])
+for o, n in zip(old, new):
+    print(f"{'allocs per ' + o['op']:<28} {o['allocs']:14.2f} {n['allocs']:14.2f}")
+PY
