@@ -544,62 +544,28 @@ Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_
                                  std::optional<bytes>* value) {
     std::vector<bytes> proof;
     if (value != nullptr) value->reset();
-    const auto found = [&](bytes_view v) {
-        if (value != nullptr && !v.empty()) value->emplace(v.begin(), v.end());
-    };
     if (root == kEmptyRoot) return proof;
-    const NibbleView k(key);
-    size_t depth = 0;
+    PathCursor at(key);
     Hash256 expected = root;
     bytes path;
     while (true) {
         path.clear();
-        append_unpacked(path, k.sub(0, depth));
-        MPT_TRY(bytes_view row, reader.read(path));
-        if (row.empty()) {
-            return Error{Errc::storage_missing_node,
-                         reader.describe() + ", path " + path_string(path)};
-        }
-        if (keccak256(row) != expected) {
-            return Error{Errc::storage_hash_mismatch,
-                         reader.describe() + ", path " + path_string(path)};
-        }
-        proof.emplace_back(row.begin(), row.end());
+        append_unpacked(path, at.consumed());
+        MPT_TRY(NodeView v, load_verified(reader, path, expected));
+        proof.emplace_back(v.rlp.begin(), v.rlp.end());
         // Embedded children travel inside this row; walk them without adding to the proof.
-        bytes_view rlp = proof.back();
         while (true) {
-            auto v = decode_node(rlp);
-            if (!v) {
-                return Error{
-                    Errc::storage_hash_mismatch,
-                    reader.describe() + ", path " + path_string(path) + ": " + v.error().message()};
+            const Descent d = descend(v, at);
+            if (d.kind == Descent::Kind::absent) return proof;
+            if (d.kind == Descent::Kind::value) {
+                if (value != nullptr) value->emplace(d.ref.begin(), d.ref.end());
+                return proof;
             }
-            const NibbleView rest = k.sub(depth);
-            bytes_view child;
-            switch (v->kind) {
-                case NodeView::Kind::leaf:
-                    if (nibbles_equal(v->path, rest)) found(v->value);
-                    return proof;
-                case NodeView::Kind::extension:
-                    if (common_prefix(v->path, rest) != v->path.size()) return proof;
-                    depth += v->path.size();
-                    child = v->child;
-                    break;
-                case NodeView::Kind::branch:
-                    if (rest.empty()) {
-                        found(v->value);
-                        return proof;
-                    }
-                    child = v->children[rest[0]];
-                    ++depth;
-                    break;
-            }
-            if (child.empty()) return proof;
-            if (child.size() == 32) {
-                std::memcpy(expected.data(), child.data(), 32);
+            if (d.ref.size() == 32) {
+                std::memcpy(expected.data(), d.ref.data(), 32);
                 break;
             }
-            rlp = child;
+            MPT_TRY(v, decode_stored(reader, path, d.ref));
         }
     }
 }
@@ -608,45 +574,27 @@ Result<std::optional<bytes>> verify_proof(const Hash256& root, bytes_view key,
                                           const std::vector<bytes>& proof) {
     if (root == kEmptyRoot) return std::optional<bytes>{};
     const ProofIndex index(proof);
-    const NibbleView k(key);
+    PathCursor at(key);
     const bytes_view* found = index.find(root);
     if (found == nullptr) return invalid(missing_reason(root, 0));
     bytes_view rlp = *found;
-    size_t depth = 0;
     // Each turn consumes at least one nibble (an extension's path is never empty) or ends,
     // so the walk is bounded by the key's length whatever the proof holds.
     while (true) {
         auto v = decode_node(rlp);
-        if (!v) return invalid(decode_reason(v.error(), depth));
-        const NibbleView rest = k.sub(depth);
-        bytes_view child;
-        switch (v->kind) {
-            case NodeView::Kind::leaf:
-                if (!nibbles_equal(v->path, rest)) return std::optional<bytes>{};
-                return std::optional<bytes>{bytes(v->value.begin(), v->value.end())};
-            case NodeView::Kind::extension:
-                if (common_prefix(v->path, rest) != v->path.size()) return std::optional<bytes>{};
-                depth += v->path.size();
-                child = v->child;
-                break;
-            case NodeView::Kind::branch:
-                if (rest.empty()) {
-                    if (v->value.empty()) return std::optional<bytes>{};
-                    return std::optional<bytes>{bytes(v->value.begin(), v->value.end())};
-                }
-                child = v->children[rest[0]];
-                ++depth;
-                break;
-        }
-        if (child.empty()) return std::optional<bytes>{};
-        if (child.size() == 32) {
+        if (!v) return invalid(decode_reason(v.error(), at.depth()));
+        const Descent d = descend(*v, at);
+        if (d.kind == Descent::Kind::absent) return std::optional<bytes>{};
+        if (d.kind == Descent::Kind::value)
+            return std::optional<bytes>{bytes(d.ref.begin(), d.ref.end())};
+        if (d.ref.size() == 32) {
             Hash256 h;
-            std::memcpy(h.data(), child.data(), 32);
+            std::memcpy(h.data(), d.ref.data(), 32);
             found = index.find(h);
-            if (found == nullptr) return invalid(missing_reason(h, depth));
+            if (found == nullptr) return invalid(missing_reason(h, at.depth()));
             rlp = *found;
         } else {
-            rlp = child;  // embedded: it lives inside its parent
+            rlp = d.ref;  // embedded: it lives inside its parent
         }
     }
 }

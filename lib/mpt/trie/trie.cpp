@@ -195,15 +195,6 @@ void TrieNodeDeleter::operator()(TrieNode* n) const noexcept {
     }
 }
 
-std::string path_string(bytes_view unpacked) {
-    if (unpacked.empty()) return "(root)";
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string s;
-    s.reserve(unpacked.size());
-    for (const uint8_t n : unpacked) s += kDigits[n & 0xf];
-    return s;
-}
-
 struct Trie::Impl {
     Impl() {
         path.reserve(2 * 32 + 1);
@@ -240,21 +231,11 @@ public:
     Status resolve(TrieNodePtr& slot, bytes_view path) {
         if (slot->type != Type::stored) return {};
         if (reader_ == nullptr) return {Errc::internal, "stored node without a reader"};
-        MPT_TRY(bytes_view rlp, reader_->read(path));
-        if (rlp.empty()) {
-            return {Errc::storage_missing_node,
-                    reader_->describe() + ", path " + path_string(path)};
-        }
-        if (keccak256(rlp) != slot->ref.hash()) {
-            return {Errc::storage_hash_mismatch,
-                    reader_->describe() + ", path " + path_string(path)};
-        }
-        auto v = decode_node(rlp);
-        if (!v) {
-            return {Errc::storage_bad_node, reader_->describe() + ", path " + path_string(path) +
-                                                ": " + v.error().message()};
-        }
-        MPT_TRY(slot, from_view(*v, slot->ref, true));
+        MPT_TRY(const NodeView v, load_verified(*reader_, path, slot->ref.hash()));
+        auto n = from_view(v, slot->ref, true);
+        // An embedded child that is no valid node: the row holding it is at fault.
+        if (!n) return node_error(Errc::storage_bad_node, *reader_, path, n.error().message());
+        slot = std::move(*n);
         return {};
     }
 
@@ -585,10 +566,7 @@ private:
 
     Result<bool> emit(const bytes& value) {
         if (prefix_.size() % 2 != 0) return {Errc::bad_node, "value at an odd nibble depth"};
-        key_.resize(prefix_.size() / 2);
-        for (size_t i = 0; i < key_.size(); ++i) {
-            key_[i] = static_cast<uint8_t>(prefix_[2 * i] << 4 | prefix_[2 * i + 1]);
-        }
+        pack_nibbles(key_, prefix_);
         return f_(key_, value);
     }
 
@@ -614,94 +592,61 @@ Trie Trie::open(NodeReader* reader, const Hash256& root) {
 }
 
 Result<bool> Trie::get(bytes_view key, bytes& out) const {
-    const NibbleView k(key);
-    size_t depth = 0;
+    PathCursor at(key);
     const TrieNode* n = root_.get();
-    // In memory first.
+    // One descent: the nodes in memory, then from the first node that is only stored, its
+    // row and the rows below, read by path without keeping them.
     while (n != nullptr && n->type != Type::stored) {
-        const NibbleView rest = k.sub(depth);
+        const NibbleView rest = at.remaining();
+        const bytes* value = nullptr;
         switch (n->type) {
-            case Type::leaf: {
-                const LeafNode& leaf = as_leaf(*n);
-                if (!nibbles_equal(leaf.path, rest)) return false;
-                out.assign(leaf.value.begin(), leaf.value.end());
-                return true;
-            }
+            case Type::leaf:
+                if (nibbles_equal(as_leaf(*n).path, rest)) value = &as_leaf(*n).value;
+                break;
             case Type::extension: {
                 const ExtensionNode& ext = as_ext(*n);
                 if (common_prefix(ext.path, rest) != ext.path.size()) return false;
-                depth += ext.path.size();
+                at.advance(ext.path.size());
                 n = ext.child.get();
-                break;
+                continue;
             }
             case Type::branch: {
                 const BranchNode& b = as_branch(*n);
-                if (rest.empty()) {
-                    if (b.value.empty()) return false;
-                    out.assign(b.value.begin(), b.value.end());
-                    return true;
+                if (!rest.empty()) {
+                    at.advance(1);
+                    n = b.children[rest[0]].get();
+                    continue;
                 }
-                n = b.children[rest[0]].get();
-                ++depth;
+                value = &b.value;
                 break;
             }
             case Type::stored:
                 break;
         }
+        if (value == nullptr || value->empty()) return false;
+        out.assign(value->begin(), value->end());
+        return true;
     }
     if (n == nullptr) return false;
-
-    // Then through the store, by path, without keeping what is read.
     Hash256 expected = n->ref.hash();
     bytes& path = impl_->path;
     while (true) {
         path.clear();
-        append_unpacked(path, k.sub(0, depth));
-        MPT_TRY(bytes_view rlp, reader_->read(path));
-        if (rlp.empty()) {
-            return {Errc::storage_missing_node,
-                    reader_->describe() + ", path " + path_string(path)};
-        }
-        if (keccak256(rlp) != expected) {
-            return {Errc::storage_hash_mismatch,
-                    reader_->describe() + ", path " + path_string(path)};
-        }
-        bytes_view node_rlp = rlp;
+        append_unpacked(path, at.consumed());
+        MPT_TRY(NodeView v, load_verified(*reader_, path, expected));
         // Embedded children live inside the row just read.
         while (true) {
-            auto v = decode_node(node_rlp);
-            if (!v) {
-                return {Errc::storage_bad_node, reader_->describe() + ", path " +
-                                                    path_string(path) + ": " + v.error().message()};
+            const Descent d = descend(v, at);
+            if (d.kind == Descent::Kind::absent) return false;
+            if (d.kind == Descent::Kind::value) {
+                out.assign(d.ref.begin(), d.ref.end());
+                return true;
             }
-            const NibbleView rest = k.sub(depth);
-            bytes_view child;
-            switch (v->kind) {
-                case NodeView::Kind::leaf:
-                    if (!nibbles_equal(v->path, rest)) return false;
-                    out.assign(v->value.begin(), v->value.end());
-                    return true;
-                case NodeView::Kind::extension:
-                    if (common_prefix(v->path, rest) != v->path.size()) return false;
-                    depth += v->path.size();
-                    child = v->child;
-                    break;
-                case NodeView::Kind::branch:
-                    if (rest.empty()) {
-                        if (v->value.empty()) return false;
-                        out.assign(v->value.begin(), v->value.end());
-                        return true;
-                    }
-                    child = v->children[rest[0]];
-                    ++depth;
-                    break;
-            }
-            if (child.empty()) return false;
-            if (child.size() == 32) {
-                std::copy(child.begin(), child.end(), expected.begin());
+            if (d.ref.size() == 32) {
+                std::copy(d.ref.begin(), d.ref.end(), expected.begin());
                 break;
             }
-            node_rlp = child;
+            MPT_TRY(v, decode_stored(*reader_, path, d.ref));
         }
     }
 }

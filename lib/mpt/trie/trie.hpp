@@ -12,6 +12,7 @@
 
 #include <mpt/core/error.hpp>
 #include <mpt/core/node.hpp>
+#include <mpt/trie/node_source.hpp>
 
 #include <functional>
 #include <iterator>
@@ -19,20 +20,6 @@
 #include <optional>
 
 namespace mpt {
-
-// One trie's stored nodes, by root-relative path (one nibble per byte).
-class NodeReader {
-public:
-    virtual ~NodeReader() = default;
-    // The RLP stored at path, or an empty view when no row is there. The view is valid until
-    // the next call on this reader.
-    virtual Result<bytes_view> read(bytes_view path) = 0;
-    // Names the trie in error messages, e.g. "trie main".
-    virtual std::string describe() const { return "trie"; }
-};
-
-// A path (one nibble per byte) for messages: its hex digits, or "(root)" when empty.
-std::string path_string(bytes_view unpacked);
 
 // Byte strings kept one after another in one buffer: appending allocates only when the
 // buffer grows. Views stay valid until the list is changed.
