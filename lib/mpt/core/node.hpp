@@ -155,6 +155,18 @@ struct NodeView {
 // least two entries.
 Result<NodeView> decode_node(bytes_view rlp) noexcept;
 
+// Where a key whose nibbles ahead are rest stands against a short node's path: <0 when it
+// sorts before every key under the node, >0 after every one, 0 when it enters the node (it
+// continues an extension's path) or is the leaf's own key. Keys compare bytewise with the
+// shorter first on a common prefix, which for nibble strings is the same rule.
+template <typename Path>
+int key_vs_short_node(NibbleView rest, const Path& path, bool leaf) noexcept {
+    const size_t cp = common_prefix(rest, path);
+    if (cp < rest.size() && cp < path.size()) return rest[cp] < path[cp] ? -1 : 1;
+    if (rest.size() < path.size()) return -1;
+    return leaf && rest.size() > path.size() ? 1 : 0;
+}
+
 // One step of a lookup down a decoded node, for the key ahead of at.
 struct Descent {
     enum class Kind : uint8_t { absent, value, child };

@@ -4,7 +4,8 @@
 // traversal reaches them; every loaded node is checked against the hash its parent holds.
 // Reads (get, for_each) walk stored nodes without keeping them; writes (put, remove) load
 // the nodes on their path into memory. commit() hashes the dirty nodes only and returns the
-// rows to write and the paths whose rows must go.
+// rows to write and the paths whose rows must go. One file per mechanism: trie_nodes (nodes
+// in memory, their pool, loading), trie (open, get), trie_update, trie_commit, trie_walk.
 //
 // Thread safety: a Trie is used by one thread at a time, reads included (they share
 // scratch buffers).
