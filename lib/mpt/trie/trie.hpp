@@ -138,7 +138,8 @@ public:
     Result<bool> get(bytes_view key, bytes& out) const;
     Result<std::optional<bytes>> get(bytes_view key) const;
 
-    // Sets key to value; an empty value removes the key.
+    // Sets key to value; an empty value removes the key. Atomic: on an error (a stored node
+    // that cannot be read or is refused) the trie is left exactly as it was.
     Status put(bytes_view key, bytes_view value);
     Status remove(bytes_view key);
 

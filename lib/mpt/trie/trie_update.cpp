@@ -94,6 +94,48 @@ public:
         return {Errc::internal, "unresolved node"};
     }
 
+    // Loads every node remove(key) will need before it changes anything, so that a failed
+    // read leaves the trie as it was: the nodes on the key's path and, where a branch is left
+    // with one entry, that entry (collapse joins it). Returns whether the subtree at slot
+    // would be emptied.
+    Result<bool> prepare_remove(TrieNodePtr& slot, NibbleView key, size_t depth) {
+        if (!slot) return false;
+        MPT_RETURN_IF_ERROR(resolve_at(slot, key, depth));
+        const NibbleView rest = key.sub(depth);
+        switch (slot->type) {
+            case Type::leaf:
+                return nibbles_equal(as_leaf(*slot).path, rest);
+            case Type::extension: {
+                ExtensionNode& ext = as_ext(*slot);
+                if (common_prefix(ext.path, rest) != ext.path.size()) return false;
+                return prepare_remove(ext.child, key, depth + ext.path.size());
+            }
+            case Type::branch: {
+                BranchNode& b = as_branch(*slot);
+                const int gone = rest.empty() ? -1 : rest[0];
+                bool loses = rest.empty() && !b.value.empty();
+                if (gone >= 0) {
+                    MPT_TRY(loses, prepare_remove(b.children[gone], key, depth + 1));
+                }
+                int other = -1;
+                size_t entries = b.value.empty() ? 0 : 1;
+                for (int i = 0; i < 16; ++i) {
+                    if (!b.children[i]) continue;
+                    ++entries;
+                    if (i != gone) other = i;
+                }
+                MPT_ASSERT(entries >= 2);
+                if (loses && entries == 2 && other >= 0) {
+                    MPT_RETURN_IF_ERROR(resolve_at(b.children[other], key, depth, other));
+                }
+                return false;  // it keeps an entry
+            }
+            case Type::stored:
+                break;
+        }
+        return {Errc::internal, "unresolved node"};
+    }
+
     Result<bool> remove(TrieNodePtr& slot, NibbleView key, size_t depth) {
         if (!slot) return false;
         MPT_RETURN_IF_ERROR(resolve_at(slot, key, depth));
@@ -184,7 +226,8 @@ private:
             return true;
         }
         TrieNodePtr& child = b.children[only];
-        MPT_RETURN_IF_ERROR(resolve_at(child, key, depth, only));
+        // prepare_remove loaded it: nothing is read once the branch has changed.
+        if (child->type == Type::stored) return {Errc::internal, "collapse into an unloaded node"};
         const Nibbles prefix(bytes{static_cast<uint8_t>(only)});
         if (child->type == Type::branch) {
             slot = make_ext(prefix, std::move(child));
@@ -210,6 +253,8 @@ Status Trie::put(bytes_view key, bytes_view value) {
 
 Status Trie::remove(bytes_view key) {
     Mutator m(reader_, *impl_);
+    // Every read first; the change itself then reads nothing.
+    MPT_TRY([[maybe_unused]] bool emptied, m.prepare_remove(root_, NibbleView(key), 0));
     MPT_TRY([[maybe_unused]] bool changed, m.remove(root_, NibbleView(key), 0));
     return {};
 }
