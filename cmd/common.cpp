@@ -21,11 +21,13 @@ namespace mpt::cli {
 int exit_code(const Error& e) noexcept { return static_cast<int>(category(e.code)); }
 
 std::string error_line(const Error& e, const std::string& where) {
-    // <what>: <where>: <detail>, the order of the errors that carry their file in the detail.
+    // <kind>: <file>: <trie>, path <path>: <detail>, each part when known. The error's own
+    // file comes first; the caller's is for errors that do not name one.
     std::string line = "mpt: error: " + std::string(errc_name(e.code));
-    // A store's errors name their file already.
-    if (!where.empty() && !e.detail.starts_with(where + ": ")) line += ": " + where;
-    if (!e.detail.empty()) line += ": " + e.detail;
+    const std::string& file = e.file.empty() ? where : e.file;
+    // The SQLite store still writes its file at the head of the detail.
+    if (!file.empty() && !e.detail.starts_with(file + ": ")) line += ": " + file;
+    if (const std::string c = e.context(); !c.empty()) line += ": " + c;
     // One line, whatever the detail held.
     for (char& c : line) {
         if (c == '\n' || c == '\r') c = ' ';
@@ -48,10 +50,11 @@ Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
     MPT_TRY(t.store, SqliteNodeStore::open(file, SqliteNodeStore::Mode::read_only));
     MPT_RETURN_IF_ERROR(t.store->begin_read());
     auto info = require_trie(*t.store, trie);
-    if (!info && info.error().code == Errc::no_such_trie) {
-        return Error{info.error().code, file + ": " + info.error().detail};
+    if (!info) {
+        Error e = std::move(info).error();
+        if (e.code == Errc::no_such_trie) e.file = file;  // the store's errors name it already
+        return e;
     }
-    if (!info) return info.error();  // the store's errors name the file already
     t.info = std::move(*info);
     t.reader = std::make_unique<TrieReader>(*t.store, t.info);
     return t;

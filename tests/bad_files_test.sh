@@ -110,6 +110,13 @@ expect "get garbled elsewhere" 0 "^$miss_value\$" '^$' -- "$MPT" get "$tmp/garbl
 expect "dump garbled" 3 '.*' "^mpt: error: malformed stored node: .*garbled.db: $bad_node" -- "$MPT" dump "$tmp/garbled.db"
 expect "check garbled" 1 "^undecodable node .* at path $bad_path\$" '^$' -- "$MPT" check "$tmp/garbled.db"
 expect "stats garbled" 3 '^$' "^mpt: error: malformed stored node: .*garbled.db: $bad_node" -- "$MPT" stats "$tmp/garbled.db"
+# Every reader makes the one choice between missing, wrong and undecodable rows.
+bad_compact=$( [ $((${#bad_path} % 2)) -eq 0 ] && echo "0x00$bad_path" || echo "0x1$bad_path")
+expect "proof garbled" 3 '^$' "^mpt: error: malformed stored node: .*garbled.db: $bad_node" -- "$MPT" proof "$tmp/garbled.db" "$hit_key"
+expect "get-node garbled" 3 '^$' "^mpt: error: malformed stored node: .*garbled.db: $bad_node" -- "$MPT" get-node "$tmp/garbled.db" "$bad_compact"
+expect "diff garbled" 3 '^$' "^mpt: error: malformed stored node: B: $bad_node" -- "$MPT" diff "$tmp/good.db" "$tmp/garbled.db"
+expect "proof flipped" 3 '^$' "^mpt: error: node hash mismatch: .*flipped.db: $where\$" -- "$MPT" proof "$tmp/flipped.db" "$hit_key"
+expect "get-node deleted" 3 '^$' "^mpt: error: missing node: .*deleted.db: $where\$" -- "$MPT" get-node "$tmp/deleted.db" "$bad_compact"
 
 expect "root orphan" 0 "^$good_root\$" '^$' -- "$MPT" root "$tmp/orphan.db"
 expect "get orphan" 0 '^0x' '^$' -- "$MPT" get "$tmp/orphan.db" "$hit_key"

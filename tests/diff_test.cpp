@@ -347,7 +347,7 @@ TEST_CASE("diff: damaged rows are storage errors, stopping early is honoured") {
     auto r = diff_tries({&ra, a.root}, {&rb, b.root}, [](const DiffEntry&) { return true; });
     REQUIRE(!r.ok());
     CHECK(r.error().code == Errc::storage_hash_mismatch);
-    CHECK(r.error().detail.find("B: ") == 0);
+    CHECK(r.error().trie == "B: trie main");
     REQUIRE(b.store.begin_write().ok());
     REQUIRE(b.store.erase(b.info.id, bytes{1, 2, 3, 4}).ok());
     REQUIRE(b.store.commit_write().ok());

@@ -11,6 +11,7 @@
 #include <mpt/store/sqlite_store.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
+#include "stored_trie.hpp"
 #include "test_util.hpp"
 
 using namespace mpt;
@@ -299,4 +300,98 @@ TEST_CASE("a full disk fails a build with storage_full and the file stays usable
     auto again = build_trie(store, to_input(big), BuildOptions{});
     REQUIRE(again.ok());
     expect_file_content(f.path, again->root, applied(after_small, big));
+}
+
+// Trie::put and Trie::remove are atomic on error: with read 1, 2, 3, ... of the operation
+// failing in turn, a failed operation leaves the trie as it was (it commits the old root and
+// writes and deletes nothing), and the same operation retried on the same trie gives the new
+// root and exactly the rows of a build of the new content.
+namespace {
+
+using TrieOp = std::pair<bytes, bytes>;  // key, value; an empty value removes
+
+void check_atomic(const Content& content, const TrieOp& op) {
+    test::StoredTrie st;
+    test::build(st, content);
+    Content after = content;
+    if (op.second.empty()) {
+        after.erase(op.first);
+    } else {
+        after[op.first] = op.second;
+    }
+    test::StoredTrie want;
+    test::build(want, after);
+    CAPTURE(to_hex(op.first));
+    CAPTURE(op.second.size());
+    for (uint64_t n = 1;; ++n) {
+        CAPTURE(n);
+        FaultyNodeStore faulty(st.store);
+        TrieReader reader(faulty, st.info);
+        Trie t = Trie::open(&reader, st.root);
+        faulty.fail_at(FaultyNodeStore::Op::read, n, FaultyNodeStore::Mode::once);
+        const Status s = t.put(op.first, op.second);
+        faulty.disarm();
+        if (s.ok()) {
+            REQUIRE(n > 1);  // each operation here reads at least the root
+            break;
+        }
+        REQUIRE(s.error().code == Errc::storage_io);
+        auto unchanged = t.commit();
+        REQUIRE(unchanged.ok());
+        CHECK(unchanged->root == st.root);
+        CHECK(unchanged->puts.empty());
+        CHECK(unchanged->deletes.empty());
+        REQUIRE(t.put(op.first, op.second).ok());
+        auto batch = t.commit();
+        REQUIRE(batch.ok());
+        REQUIRE(batch->root == want.root);
+        MemoryNodeStore copy = st.store;
+        REQUIRE(copy.begin_write().ok());
+        REQUIRE(apply_commit(copy, st.info.id, *batch).ok());
+        REQUIRE(copy.commit_write().ok());
+        std::map<bytes, bytes> rows;
+        for (const auto& [key, rlp] : copy.state().rows) {
+            if (key.first == st.info.id) rows[key.second] = rlp;
+        }
+        REQUIRE(rows == want.rows());
+    }
+}
+
+}  // namespace
+
+TEST_CASE("fault injection: a remove whose sibling read fails leaves the trie as it was") {
+    // Two hashed leaves under a branch root: read 1 the root, 2 the removed leaf, 3 the
+    // sibling that the branch collapses into.
+    const bytes k1 = mpt::test::h("10"), k2 = mpt::test::h("20");
+    check_atomic({{k1, bytes(40, 1)}, {k2, bytes(40, 2)}}, {k1, {}});
+}
+
+TEST_CASE("fault injection: put and remove are atomic on every failed read, many shapes") {
+    std::mt19937_64 rng(mpt::test::seed("trie_atomic"));
+    for (int shape = 0; shape < 12; ++shape) {
+        CAPTURE(shape);
+        Content content;
+        const size_t n = shape < 4 ? 2 + shape : 20 + rng() % 200;
+        for (size_t i = 0; i < n; ++i) {
+            // 0-3: tiny tries; then 32-byte keys (hashed nodes), then short keys over a narrow
+            // alphabet, some prefixes of others (embedded nodes, values in branches).
+            bytes k = shape % 2 == 0 ? test::random_bytes(rng, 32) : random_key(rng);
+            content[k] = shape % 3 == 0 ? bytes(1 + rng() % 3, 7) : random_value(rng);
+        }
+        std::vector<bytes> keys;
+        for (const auto& [k, v] : content) keys.push_back(k);
+        for (int i = 0; i < 6; ++i) {
+            const bytes& k = keys[rng() % keys.size()];
+            check_atomic(content, {k, {}});                 // remove, often collapsing a branch
+            check_atomic(content, {k, random_value(rng)});  // overwrite
+            bytes longer = k;  // below an existing key: a leaf becomes a branch
+            longer.push_back(static_cast<uint8_t>(rng()));
+            check_atomic(content, {longer, random_value(rng)});
+            if (k.size() > 1) {  // a prefix of an existing key: a value in a branch
+                check_atomic(content, {bytes(k.begin(), k.end() - 1), random_value(rng)});
+            }
+        }
+        check_atomic(content, {random_key(rng), {}});                 // an absent key
+        check_atomic(content, {random_key(rng), random_value(rng)});  // a new key
+    }
 }

@@ -61,3 +61,68 @@ TEST_CASE("encode_branch: every header length, every kind of child, decoded back
         }
     }
 }
+
+TEST_CASE("key_vs_short_node: the order of keys against every key under a short node") {
+    // Against brute force: the node's keys are its path followed by anything (an extension)
+    // or nothing (a leaf); the key sorts before all, after all, or among them.
+    const std::vector<bytes> paths = {{1}, {1, 2}, {2, 0}, {1, 2, 3}};
+    const std::vector<bytes> rests = {{},     {0},    {1},       {2},         {1, 1},
+                                      {1, 2}, {1, 3}, {1, 2, 3}, {1, 2, 3, 4}};
+    for (const bytes& path : paths) {
+        for (const bytes& rest : rests) {
+            bytes packed;
+            pack_nibbles(packed, rest);
+            const NibbleView r(packed.data(), 0, rest.size());
+            for (const bool leaf : {true, false}) {
+                int want;
+                const bool prefix = rest.size() >= path.size() &&
+                                    std::equal(path.begin(), path.end(), rest.begin());
+                if (prefix && (!leaf || rest.size() == path.size())) {
+                    want = 0;
+                } else {
+                    want = std::lexicographical_compare(rest.begin(), rest.end(), path.begin(),
+                                                        path.end())
+                               ? -1
+                               : 1;
+                }
+                CHECK_MESSAGE(key_vs_short_node(r, path, leaf) == want,
+                              to_hex(path) << " " << to_hex(rest) << " " << leaf);
+            }
+        }
+    }
+}
+
+TEST_CASE("descend: value, child or nowhere, and how far the cursor moves") {
+    const bytes leaf = mpt::test::h("c58320123405");  // leaf, path 1,2,3,4 (even), value 0x05
+    auto v = decode_node(leaf);
+    REQUIRE(v.ok());
+    const bytes key_at = mpt::test::h("1234");
+    PathCursor at(key_at);
+    Descent d = descend(*v, at);
+    CHECK(d.kind == Descent::Kind::value);
+    CHECK(bytes_equal(d.ref, mpt::test::h("05")));
+    const bytes key_miss = mpt::test::h("1235");
+    PathCursor miss(key_miss);
+    CHECK(descend(*v, miss).kind == Descent::Kind::absent);
+
+    std::array<NodeRef, 16> children{};
+    children[3] = NodeRef::of(leaf);
+    children[7] = NodeRef::of(leaf);
+    bytes branch;
+    encode_branch(branch, children.data(), mpt::test::h("09"));
+    v = decode_node(branch);
+    REQUIRE(v.ok());
+    const bytes key_in = mpt::test::h("3f");
+    PathCursor in(key_in);
+    d = descend(*v, in);
+    CHECK(d.kind == Descent::Kind::child);
+    CHECK(bytes_equal(d.ref, leaf));
+    CHECK(in.depth() == 1);
+    const bytes key_empty_slot = mpt::test::h("4f");
+    PathCursor empty_slot(key_empty_slot);
+    CHECK(descend(*v, empty_slot).kind == Descent::Kind::absent);
+    PathCursor end(bytes{});
+    d = descend(*v, end);
+    CHECK(d.kind == Descent::Kind::value);
+    CHECK(bytes_equal(d.ref, mpt::test::h("09")));
+}

@@ -560,7 +560,8 @@ TEST_CASE("proof: storage errors name the path") {
     auto r = prove(*s->reader, s->root, key);
     REQUIRE(!r.ok());
     CHECK(r.error().code == Errc::storage_hash_mismatch);
-    CHECK(r.error().detail == "trie main, path " + path_string(path));
+    CHECK(r.error().context() == "trie main, path " + path_string(path));
+    CHECK(r.error().path == path_string(path));
 
     REQUIRE(s->store.begin_write().ok());
     REQUIRE(s->store.erase(s->reader->info().id, path).ok());
@@ -568,7 +569,8 @@ TEST_CASE("proof: storage errors name the path") {
     r = prove(*s->reader, s->root, key);
     REQUIRE(!r.ok());
     CHECK(r.error().code == Errc::storage_missing_node);
-    CHECK(r.error().detail == "trie main, path " + path_string(path));
+    CHECK(r.error().context() == "trie main, path " + path_string(path));
+    CHECK(r.error().path == path_string(path));
 }
 
 TEST_CASE("proof: random tries, every proof verifies and every flipped byte breaks it") {

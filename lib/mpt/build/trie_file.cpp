@@ -207,28 +207,35 @@ namespace {
 class Checker {
 public:
     Checker(NodeStore& store, const TrieInfo& trie, CheckReport& report)
-        : store_(store), trie_(trie), report_(report) {}
+        : reader_(store, trie), report_(report) {}
 
-    // Visits the node whose reference is ref at path (a hashed node: its row).
+    // Visits the hashed node (a row) whose parent holds expected for it at path. What
+    // load_verified refuses is a problem of the report; read errors end the check.
     Status visit_row(bytes& path, const Hash256& expected) {
-        MPT_TRY(bytes_view row, store_.get(trie_.id, path));
-        if (row.empty()) {
-            problem("missing row", path);
+        auto v = load_verified(reader_, path, expected);
+        if (!v) {
+            const Errc code = v.error().code;
+            if (code != Errc::storage_missing_node) reached_.push_back(path);
+            if (code == Errc::storage_missing_node) {
+                problem("missing row", path);
+            } else if (code == Errc::storage_hash_mismatch) {
+                problem("hash mismatch", path);
+            } else if (code == Errc::storage_bad_node) {
+                problem("undecodable node (" + v.error().detail + ")", path);
+            } else {
+                return std::move(v).error();
+            }
             return {};
         }
-        const bytes rlp(row.begin(), row.end());  // the next read invalidates the view
         reached_.push_back(path);
-        if (keccak256(rlp) != expected) {
-            problem("hash mismatch", path);
-            return {};
-        }
+        const bytes rlp(v->rlp.begin(), v->rlp.end());  // the next read invalidates the row
         return visit_node(path, rlp);
     }
 
     Status visit_node(bytes& path, bytes_view rlp) {
-        auto v = decode_node(rlp);
+        auto v = decode_stored(reader_, path, rlp);
         if (!v) {
-            problem("undecodable node (" + v.error().message() + ")", path);
+            problem("undecodable node (" + v.error().detail + ")", path);
             return {};
         }
         const size_t len = path.size();
@@ -271,8 +278,7 @@ public:
     std::vector<bytes>& reached() { return reached_; }
 
 private:
-    NodeStore& store_;
-    const TrieInfo& trie_;
+    TrieReader reader_;
     CheckReport& report_;
     std::vector<bytes> reached_;  // in depth-first pre-order, which is path order
 };
@@ -317,15 +323,12 @@ Result<CheckReport> check_trie(NodeStore& store, const TrieInfo& trie) {
 Result<TrieStats> trie_stats(NodeStore& store, const TrieInfo& trie) {
     TrieStats s;
     Status bad;
-    bytes_view row_path;  // of the row being counted, for the error
+    const TrieReader reader(store, trie);  // names the trie in errors
+    bytes_view row_path;                   // of the row being counted, for the error
     std::function<void(bytes_view, bool)> count = [&](bytes_view rlp, bool embedded) {
-        auto v = decode_node(rlp);
+        auto v = decode_stored(reader, row_path, rlp);
         if (!v) {
-            if (bad.ok()) {
-                bad = Status(Errc::storage_bad_node, "trie " + trie.name + ", path " +
-                                                         path_string(row_path) + ": " +
-                                                         v.error().message());
-            }
+            if (bad.ok()) bad = std::move(v).error();
             return;
         }
         TrieStats::Count& c = embedded                               ? s.embedded

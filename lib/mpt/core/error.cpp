@@ -80,12 +80,17 @@ std::string_view errc_name(Errc e) noexcept {
     return "unknown error";
 }
 
+std::string Error::context() const {
+    std::string c = trie;
+    if (!path.empty()) c += (c.empty() ? "path " : ", path ") + path;
+    if (!detail.empty()) c += (c.empty() ? "" : ": ") + detail;
+    return c;
+}
+
 std::string Error::message() const {
     std::string m{errc_name(code)};
-    if (!detail.empty()) {
-        m += ": ";
-        m += detail;
-    }
+    const std::string c = context();
+    if (!c.empty()) m += ": " + c;
     return m;
 }
 

@@ -56,9 +56,18 @@ ErrorCategory category(Errc e) noexcept;
 std::string_view errc_name(Errc e) noexcept;
 
 struct Error {
-    Errc code;
-    std::string detail;  // what and where, for a human; may be empty
+    Error(Errc c, std::string d = {}) : code(c), detail(std::move(d)) {}  // NOLINT
 
+    Errc code;
+    std::string detail;  // why, for a human; may be empty
+    // Where, each filled once by the code that knows it; empty when unknown.
+    std::string file;  // the file the error concerns
+    std::string trie;  // as its reader names it ("trie main"); a diff names the side first
+    std::string path;  // the nibble path in the trie, as path_string() writes it
+
+    // "<trie>, path <path>: <detail>", leaving out what is empty (the file is the caller's).
+    std::string context() const;
+    // "<kind>: <context>".
     std::string message() const;
 };
 

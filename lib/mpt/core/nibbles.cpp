@@ -31,11 +31,18 @@ Nibbles Nibbles::with(uint8_t nibble) const {
 }
 
 bytes Nibbles::to_bytes() const {
-    const uint8_t* n = data();
-    bytes out(size_ / 2);
-    for (size_t i = 0; i < out.size(); ++i)
-        out[i] = static_cast<uint8_t>(n[2 * i] << 4 | n[2 * i + 1]);
+    MPT_ASSERT(size_ % 2 == 0);
+    bytes out;
+    pack_nibbles(out, unpacked());
     return out;
+}
+
+void pack_nibbles(bytes& out, bytes_view n) {
+    out.resize((n.size() + 1) / 2);
+    for (size_t i = 0; i + 1 < n.size(); i += 2) {
+        out[i / 2] = static_cast<uint8_t>(n[i] << 4 | n[i + 1]);
+    }
+    if (n.size() % 2 != 0) out.back() = static_cast<uint8_t>(n.back() << 4);
 }
 
 void append_unpacked(bytes& out, NibbleView v) {

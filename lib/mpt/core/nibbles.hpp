@@ -3,8 +3,7 @@
 // NibbleView: a non-owning range of the nibbles of a packed byte string (a key, or the
 // payload of a compact path). Nibbles: an owning, immutable path, one nibble per byte;
 // its bytes are also the path's database key. PathCursor: an allocation-free position
-// inside a key during traversal; consumed() is the root-relative path of the node the
-// traversal stands at, which is that node's database key.
+// inside a key during a descent (descend() in node.hpp moves it).
 //
 // Thread safety: value types, no shared state.
 #pragma once
@@ -151,21 +150,28 @@ bool nibbles_equal(const A& a, const B& b) noexcept {
 // Appends the nibbles of v to out, one per byte (the database key form).
 void append_unpacked(bytes& out, NibbleView v);
 
+// Packs nibbles (one per byte) two to a byte into out, a last odd one in the high half.
+void pack_nibbles(bytes& out, bytes_view unpacked);
+
+// A position in a key that a traversal walks down, without a copy of it.
 class PathCursor {
 public:
     explicit PathCursor(bytes_view key) noexcept : key_(key) {}
+    explicit PathCursor(NibbleView key) noexcept : key_(key) {}
 
-    NibbleView consumed() const noexcept { return NibbleView(key_).sub(0, pos_); }
-    NibbleView remaining() const noexcept { return NibbleView(key_).sub(pos_); }
+    // The nibbles passed: the root-relative path of the node the traversal stands at.
+    NibbleView consumed() const noexcept { return key_.sub(0, pos_); }
+    NibbleView remaining() const noexcept { return key_.sub(pos_); }
     size_t depth() const noexcept { return pos_; }
-    bool at_end() const noexcept { return pos_ == 2 * key_.size(); }
-    // REQUIRES: !at_end().
-    uint8_t next() const noexcept { return NibbleView(key_)[pos_]; }
+    bool at_end() const noexcept { return pos_ == key_.size(); }
     // REQUIRES: n <= remaining().size().
-    void advance(size_t n) noexcept { pos_ += n; }
+    void advance(size_t n) noexcept {
+        MPT_ASSERT(n <= key_.size() - pos_);
+        pos_ += n;
+    }
 
 private:
-    bytes_view key_;
+    NibbleView key_;
     size_t pos_ = 0;
 };
 

@@ -50,6 +50,7 @@ Result<NodeView> decode_node(bytes_view rlp) noexcept {
     MPT_TRY(size_t n, rlp::count_items(list.payload));
     bytes_view in = list.payload;
     NodeView node;
+    node.rlp = rlp;
     if (n == 2) {
         MPT_TRY(rlp::Item path_item, rlp::decode_item(in));
         if (path_item.is_list) return {Errc::bad_node, "node path is a list"};

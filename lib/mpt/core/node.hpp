@@ -146,6 +146,7 @@ struct NodeView {
     bytes_view value;                     // leaf, and branch (empty: none)
     std::array<bytes_view, 16> children;  // branch: 32-byte hash, embedded RLP, or empty
     bytes_view child;                     // extension: 32-byte hash or embedded RLP
+    bytes_view rlp;                       // the whole node
 };
 
 // Decodes a node and checks its shape: a list of 2 or 17 items, a valid compact path,
@@ -153,5 +154,49 @@ struct NodeView {
 // empty, 32-byte hashes or embedded lists shorter than 32 bytes, and a branch with at
 // least two entries.
 Result<NodeView> decode_node(bytes_view rlp) noexcept;
+
+// Where a key whose nibbles ahead are rest stands against a short node's path: <0 when it
+// sorts before every key under the node, >0 after every one, 0 when it enters the node (it
+// continues an extension's path) or is the leaf's own key. Keys compare bytewise with the
+// shorter first on a common prefix, which for nibble strings is the same rule.
+template <typename Path>
+int key_vs_short_node(NibbleView rest, const Path& path, bool leaf) noexcept {
+    const size_t cp = common_prefix(rest, path);
+    if (cp < rest.size() && cp < path.size()) return rest[cp] < path[cp] ? -1 : 1;
+    if (rest.size() < path.size()) return -1;
+    return leaf && rest.size() > path.size() ? 1 : 0;
+}
+
+// One step of a lookup down a decoded node, for the key ahead of at.
+struct Descent {
+    enum class Kind : uint8_t { absent, value, child };
+    Kind kind = Kind::absent;
+    bytes_view ref;  // value: the key's value (nonempty); child: a 32-byte hash or embedded RLP
+};
+
+// Where the key continues below v: its value (a leaf whose path is the rest of the key, or a
+// branch where the key ends), the child it enters (at then stands past an extension's path
+// or the branch's nibble), or nowhere (the key is absent).
+inline Descent descend(const NodeView& v, PathCursor& at) noexcept {
+    const NibbleView rest = at.remaining();
+    switch (v.kind) {
+        case NodeView::Kind::leaf:
+            if (!nibbles_equal(v.path, rest)) return {};
+            return {Descent::Kind::value, v.value};
+        case NodeView::Kind::extension:
+            if (common_prefix(v.path, rest) != v.path.size()) return {};
+            at.advance(v.path.size());
+            return {Descent::Kind::child, v.child};
+        case NodeView::Kind::branch:
+            if (rest.empty()) {
+                if (v.value.empty()) return {};
+                return {Descent::Kind::value, v.value};
+            }
+            at.advance(1);
+            if (v.children[rest[0]].empty()) return {};
+            return {Descent::Kind::child, v.children[rest[0]]};
+    }
+    return {};
+}
 
 }  // namespace mpt

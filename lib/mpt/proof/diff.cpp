@@ -188,23 +188,15 @@ private:
     Status resolve(Handle& h, const bytes& path, int side) {
         if (h.kind != Handle::Kind::ref) return {};
         NodeReader* reader = sides_[side].reader;
-        const char* name = side == 0 ? "A" : "B";
-        auto where = [&] {
-            return std::string(name) + ": " + (reader ? reader->describe() : std::string("trie")) +
-                   ", path " + path_string(path);
-        };
-        bytes_view rlp;
-        if (h.ref.is_hash()) {
-            if (reader == nullptr) return {Errc::internal, where() + ": no reader"};
-            MPT_TRY(rlp, reader->read(path));
-            if (rlp.empty()) return {Errc::storage_missing_node, where()};
-            if (keccak256(rlp) != h.ref.hash()) return {Errc::storage_hash_mismatch, where()};
-            ++(side == 0 ? stats_.nodes_read_a : stats_.nodes_read_b);
-        } else {
-            rlp = h.ref.view();
+        if (reader == nullptr) return {Errc::internal, "no reader for a stored node"};
+        auto v = h.ref.is_hash() ? load_verified(*reader, path, h.ref.hash())
+                                 : decode_stored(*reader, path, h.ref.view());
+        if (!v) {
+            Error e = std::move(v).error();
+            if (!e.trie.empty()) e.trie = (side == 0 ? "A: " : "B: ") + e.trie;
+            return e;
         }
-        auto v = decode_node(rlp);
-        if (!v) return {Errc::storage_hash_mismatch, where() + ": " + v.error().message()};
+        if (h.ref.is_hash()) ++(side == 0 ? stats_.nodes_read_a : stats_.nodes_read_b);
         // Everything is copied out of rlp before h (which may own it) is replaced.
         Handle out;
         if (v->kind == NodeView::Kind::branch) {
@@ -255,10 +247,7 @@ private:
         if (path.size() % 2 != 0) {
             return {Errc::bad_node, "value at an odd nibble depth, path " + path_string(path)};
         }
-        key_.resize(path.size() / 2);
-        for (size_t i = 0; i < key_.size(); ++i) {
-            key_[i] = static_cast<uint8_t>(path[2 * i] << 4 | path[2 * i + 1]);
-        }
+        pack_nibbles(key_, path);
         DiffEntry e;
         e.key = key_;
         e.old_value = old_value;

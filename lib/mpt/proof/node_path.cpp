@@ -3,19 +3,6 @@
 #include <mpt/proof/node_path.hpp>
 
 namespace mpt {
-namespace {
-
-// Whether the nibbles of target from depth on start with path.
-bool matches(bytes_view target, size_t depth, NibbleView path) noexcept {
-    if (target.size() - depth < path.size()) return false;
-    for (size_t i = 0; i < path.size(); ++i) {
-        if (target[depth + i] != path[i]) return false;
-    }
-    return true;
-}
-
-}  // namespace
-
 std::string_view status_name(NodeLookup::Status s) noexcept {
     switch (s) {
         case NodeLookup::Status::found:
@@ -48,61 +35,36 @@ Result<NodeLookup> lookup_node_at(NodeReader& reader, const Hash256& root, bytes
     }
     if (root == kEmptyRoot) return out;  // the empty trie has no node, not even a root row
 
-    // The walk: `expected` is the hash the parent holds for the hashed node that starts at
-    // target[0, depth); its row is read by that path and checked before it is trusted.
+    // The walk: `expected` is the hash the parent holds for the hashed node that starts where
+    // the cursor stands; its row is read by that path and checked before it is trusted.
+    bytes packed;
+    pack_nibbles(packed, target);
+    PathCursor at(NibbleView(packed.data(), 0, target.size()));
     Hash256 expected = root;
-    size_t depth = 0;
-    auto where = [&] {
-        return reader.describe() + ", path " + path_string(target.subspan(0, depth));
-    };
     while (true) {
-        MPT_TRY(bytes_view row, reader.read(target.subspan(0, depth)));
-        if (row.empty()) return {Errc::storage_missing_node, where()};
-        if (keccak256(row) != expected) return {Errc::storage_hash_mismatch, where()};
-
-        // node_rlp is this row or a node embedded in it; every view below points into the
-        // row, valid until the next read.
-        bytes_view node_rlp = row;
+        const bytes_view row_path = target.subspan(0, at.depth());
+        MPT_TRY(NodeView v, load_verified(reader, row_path, expected));
+        // Every view below points into the row, valid until the next read.
         bool hashed = true;
         while (true) {
-            if (depth == target.size()) {
+            // The node here, or a leaf whose full key path is the target, is the answer.
+            const Descent d = at.at_end() ? Descent{Descent::Kind::value, {}} : descend(v, at);
+            if (d.kind == Descent::Kind::absent) return out;
+            if (d.kind == Descent::Kind::value) {
                 out.status = hashed ? NodeLookup::Status::found : NodeLookup::Status::embedded;
-                out.rlp.assign(node_rlp.begin(), node_rlp.end());
+                out.rlp.assign(v.rlp.begin(), v.rlp.end());
                 return out;
             }
-            auto v = decode_node(node_rlp);
-            if (!v) return {Errc::storage_hash_mismatch, where() + ": " + v.error().message()};
-            bytes_view child;
-            switch (v->kind) {
-                case NodeView::Kind::leaf: {
-                    // The full key path names the leaf; any other path ends inside its
-                    // partial key or runs past it, where no node starts.
-                    if (matches(target, depth, v->path) &&
-                        target.size() - depth == v->path.size()) {
-                        out.status =
-                            hashed ? NodeLookup::Status::found : NodeLookup::Status::embedded;
-                        out.rlp.assign(node_rlp.begin(), node_rlp.end());
-                    }
-                    return out;
-                }
-                case NodeView::Kind::extension: {
-                    // Ending inside the extension's partial key, or leaving it: no node.
-                    if (!matches(target, depth, v->path)) return out;
-                    depth += v->path.size();
-                    child = v->child;
-                    break;
-                }
-                case NodeView::Kind::branch:
-                    child = v->children[target[depth]];
-                    ++depth;
-                    break;
-            }
-            if (child.empty()) return out;
-            if (child.size() == 32) {
-                std::memcpy(expected.data(), child.data(), 32);
+            if (d.ref.size() == 32) {
+                std::memcpy(expected.data(), d.ref.data(), 32);
                 break;  // read the child's row
             }
-            node_rlp = child;
+            if (at.at_end()) {  // embedded, and the answer: returned as its parent holds it
+                out.status = NodeLookup::Status::embedded;
+                out.rlp.assign(d.ref.begin(), d.ref.end());
+                return out;
+            }
+            MPT_TRY(v, decode_stored(reader, target.subspan(0, at.depth()), d.ref));
             hashed = false;
         }
     }

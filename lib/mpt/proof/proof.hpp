@@ -23,9 +23,8 @@ namespace mpt {
 // The proof of key in the trie stored in reader under root: the root node first, then every
 // node on the key's path whose RLP is 32 bytes or more, in path order. It proves absence
 // when the key is not there: it then ends at the node where the path diverges or reaches an
-// empty slot. The empty trie has the empty proof. Nodes are read by path and checked against
-// the hash their parent holds: a missing row is Errc::storage_missing_node, a row whose hash
-// differs (or that does not decode) Errc::storage_hash_mismatch, both naming the path.
+// empty slot. The empty trie has the empty proof. Nodes are read by path through
+// load_verified, whose storage errors (missing node, hash mismatch, bad node) name the path.
 // When value is given it receives the key's value (nullopt: absent), read on the same walk.
 Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_view key,
                                  std::optional<bytes>* value = nullptr);

@@ -4,7 +4,8 @@
 // traversal reaches them; every loaded node is checked against the hash its parent holds.
 // Reads (get, for_each) walk stored nodes without keeping them; writes (put, remove) load
 // the nodes on their path into memory. commit() hashes the dirty nodes only and returns the
-// rows to write and the paths whose rows must go.
+// rows to write and the paths whose rows must go. One file per mechanism: trie_nodes (nodes
+// in memory, their pool, loading), trie (open, get), trie_update, trie_commit, trie_walk.
 //
 // Thread safety: a Trie is used by one thread at a time, reads included (they share
 // scratch buffers).
@@ -12,6 +13,7 @@
 
 #include <mpt/core/error.hpp>
 #include <mpt/core/node.hpp>
+#include <mpt/trie/node_source.hpp>
 
 #include <functional>
 #include <iterator>
@@ -19,20 +21,6 @@
 #include <optional>
 
 namespace mpt {
-
-// One trie's stored nodes, by root-relative path (one nibble per byte).
-class NodeReader {
-public:
-    virtual ~NodeReader() = default;
-    // The RLP stored at path, or an empty view when no row is there. The view is valid until
-    // the next call on this reader.
-    virtual Result<bytes_view> read(bytes_view path) = 0;
-    // Names the trie in error messages, e.g. "trie main".
-    virtual std::string describe() const { return "trie"; }
-};
-
-// A path (one nibble per byte) for messages: its hex digits, or "(root)" when empty.
-std::string path_string(bytes_view unpacked);
 
 // Byte strings kept one after another in one buffer: appending allocates only when the
 // buffer grows. Views stay valid until the list is changed.
@@ -150,7 +138,8 @@ public:
     Result<bool> get(bytes_view key, bytes& out) const;
     Result<std::optional<bytes>> get(bytes_view key) const;
 
-    // Sets key to value; an empty value removes the key.
+    // Sets key to value; an empty value removes the key. Atomic: on an error (a stored node
+    // that cannot be read or is refused) the trie is left exactly as it was.
     Status put(bytes_view key, bytes_view value);
     Status remove(bytes_view key);
 

@@ -1,0 +1,42 @@
+// Stored nodes as every reader of a trie meets them: read by root-relative path, checked
+// against the hash the parent holds, decoded. load_verified is the only place that check is
+// made, and the one place that tells a missing row from a wrong one from an undecodable one.
+//
+// Thread safety: a NodeReader is used by one thread at a time; the functions keep no state.
+#pragma once
+
+#include <mpt/core/error.hpp>
+#include <mpt/core/node.hpp>
+
+#include <string>
+
+namespace mpt {
+
+// One trie's stored nodes, by root-relative path (one nibble per byte).
+class NodeReader {
+public:
+    virtual ~NodeReader() = default;
+    // The RLP stored at path, or an empty view when no row is there. The view is valid until
+    // the next call on this reader.
+    virtual Result<bytes_view> read(bytes_view path) = 0;
+    // Names the trie in error messages, e.g. "trie main".
+    virtual std::string describe() const { return "trie"; }
+};
+
+// A path (one nibble per byte) for messages: its hex digits, or "(root)" when empty.
+std::string path_string(bytes_view unpacked);
+
+// An error about the node at path (one nibble per byte) of reader's trie, its place filled.
+Error node_error(Errc code, const NodeReader& reader, bytes_view path, std::string detail = {});
+
+// rlp, a node of reader's trie at path that hashed as its parent says (a row, or a node
+// embedded in one), decoded; Errc::storage_bad_node when it is no valid node.
+Result<NodeView> decode_stored(const NodeReader& reader, bytes_view path, bytes_view rlp);
+
+// The node stored at path, whose hash its parent holds as expected: Errc::storage_missing_node
+// when no row is there, Errc::storage_hash_mismatch when the row hashes otherwise, and
+// decode_stored's Errc::storage_bad_node when it hashes right but is no valid node; read
+// errors pass through. The views (the node's rlp among them) are valid until the next read.
+Result<NodeView> load_verified(NodeReader& reader, bytes_view path, const Hash256& expected);
+
+}  // namespace mpt
