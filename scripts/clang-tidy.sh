@@ -12,7 +12,7 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
+cd "$root" || exit 2
 
 die() {
     echo "clang-tidy: error: $*" >&2
@@ -57,6 +57,7 @@ trap 'rm -rf "$logs"' EXIT
 start=$(date +%s)
 # One clang-tidy per file; its log is named after the file. Exit codes are read from the logs'
 # companions, since xargs only says that some invocation failed.
+# shellcheck disable=SC2016  # the inner script expands its own arguments
 printf '%s\0' "${files[@]}" | xargs -0 -P "${MPT_JOBS:-$(nproc)}" -I{} sh -c '
     log="$2/$(printf %s "$3" | tr / _)"
     "$0" -p "$1" --quiet "$3" >"$log" 2>&1
