@@ -25,7 +25,7 @@ struct BuildCmdOptions {
 // A new file is written whole (bulk_build.hpp); an existing one, through the store.
 Result<BuildResult> build(const std::string& output, const KvInput& input, const BuildOptions& b) {
     MPT_TRY(std::optional<BuildResult> fresh, build_new_trie_file(output, input, b));
-    if (fresh) return std::move(*fresh);
+    if (fresh) return *fresh;
     MPT_TRY(auto store, SqliteNodeStore::open(output, SqliteNodeStore::Mode::create));
     return build_trie(*store, input, b);
 }

@@ -94,6 +94,7 @@ SignalHandlers::Handler on_sigbus_for(const std::string& file) {
         line.resize(sizeof g_sigbus_line - 1);
         line += '\n';
     }
+    // NOLINTNEXTLINE(bugprone-not-null-terminated-result): written with its length, no NUL
     std::memcpy(g_sigbus_line, line.data(), line.size());
     g_sigbus_length = line.size();
     return on_sigbus;

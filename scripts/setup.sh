@@ -8,10 +8,13 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+# clang builds the fuzzers (scripts/fuzz.sh); libclang-rt-14-dev holds libFuzzer and clang's
+# sanitizer runtimes, which the clang packages only recommend; clang-format-14 and clang-tidy-14 are the
+# versions scripts/check-format.sh and scripts/clang-tidy.sh expect.
 packages=(
     build-essential cmake libcli11-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
     doctest-dev libbenchmark-dev libssl-dev sqlite3 hyperfine valgrind clang time
-    groff-base
+    groff-base libclang-rt-14-dev clang-format-14 clang-tidy-14
 )
 
 installed() {

@@ -759,7 +759,7 @@ TEST_CASE("prove_range: snap semantics for limit, to and max_bytes") {
     CHECK(!prove_range(*s->reader, s->root, {}, nullptr, 0, SIZE_MAX).ok());
 }
 
-TEST_CASE("verify_range: random tries and ranges verify; tampering fails") {
+TEST_CASE("verify_range: random tries and ranges verify, and tampering fails") {
     std::mt19937_64 rng(mpt::test::seed("range_random"));
     size_t ranges = 0, tampered = 0;
     for (int round = 0; round < 60; ++round) {

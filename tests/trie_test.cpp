@@ -48,7 +48,7 @@ TEST_CASE("known roots") {
     CHECK(trie_root(m) == expected);
 }
 
-TEST_CASE("root does not depend on insertion order; deleting all gives the empty root") {
+TEST_CASE("root does not depend on insertion order, and deleting all gives the empty root") {
     std::mt19937_64 rng(mpt::test::seed("trie_order"));
     for (int round = 0; round < 200; ++round) {
         const auto m = random_content(rng, 1 + rng() % 60);

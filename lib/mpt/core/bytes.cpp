@@ -9,6 +9,7 @@ void advise_huge_pages(const void* p, size_t n) noexcept {
     constexpr uintptr_t kHuge = uintptr_t{2} << 20;
     const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
     const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(kHuge - 1);
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): an address rounded for madvise, never read
     if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 #else
     static_cast<void>(p), static_cast<void>(n);

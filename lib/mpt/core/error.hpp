@@ -124,6 +124,8 @@ using Status = Result<void>;
 }  // namespace mpt
 
 // Propagates an error from an expression yielding a Result; binds the value otherwise.
+// NOLINTBEGIN(bugprone-macro-parentheses): decl is a declaration and tmp a name, neither an
+// expression that parentheses could protect.
 #define MPT_CONCAT_INNER(a, b) a##b
 #define MPT_CONCAT(a, b) MPT_CONCAT_INNER(a, b)
 #define MPT_TRY_IMPL(tmp, decl, expr)             \
@@ -131,6 +133,7 @@ using Status = Result<void>;
     if (!tmp.ok()) return std::move(tmp).error(); \
     decl = std::move(tmp).value()
 #define MPT_TRY(decl, expr) MPT_TRY_IMPL(MPT_CONCAT(mpt_try_, __LINE__), decl, expr)
+// NOLINTEND(bugprone-macro-parentheses)
 #define MPT_RETURN_IF_ERROR(expr)                                     \
     do {                                                              \
         auto mpt_status_ = (expr);                                    \

@@ -44,6 +44,9 @@ constexpr bool column_complemented(int x) {
     return c;
 }
 
+// NOLINTBEGIN(readability-identifier-naming): X, Y and the lane flags are named as in the
+// formulas of these comments.
+
 // B[X][Y] = rot(A[x][X] ^ D[x]) with 2x + 3X = Y (mod 5), so x = 3Y + X (mod 5); and
 // D[x] = C[x-1] ^ rot(C[x+1], 1) carries the complement parities of those two columns.
 constexpr bool b_complemented(int X, int Y) {
@@ -86,6 +89,8 @@ template <class Chi, int X, int Y>
         }
     }
 }
+
+// NOLINTEND(readability-identifier-naming)
 
 template <class Chi>
 [[gnu::always_inline]] inline void complement_lanes(uint64_t s[25]) noexcept {
