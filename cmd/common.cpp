@@ -57,8 +57,8 @@ Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
     return t;
 }
 
-bytes OpenTrie::trie_key(bytes_view key) const {
-    if (!info.secure) return bytes(key.begin(), key.end());
+bytes OpenTrie::trie_key(bytes_view key, bool key_hashed) const {
+    if (!info.secure || key_hashed) return bytes(key.begin(), key.end());
     const Hash256 h = keccak256(key);
     return bytes(h.begin(), h.end());
 }

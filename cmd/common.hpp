@@ -45,8 +45,9 @@ struct OpenTrie {
         if (store) store->end_read();
     }
 
-    // The key as the trie stores it: keccak256(key) in a secure trie.
-    bytes trie_key(bytes_view key) const;
+    // The key as the trie stores it: keccak256(key) in a trie with hashed keys (secure or
+    // state), unless key_hashed says the key given is the trie key already (--key-hashed).
+    bytes trie_key(bytes_view key, bool key_hashed = false) const;
 };
 
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie);

@@ -239,7 +239,7 @@ Result<StateBuildResult> build_state(NodeStore& store, const StateDoc& doc,
     return r;
 }
 
-Result<Hash256> state_root(const StateDoc& doc) {
+Result<Hash256> state_root_in_memory(const StateDoc& doc) {
     MPT_TRY(const std::vector<const StateAccount*> order, sorted_accounts(doc));
     StackTrie storage;
     StackTrie accounts;

@@ -54,7 +54,7 @@ Result<StateBuildResult> build_state(NodeStore& store, const StateDoc& doc,
                                      const StateBuildOptions& o);
 
 // The state root of doc, computed in memory (no store): what build_state returns.
-Result<Hash256> state_root(const StateDoc& doc);
+Result<Hash256> state_root_in_memory(const StateDoc& doc);
 
 // A state read from a store. REQUIRES: store outlives the view and is inside a read (or
 // write) transaction for as long as the view is used.
