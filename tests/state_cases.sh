@@ -32,3 +32,55 @@ expect "get KEY and --account" 2 '^$' '^mpt: error: usage: get: give KEY or --ac
 expect "get --account on a plain trie" 3 '^$' '^mpt: error: .*plain\.db: trie main is plain, not an account trie' -- "$MPT" get "$tmp/plain.db" --account 0x0000000000000000000000000000000000000000
 expect "dump --accounts on a plain trie" 3 '^$' '^mpt: error: .*plain\.db: trie main is plain, not an account trie' -- "$MPT" dump --accounts "$tmp/plain.db"
 expect "dump --storage without --accounts" 2 '^$' '^mpt: error: usage: dump: --storage goes with --accounts$' -- "$MPT" dump --storage "$tmp/plain.db"
+
+# build --state, get --account, dump --accounts and diff of states, on fixtures/state_*.json.
+a1=0x1000000000000000000000000000000000000001
+expect "build --state" 0 '^0xf5bf7efc173bb3d4f2d73eebdbe96919a53721972397fc6a05af955ae0efac45$' '^$' -- "$MPT" build --state "$FIX/state_a.json" -o "$tmp/state_a.db"
+expect "build --state into an existing state" 2 '^$' '^mpt: error: .*state_a\.db: .*--replace' -- "$MPT" build --state "$FIX/state_b.json" -o "$tmp/state_a.db"
+expect "build --state of a k/v file" 2 '^$' '^mpt: error: .*dogs\.json' -- "$MPT" build --state "$FIX/dogs.json" -o "$tmp/state_bad.db"
+expect "build --state --secure" 2 '^$' '^mpt: error: usage: build: --state' -- "$MPT" build --state --secure "$FIX/state_a.json" -o "$tmp/state_bad.db"
+expect "get --account" 0 '^\{"nonce":"0x1","balance":"0xde0b6b3a7640000","storageRoot":"0x9c1b6e59[0-9a-f]{56}","codeHash":"0x0dd9fc23[0-9a-f]{56}"\}$' '^$' -- "$MPT" get "$tmp/state_a.db" --account "$a1"
+expect "get --account: no 0x, upper case" 0 '"nonce":"0x1"' '^$' -- "$MPT" get "$tmp/state_a.db" --account 1000000000000000000000000000000000000001
+expect "get --account absent" 1 '^$' '^$' -- "$MPT" get "$tmp/state_a.db" --account 0x4000000000000000000000000000000000000004
+expect "get --account --key-hashed" 0 '"nonce":"0x1"' '^$' -- "$MPT" get "$tmp/state_a.db" --key-hashed --account 0x3ed02be1e351ddbcc2bf3ffafc25fb42a533df024b33c85f9805e17b60f7230c
+expect "get --account --key-hashed takes a hash" 2 '^$' '^mpt: error: bad hex: address hash' -- "$MPT" get "$tmp/state_a.db" --key-hashed --account "$a1"
+expect "get --slot" 0 '^0x2a$' '^$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot 0x01
+expect "get --slot left-padded, 32 bytes" 0 '^0x2a$' '^$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot 0x0000000000000000000000000000000000000000000000000000000000000001
+expect "get --slot absent" 1 '^0x1$' '^$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot 00 --slot 0x05
+expect "get --slot --json" 1 '^\{"00":"0x1","0x05":null\}$' '^$' -- "$MPT" get --json "$tmp/state_a.db" --account "$a1" --slot 00 --slot 0x05
+expect "get --slot odd hex" 2 '^$' '^mpt: error: bad hex: slot 0x1: odd number of hex digits$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot 0x1
+expect "dump --accounts: a line per account" 0 '^$' '^$' -- sh -c "test \$('$MPT' dump --accounts '$tmp/state_a.db' | wc -l) -eq 2"
+expect "dump --accounts --storage" 0 '"storage":\{"0x[0-9a-f]{64}":"0x1","0x[0-9a-f]{64}":"0x2a"\}\}$' '^$' -- "$MPT" dump --accounts --storage "$tmp/state_a.db"
+expect "dump --accounts --from an address" 0 '"nonce":"0x1"' '^$' -- "$MPT" dump --accounts --from "$a1" --limit 1 "$tmp/state_a.db"
+expect "diff of a state file and its document" 0 '^$' '^$' -- "$MPT" diff "$tmp/state_a.db" "$FIX/state_a.json"
+expect "diff of states" 1 "^~ $a1 slot 0x0{64} 0x1 -> 0x2\$" '^$' -- "$MPT" diff "$tmp/state_a.db" "$FIX/state_b.json"
+expect "diff of states: an account added" 1 '^\+ 0x3000000000000000000000000000000000000003 nonce 0x0, balance 0x5, ' '^$' -- "$MPT" diff --state "$FIX/state_a.json" "$FIX/state_b.json"
+expect "diff of states --json" 1 '^\{"change":"changed","address":"0x2000000000000000000000000000000000000002","nonce":\["0x0","0x1"\],"balance":\["0x3e8","0x3e7"\]\}$' '^$' -- "$MPT" diff --state --json "$FIX/state_a.json" "$FIX/state_b.json"
+expect "diff of states --stats" 1 '.*' '^nodes read: A [0-9]+, B [0-9]+$' -- "$MPT" diff --stats "$tmp/state_a.db" "$FIX/state_b.json"
+expect "diff --state of a k/v file" 2 '^$' '^mpt: error: .*dogs\.json' -- "$MPT" diff --state "$FIX/dogs.json" "$FIX/state_a.json"
+
+# ethereum/tests BlockchainTests, when the folder is given (cli_test.sh's fourth argument):
+# every fixture's postState builds to its last block's stateRoot.
+if [ -n "${ETHEREUM_TESTS:-}" ]; then
+    for f in "$ETHEREUM_TESTS"/BlockchainTests/ValidBlocks/bcExample/*.json "$ETHEREUM_TESTS"/BlockchainTests/ValidBlocks/bcStateTests/*.json; do
+        [ -e "$f" ] || continue
+        python3 - "$f" "$tmp/bt" <<'PY' || continue
+import json, sys, os
+d = json.load(open(sys.argv[1]))
+os.makedirs(sys.argv[2], exist_ok=True)
+for i, (name, t) in enumerate(d.items()):
+    if "postState" not in t or not t.get("blocks") or "blockHeader" not in t["blocks"][-1]:
+        continue
+    json.dump(t["postState"], open(os.path.join(sys.argv[2], "%d.json" % i), "w"))
+    open(os.path.join(sys.argv[2], "%d.root" % i), "w").write(t["blocks"][-1]["blockHeader"]["stateRoot"])
+PY
+        for doc in "$tmp"/bt/*.json; do
+            [ -e "$doc" ] || continue
+            want=$(cat "${doc%.json}.root")
+            rm -f "$tmp/bt.db"
+            expect "postState of $(basename "$f") builds to its stateRoot" 0 "^$want\$" '^$' -- "$MPT" build --state "$doc" -o "$tmp/bt.db"
+            expect "postState of $(basename "$f"): state file equals the document" 0 '^$' '^$' -- "$MPT" diff "$tmp/bt.db" "$doc"
+        done
+        rm -rf "$tmp/bt"
+    done
+fi

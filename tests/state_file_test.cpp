@@ -2,6 +2,7 @@
 
 #include <mpt/build/state_diff.hpp>
 #include <mpt/build/state_file.hpp>
+#include <mpt/build/state_root.hpp>
 #include <mpt/build/trie_file.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/core/rlp.hpp>
@@ -172,7 +173,7 @@ TEST_CASE("state file: build, reopen, every account and slot reads back; roots b
     for (const size_t n : {0, 1, 2, 17, 300}) {
         const StateDoc doc = random_state(rng, n);
         const Hash256 expected = second_route_root(doc);
-        auto root = state_root_in_memory(doc);
+        auto root = state_root(doc);
         REQUIRE_MESSAGE(root.ok(), why(root));
         CHECK(to_hex(*root) == to_hex(expected));
 
@@ -206,7 +207,7 @@ TEST_CASE("state file: build, reopen, every account and slot reads back; roots b
 
 TEST_CASE("state file: the empty state, a known root, and refused documents") {
     StateDoc empty;
-    CHECK(state_root_in_memory(empty).value() == kEmptyRoot);
+    CHECK(state_root(empty).value() == kEmptyRoot);
 
     // One account with a balance of 1 wei and nothing else (keccak of the address is the
     // key): checked against the hand encoding.
@@ -216,11 +217,11 @@ TEST_CASE("state file: the empty state, a known root, and refused documents") {
     acc.address_hash = keccak256(*acc.address);
     acc.account.balance = u256(1);
     one.accounts.push_back(acc);
-    CHECK(state_root_in_memory(one).value() == second_route_root(one));
+    CHECK(state_root(one).value() == second_route_root(one));
 
     StateDoc twice = one;
     twice.accounts.push_back(acc);
-    auto r = state_root_in_memory(twice);
+    auto r = state_root(twice);
     REQUIRE(!r.ok());
     CHECK(r.error().code == Errc::bad_input);
 
@@ -229,7 +230,7 @@ TEST_CASE("state file: the empty state, a known root, and refused documents") {
     e.key = keccak256(u256(1));
     e.value = u256(5);
     slot_twice.accounts[0].storage = {e, e};
-    r = state_root_in_memory(slot_twice);
+    r = state_root(slot_twice);
     REQUIRE(!r.ok());
     CHECK(r.error().code == Errc::bad_input);
 
@@ -245,7 +246,7 @@ TEST_CASE("state file: the empty state, a known root, and refused documents") {
     with_slot.accounts[0].storage = {e};
     auto rr = build_state(store, with_slot, replace);
     REQUIRE_MESSAGE(rr.ok(), why(rr));
-    CHECK(rr->root == state_root_in_memory(with_slot).value());
+    CHECK(rr->root == state_root(with_slot).value());
     CHECK(rr->storage_tries == 1);
 }
 

@@ -158,7 +158,10 @@ Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
         const StateAccount& acc = *order[i];
         Account a = acc.account;
         MPT_TRY(const std::vector<const StorageEntry*> slots, sorted_slots(acc));
-        a.storage_root = kEmptyRoot;
+        // A dump made without storage gives the root alone (state_root.hpp's rule): the
+        // account keeps it, and the file has no storage trie for it.
+        a.storage_root =
+            slots.empty() && acc.claimed_storage_root ? *acc.claimed_storage_root : kEmptyRoot;
         if (!slots.empty()) {
             const std::string name = storage_trie_name(acc.address_hash);
             MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(name));
@@ -237,22 +240,6 @@ Result<StateBuildResult> build_state(NodeStore& store, const StateDoc& doc,
         return std::move(c).error();
     }
     return r;
-}
-
-Result<Hash256> state_root_in_memory(const StateDoc& doc) {
-    MPT_TRY(const std::vector<const StateAccount*> order, sorted_accounts(doc));
-    StackTrie storage;
-    StackTrie accounts;
-    bytes value;
-    for (const StateAccount* acc : order) {
-        Account a = acc->account;
-        MPT_TRY(const std::vector<const StorageEntry*> slots, sorted_slots(*acc));
-        MPT_TRY(a.storage_root, storage_root_of(storage, slots));
-        value.clear();
-        encode_account(value, a);
-        MPT_RETURN_IF_ERROR(accounts.add(acc->address_hash, value));
-    }
-    return accounts.finish();
 }
 
 Result<StateView> StateView::open(NodeStore& store, std::string_view accounts) {

@@ -46,15 +46,13 @@ struct StateBuildResult {
 };
 
 // Writes the state of doc into store: the account trie `main` (kind state) and the storage
-// tries (kind secure), in one write transaction. Zero-valued slots are skipped. Errors:
+// tries (kind secure), in one write transaction; the root is state_root(doc) of
+// build/state_root.hpp. Zero-valued slots are skipped. Errors:
 // bad_input (two entries of one account with the same slot, or two accounts with the same
 // address hash), trie_kind_mismatch and bad_input for an existing trie without replace, and
 // the store's errors.
 Result<StateBuildResult> build_state(NodeStore& store, const StateDoc& doc,
                                      const StateBuildOptions& o);
-
-// The state root of doc, computed in memory (no store): what build_state returns.
-Result<Hash256> state_root_in_memory(const StateDoc& doc);
 
 // A state read from a store. REQUIRES: store outlives the view and is inside a read (or
 // write) transaction for as long as the view is used.
