@@ -58,7 +58,7 @@ Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
 }
 
 bytes OpenTrie::trie_key(bytes_view key) const {
-    if (!info.secure) return bytes(key.begin(), key.end());
+    if (!info.hashed_keys()) return bytes(key.begin(), key.end());
     const Hash256 h = keccak256(key);
     return bytes(h.begin(), h.end());
 }
