@@ -86,8 +86,7 @@ int print_nodes(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
         for (const bytes& p : nd->deletes) fmt::print("delete {}\n", compact_hex(p));
     }
     if (o.stats) {
-        fmt::print(stderr, "nodes read: A {}, B {}\n", nd->stats.nodes_read_a,
-                   nd->stats.nodes_read_b);
+        eprint("nodes read: A {}, B {}\n", nd->stats.nodes_read_a, nd->stats.nodes_read_b);
     }
     return nd->writes.empty() && nd->deletes.empty() ? kOk : kNegative;
 }
@@ -131,7 +130,7 @@ int print_keys(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
     });
     if (!r) return report(r.error());
     if (o.json) fmt::print("{}\n", j.dump());
-    if (o.stats) fmt::print(stderr, "nodes read: A {}, B {}\n", r->nodes_read_a, r->nodes_read_b);
+    if (o.stats) eprint("nodes read: A {}, B {}\n", r->nodes_read_a, r->nodes_read_b);
     return count == 0 ? kOk : kNegative;
 }
 
