@@ -91,12 +91,10 @@ int run_build(const BuildCmdOptions& o) {
     b.threads = o.threads != 0 ? o.threads : available_cpus();
     const bool tty = stderr_is_tty();
     if (tty) {
-        b.progress = [](size_t done, size_t all) {
-            fmt::print(stderr, "\rmpt: {} of {} pairs", done, all);
-        };
+        b.progress = [](size_t done, size_t all) { eprint("\rmpt: {} of {} pairs", done, all); };
     }
     auto r = build(o.output, *input, b);
-    if (tty) fmt::print(stderr, "\r\033[K");
+    if (tty) eprint("\r\033[K");
     if (!r) return report(r.error(), o.output);
     if (o.json) {
         const nlohmann::ordered_json j = {{"root", to_hex(r->root)},

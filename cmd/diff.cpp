@@ -44,7 +44,8 @@ Result<Side> load_kv(const std::string& path, bool secure) {
     Side side;
     side.store = std::make_unique<MemoryNodeStore>();
     MPT_RETURN_IF_ERROR(side.store->begin_write());
-    MPT_TRY(TrieId id, side.store->create_trie("main", secure));
+    MPT_TRY(TrieId id,
+            side.store->create_trie("main", secure ? TrieKind::secure : TrieKind::plain));
     MPT_RETURN_IF_ERROR(apply_commit(*side.store, id, batch));
     MPT_RETURN_IF_ERROR(side.store->commit_write());
     MPT_TRY(std::optional<TrieInfo> info, side.store->find_trie("main"));
@@ -87,8 +88,7 @@ int print_nodes(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
         for (const bytes& p : nd->deletes) fmt::print("delete {}\n", compact_hex(p));
     }
     if (o.stats) {
-        fmt::print(stderr, "nodes read: A {}, B {}\n", nd->stats.nodes_read_a,
-                   nd->stats.nodes_read_b);
+        eprint("nodes read: A {}, B {}\n", nd->stats.nodes_read_a, nd->stats.nodes_read_b);
     }
     return nd->writes.empty() && nd->deletes.empty() ? kOk : kNegative;
 }
@@ -132,7 +132,7 @@ int print_keys(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
     });
     if (!r) return report(r.error());
     if (o.json) fmt::print("{}\n", j.dump());
-    if (o.stats) fmt::print(stderr, "nodes read: A {}, B {}\n", r->nodes_read_a, r->nodes_read_b);
+    if (o.stats) eprint("nodes read: A {}, B {}\n", r->nodes_read_a, r->nodes_read_b);
     return count == 0 ? kOk : kNegative;
 }
 
@@ -150,7 +150,7 @@ int run_diff(const DiffOptions& o) {
     if (!a) return report(a.error());
     auto b = load_side(o.b, o.trie_b, o);
     if (!b) return report(b.error());
-    if (a->info.secure != b->info.secure) {
+    if (a->info.hashed_keys() != b->info.hashed_keys()) {
         return report(Error{Errc::trie_kind_mismatch, o.a + " and " + o.b});
     }
     if (auto s = a->store->begin_read(); !s) return report(s.error(), o.a);

@@ -3,7 +3,6 @@
 #include "common.hpp"
 #include "state_print.hpp"
 
-#include <mpt/build/schema_compat.hpp>
 #include <mpt/build/state_diff.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/state/document.hpp>
@@ -47,7 +46,7 @@ public:
     Result<std::optional<bytes>> find(const Hash256& h) const {
         if (auto it = known_.find(h); it != known_.end()) return std::optional<bytes>(it->second);
         for (NodeStore* s : stores_) {
-            MPT_TRY(std::optional<bytes> p, compat::get_preimage(*s, h));
+            MPT_TRY(std::optional<bytes> p, s->get_preimage(h));
             if (p) return p;
         }
         return std::optional<bytes>{};
@@ -126,7 +125,7 @@ bool is_state_file(const std::string& path) {
     auto store = SqliteNodeStore::open(path, SqliteNodeStore::Mode::read_only);
     if (!store) return false;
     auto t = (*store)->find_trie("main");
-    return t && *t && compat::kind_of(**t) == compat::TrieKind::state;
+    return t && *t && (*t)->kind == TrieKind::state;
 }
 
 int run_state_diff(const StateDiffOptions& o) {

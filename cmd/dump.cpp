@@ -3,7 +3,6 @@
 #include "common.hpp"
 #include "state_print.hpp"
 
-#include <mpt/build/schema_compat.hpp>
 #include <mpt/core/hex.hpp>
 
 #include <fmt/core.h>
@@ -42,7 +41,7 @@ int run_dump_accounts(const DumpOptions& o) {
     Status failed;
     std::string line;
     auto s = view->for_each_account(from, [&](const Hash256& hash, const Account& a) {
-        auto address = compat::get_preimage(store, hash);
+        auto address = store.get_preimage(hash);
         if (!address) {
             failed = Status(address.error());
             return false;
@@ -59,7 +58,7 @@ int run_dump_accounts(const DumpOptions& o) {
         line += ",\"storage\":{";
         bool first = true;
         auto slots = view->for_each_slot(hash, a, [&](const Hash256& key, const U256& v) {
-            auto slot = compat::get_preimage(store, key);
+            auto slot = store.get_preimage(key);
             if (!slot) {
                 failed = Status(slot.error());
                 return false;

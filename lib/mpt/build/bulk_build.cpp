@@ -167,7 +167,7 @@ class PageFile {
 public:
     static constexpr size_t kFlushBytes = size_t{4} << 20;
 
-    PageFile(int fd, const std::string& path, SqliteNodeStore::FileImage& image)
+    PageFile(int fd, const std::string& path, FileImage& image)
         : fd_(fd),
           path_(path),
           image_(image),
@@ -191,7 +191,7 @@ public:
     // Writes what is left and the image with its header's page count; then syncs.
     Status finish(uint32_t pages) {
         MPT_RETURN_IF_ERROR(flush());
-        SqliteNodeStore::finish_image_header(image_.pages, pages);
+        finish_image_header(image_.pages, pages);
         MPT_RETURN_IF_ERROR(pwrite_all(image_.pages, 0));
         if (::fsync(fd_) != 0) return io_error(path_, "sync");
         return {};
@@ -219,7 +219,7 @@ private:
 
     int fd_;
     const std::string& path_;
-    SqliteNodeStore::FileImage& image_;
+    FileImage& image_;
     uint32_t image_pages_;
     uint32_t next_;          // the page expected next
     uint32_t buffer_first_;  // the page buffer_ begins with
@@ -278,8 +278,8 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
     result.created = true;
     result.rows_written = rows.rows();
 
-    MPT_TRY(SqliteNodeStore::FileImage image,
-            SqliteNodeStore::new_file_image(o.trie, o.secure, result.root));
+    MPT_TRY(FileImage image,
+            new_file_image(o.trie, o.secure ? TrieKind::secure : TrieKind::plain, result.root));
     const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
     PageFile out(fd, path, image);
     IndexBtreeWriter tree(

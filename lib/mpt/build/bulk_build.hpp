@@ -4,7 +4,7 @@
 // partly empty unless a copy packs them afterwards (sqlite_store.hpp, staging). A new file
 // holding one trie needs neither: its rows are hashed and kept in memory, put in path order,
 // and the nodes table's b-tree is written page by page (IndexBtreeWriter) after the pages
-// SQLite makes of the schema and the trie's row (SqliteNodeStore::new_file_image). The
+// SQLite makes of the schema and the trie's row (new_file_image in store/file_image.hpp). The
 // result is an ordinary trie file, the same rows in the same schema as a build through the
 // store would give, with its pages full.
 //

@@ -1,4 +1,3 @@
-#include <mpt/build/schema_compat.hpp>
 #include <mpt/build/state_file.hpp>
 #include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
@@ -11,9 +10,6 @@
 namespace mpt {
 namespace {
 
-using compat::kind_of;
-using compat::trie_kind_name;
-using compat::TrieKind;
 
 constexpr TrieKind kAccountsKind = TrieKind::state;
 constexpr TrieKind kStorageKind = TrieKind::secure;
@@ -117,14 +113,14 @@ Status check_replace(NodeStore& store, const StateBuildOptions& o, StateBuildRes
         return {Errc::bad_input,
                 "the file holds a trie named main already: --replace rebuilds it as this state"};
     }
-    if (kind_of(*main) != kAccountsKind) {
+    if (main->kind != kAccountsKind) {
         return {Errc::trie_kind_mismatch, "--replace keeps the trie's kind: trie main is " +
-                                              std::string(trie_kind_name(kind_of(*main)))};
+                                              std::string(trie_kind_name(main->kind))};
     }
     // The old storage tries go empty; those of the new state are written again below.
     MPT_TRY(const std::vector<TrieInfo> tries, store.list_tries());
     for (const TrieInfo& t : tries) {
-        if (t.id != main->id && kind_of(t) != kStorageKind) continue;
+        if (t.id != main->id && t.kind != kStorageKind) continue;
         if (t.id != main->id && (t.name.size() != 66 || !t.name.starts_with("0x"))) continue;
         MPT_TRY(const size_t erased, store.erase_subtree(t.id, {}));
         static_cast<void>(erased);
@@ -145,7 +141,7 @@ Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
     if (main) {
         main_id = main->id;
     } else {
-        MPT_TRY(main_id, compat::create_trie(store, "main", kAccountsKind));
+        MPT_TRY(main_id, store.create_trie("main", kAccountsKind));
     }
     BatchSink storage_sink(store);
     BatchSink account_sink(store);
@@ -167,16 +163,16 @@ Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
             MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(name));
             TrieId id;
             if (existing) {
-                if (kind_of(*existing) != kStorageKind) {
+                if (existing->kind != kStorageKind) {
                     return {Errc::trie_kind_mismatch,
                             "trie " + name + " is " +
-                                std::string(trie_kind_name(kind_of(*existing))) + ", not secure"};
+                                std::string(trie_kind_name(existing->kind)) + ", not secure"};
                 }
                 id = existing->id;
                 MPT_TRY(const size_t erased, store.erase_subtree(id, {}));
                 static_cast<void>(erased);
             } else {
-                MPT_TRY(id, compat::create_trie(store, name, kStorageKind));
+                MPT_TRY(id, store.create_trie(name, kStorageKind));
             }
             storage_sink.start(id);
             MPT_TRY(a.storage_root, storage_root_of(storage, slots));
@@ -205,10 +201,10 @@ Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
     MPT_RETURN_IF_ERROR(store.set_root(main_id, result.root));
     if (!preimages.empty()) {
         std::sort(preimages.begin(), preimages.end());
-        std::vector<std::pair<Hash256, bytes_view>> items;
+        std::vector<Preimage> items;
         items.reserve(preimages.size());
         for (const auto& [h, p] : preimages) items.emplace_back(h, p);
-        MPT_RETURN_IF_ERROR(compat::put_preimages(store, items));
+        MPT_RETURN_IF_ERROR(store.put_preimages(items));
         result.preimages = items.size();
     }
     result.accounts = order.size();
@@ -245,9 +241,9 @@ Result<StateBuildResult> build_state(NodeStore& store, const StateDoc& doc,
 Result<StateView> StateView::open(NodeStore& store, std::string_view accounts) {
     MPT_TRY(std::optional<TrieInfo> t, store.find_trie(accounts));
     if (!t) return {Errc::no_such_trie, "no trie named " + std::string(accounts)};
-    if (kind_of(*t) != kAccountsKind) {
+    if (t->kind != kAccountsKind) {
         return {Errc::trie_kind_mismatch,
-                "trie " + t->name + " is " + std::string(trie_kind_name(kind_of(*t))) +
+                "trie " + t->name + " is " + std::string(trie_kind_name(t->kind)) +
                     ", not an account trie (build one with mpt build --state)"};
     }
     return StateView(store, std::move(*t));

@@ -130,11 +130,11 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
     MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(o.trie));
     BuildResult result;
     if (existing && !o.replace) {
-        if (o.secure && !existing->secure) {
+        if (o.secure && !existing->hashed_keys()) {
             return {Errc::trie_kind_mismatch,
                     "trie " + o.trie + " is plain; --secure would hash its keys differently"};
         }
-        const bool secure = existing->secure;
+        const bool secure = existing->hashed_keys();
         TrieReader reader(store, *existing);
         Trie trie = Trie::open(&reader, existing->root);
         for (size_t i = 0; i < input.size(); ++i) {
@@ -153,14 +153,15 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
     }
     TrieId id;
     if (existing) {
-        if (existing->secure != o.secure) {
+        if (existing->hashed_keys() != o.secure) {
             return {Errc::trie_kind_mismatch, "--replace keeps the trie's kind: trie " + o.trie +
-                                                  " is " + (existing->secure ? "secure" : "plain")};
+                                                  " is " +
+                                                  std::string(trie_kind_name(existing->kind))};
         }
         id = existing->id;
         MPT_TRY(result.rows_deleted, store.erase_subtree(id, {}));
     } else {
-        MPT_TRY(id, store.create_trie(o.trie, o.secure));
+        MPT_TRY(id, store.create_trie(o.trie, o.secure ? TrieKind::secure : TrieKind::plain));
     }
     const SortedPairs sorted = sorted_final_pairs(input, o.secure);
     StoreSink sink(store, id, sorted.pairs.size() >= kThreadedBuildPairs);
@@ -234,6 +235,14 @@ public:
         const size_t len = path.size();
         switch (v->kind) {
             case NodeView::Kind::leaf:
+                // The kind, checked from the structure: keys of a secure or state trie are
+                // 32-byte hashes, so every leaf ends at 64 nibbles.
+                if (trie_.hashed_keys() && len + v->path.size() != 64) {
+                    problem("leaf ending at " + std::to_string(len + v->path.size()) +
+                                " nibbles in a " + std::string(trie_kind_name(trie_.kind)) +
+                                " trie (keys are 64)",
+                            path);
+                }
                 break;
             case NodeView::Kind::extension:
                 append_unpacked(path, v->path);
@@ -241,6 +250,11 @@ public:
                 path.resize(len);
                 break;
             case NodeView::Kind::branch:
+                if (trie_.hashed_keys() && !v->value.empty()) {
+                    problem("branch value (a key of " + std::to_string(len) + " nibbles) in a " +
+                                std::string(trie_kind_name(trie_.kind)) + " trie",
+                            path);
+                }
                 for (uint8_t i = 0; i < 16; ++i) {
                     if (v->children[i].empty()) continue;
                     path.push_back(i);
