@@ -88,6 +88,7 @@ int run_build(const BuildCmdOptions& o) {
     b.trie = o.trie;
     b.secure = o.secure;
     b.replace = o.replace;
+    b.preimages = !o.no_preimages;
     b.threads = o.threads != 0 ? o.threads : available_cpus();
     const bool tty = stderr_is_tty();
     if (tty) {

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <mpt/build/bulk_build.hpp>
 #include <mpt/build/state_diff.hpp>
 #include <mpt/build/state_file.hpp>
 #include <mpt/build/state_root.hpp>
@@ -349,4 +350,63 @@ TEST_CASE("state diff: accounts and slots added, removed and changed; equal stat
 
     // A few changes in a large state read a few paths, not the state.
     CHECK(s->nodes_read_a < 200);
+}
+
+TEST_CASE("preimages: a state build and a secure k/v build record them, --no-preimages does not") {
+    std::mt19937_64 rng(mpt::test::seed("state preimages"));
+    const StateDoc doc = random_state(rng, 50);
+    MemoryNodeStore store;
+    REQUIRE(build_state(store, doc, {}).ok());
+    for (const StateAccount& acc : doc.accounts) {
+        auto p = store.get_preimage(acc.address_hash);
+        REQUIRE(p.ok());
+        REQUIRE(p->has_value());
+        CHECK(**p == bytes(acc.address->begin(), acc.address->end()));
+        for (const StorageEntry& e : acc.storage) {
+            if (is_zero(e.value)) continue;
+            auto s = store.get_preimage(e.key);
+            REQUIRE(s.ok());
+            REQUIRE(s->has_value());
+            CHECK(**s == bytes(e.slot->begin(), e.slot->end()));
+        }
+    }
+    MemoryNodeStore bare;
+    StateBuildOptions none;
+    none.preimages = false;
+    REQUIRE(build_state(bare, doc, none).ok());
+    CHECK(!bare.get_preimage(doc.accounts[0].address_hash).value().has_value());
+
+    // A secure k/v build, written whole (a new file) and through the store (an update).
+    const KvInput input = parse_kv(R"({"dog": "puppy", "doe": "reindeer", "gone": null})").value();
+    for (const bool whole : {true, false}) {
+        mpt::test::TempFile file;
+        BuildOptions o;
+        o.secure = true;
+        if (whole) {
+            auto r = build_new_trie_file(file.path, input, o);
+            REQUIRE_MESSAGE(r.ok(), why(r));
+            REQUIRE(r->has_value());
+        } else {
+            auto s = SqliteNodeStore::open(file.path, SqliteNodeStore::Mode::create);
+            REQUIRE(s.ok());
+            REQUIRE(build_trie(**s, parse_kv(R"({"cat": "meow"})").value(), o).ok());
+            REQUIRE(build_trie(**s, input, o).ok());  // an update of the existing trie
+        }
+        auto s = SqliteNodeStore::open(file.path, SqliteNodeStore::Mode::read_only);
+        REQUIRE(s.ok());
+        for (const char* key : {"dog", "doe"}) {
+            auto p = (*s)->get_preimage(keccak256(mpt::test::b(key)));
+            REQUIRE(p.ok());
+            REQUIRE_MESSAGE(p->has_value(), key);
+            CHECK(**p == mpt::test::b(key));
+        }
+        CHECK(!(*s)->get_preimage(keccak256(mpt::test::b("gone"))).value().has_value());
+    }
+    mpt::test::TempFile file;
+    BuildOptions o;
+    o.secure = true;
+    o.preimages = false;
+    REQUIRE(build_new_trie_file(file.path, input, o).value().has_value());
+    auto s = SqliteNodeStore::open(file.path, SqliteNodeStore::Mode::read_only);
+    CHECK(!(*s)->get_preimage(keccak256(mpt::test::b("dog"))).value().has_value());
 }

@@ -278,8 +278,10 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
     result.created = true;
     result.rows_written = rows.rows();
 
-    MPT_TRY(FileImage image,
-            new_file_image(o.trie, o.secure ? TrieKind::secure : TrieKind::plain, result.root));
+    const std::vector<Preimage> preimages =
+        o.secure && o.preimages ? secure_preimages(input, sorted) : std::vector<Preimage>();
+    MPT_TRY(FileImage image, new_file_image(o.trie, o.secure ? TrieKind::secure : TrieKind::plain,
+                                            result.root, preimages));
     const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
     PageFile out(fd, path, image);
     IndexBtreeWriter tree(

@@ -10,7 +10,6 @@
 namespace mpt {
 namespace {
 
-
 constexpr TrieKind kAccountsKind = TrieKind::state;
 constexpr TrieKind kStorageKind = TrieKind::secure;
 
@@ -165,8 +164,8 @@ Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
             if (existing) {
                 if (existing->kind != kStorageKind) {
                     return {Errc::trie_kind_mismatch,
-                            "trie " + name + " is " +
-                                std::string(trie_kind_name(existing->kind)) + ", not secure"};
+                            "trie " + name + " is " + std::string(trie_kind_name(existing->kind)) +
+                                ", not secure"};
                 }
                 id = existing->id;
                 MPT_TRY(const size_t erased, store.erase_subtree(id, {}));

@@ -137,12 +137,22 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
         const bool secure = existing->hashed_keys();
         TrieReader reader(store, *existing);
         Trie trie = Trie::open(&reader, existing->root);
+        std::vector<Hash256> hashes;
         for (size_t i = 0; i < input.size(); ++i) {
             const KvPair p = input[i];
             const Hash256 hashed = secure ? keccak256(p.key) : Hash256{};
             const bytes_view key = secure ? bytes_view(hashed) : p.key;
             MPT_RETURN_IF_ERROR(trie.put(key, p.value));
+            if (secure && o.preimages && !p.value.empty()) hashes.push_back(hashed);
             if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, input.size());
+        }
+        if (!hashes.empty()) {
+            std::vector<Preimage> pre;
+            pre.reserve(hashes.size());
+            for (size_t i = 0, h = 0; i < input.size(); ++i) {
+                if (!input[i].value.empty()) pre.emplace_back(hashes[h++], input[i].key);
+            }
+            MPT_RETURN_IF_ERROR(store.put_preimages(pre));
         }
         MPT_TRY(CommitBatch batch, trie.commit());
         MPT_RETURN_IF_ERROR(apply_commit(store, existing->id, batch));
@@ -174,6 +184,9 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
     result.root = st.finish();
     MPT_RETURN_IF_ERROR(sink.finish());
     MPT_RETURN_IF_ERROR(store.set_root(id, result.root));
+    if (o.secure && o.preimages) {
+        MPT_RETURN_IF_ERROR(store.put_preimages(secure_preimages(input, sorted)));
+    }
     result.created = true;
     result.rows_written = sink.rows();
     return result;
@@ -195,6 +208,19 @@ Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const Bui
         return std::move(c).error();
     }
     return r;
+}
+
+std::vector<Preimage> secure_preimages(const KvInput& input, const SortedPairs& sorted) {
+    std::vector<Preimage> out;
+    if (sorted.hashed_keys.empty()) return out;
+    out.reserve(sorted.pairs.size());
+    const Hash256* first = sorted.hashed_keys.data();
+    for (const KvPair& p : sorted.pairs) {
+        // A secure cursor's keys view its hashed_keys, entry i's hash at index i.
+        const auto i = static_cast<size_t>(reinterpret_cast<const Hash256*>(p.key.data()) - first);
+        out.emplace_back(sorted.hashed_keys[i], input[i].key);
+    }
+    return out;
 }
 
 Result<TrieInfo> require_trie(NodeStore& store, std::string_view name) {
