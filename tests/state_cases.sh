@@ -84,3 +84,12 @@ PY
         rm -rf "$tmp/bt"
     done
 fi
+
+# The key rule on a state trie: without --accounts, dump --from takes the user's key (hashed);
+# --accounts --from takes an address, or with --key-hashed its hash.
+a1_hash=0x3ed02be1e351ddbcc2bf3ffafc25fb42a533df024b33c85f9805e17b60f7230c
+expect "key rule: state dump --from an address, hashed" 0 "^$a1_hash 0x" '^$' -- "$MPT" dump --limit 1 --from "$a1" "$tmp/state_a.db"
+expect "key rule: state dump --accounts --from --key-hashed" 0 "^\\{\"address\":\"$a1\"" '^$' -- "$MPT" dump --accounts --key-hashed --from "$a1_hash" --limit 1 "$tmp/state_a.db"
+expect "key rule: state get KEY hashes" 0 '^0xf8' '^$' -- "$MPT" get "$tmp/state_a.db" "$a1"
+expect "get --account on a secure trie" 3 '^$' '^mpt: error: .*secure\.db: trie main is secure, not an account trie' -- "$MPT" get "$tmp/secure.db" --account "$a1"
+expect "storage trie of an account is named by its hash" 0 '^0x2a$' '^$' -- "$MPT" get --trie "$a1_hash" "$tmp/state_a.db" 0x0000000000000000000000000000000000000000000000000000000000000001
