@@ -56,9 +56,13 @@ int run_build_state(const BuildCmdOptions& o) {
             fmt::print(stderr, "\rmpt: {} of {} accounts", done, all);
         };
     }
-    auto store = SqliteNodeStore::open(o.output, SqliteNodeStore::Mode::create);
-    if (!store) return report(store.error(), o.output);
-    auto r = build_state(**store, *doc, b);
+    // A new file is written whole; an existing one, through the store.
+    auto r = [&]() -> Result<StateBuildResult> {
+        MPT_TRY(std::optional<StateBuildResult> fresh, build_new_state_file(o.output, *doc, b));
+        if (fresh) return std::move(*fresh);
+        MPT_TRY(auto store, SqliteNodeStore::open(o.output, SqliteNodeStore::Mode::create));
+        return build_state(*store, *doc, b);
+    }();
     if (tty) fmt::print(stderr, "\r\033[K");
     if (!r) return report(r.error(), o.output);
     if (o.json) {

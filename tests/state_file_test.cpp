@@ -12,6 +12,7 @@
 #include <map>
 #include <random>
 
+#include "sqlite_check.hpp"
 #include "test_util.hpp"
 
 using namespace mpt;
@@ -178,31 +179,51 @@ TEST_CASE("state file: build, reopen, every account and slot reads back; roots b
         REQUIRE_MESSAGE(root.ok(), why(root));
         CHECK(to_hex(*root) == to_hex(expected));
 
-        mpt::test::TempFile file;
-        {
-            auto store = SqliteNodeStore::open(file.path, SqliteNodeStore::Mode::create);
+        for (const bool whole : {false, true}) {
+            mpt::test::TempFile file;
+            if (whole) {
+                // Written whole: the rows and preimages as b-trees, page by page.
+                auto r = build_new_state_file(file.path, doc, {});
+                REQUIRE_MESSAGE(r.ok(), why(r));
+                REQUIRE(r->has_value());
+                CHECK(to_hex((*r)->root) == to_hex(expected));
+                sqlite3* db = nullptr;
+                REQUIRE(sqlite3_open_v2(file.path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) ==
+                        SQLITE_OK);
+                CHECK(mpt::test::integrity_verdict(db) == "ok\n");
+                sqlite3_close(db);
+                // A second build into the same path takes the store's way.
+                CHECK(!build_new_state_file(file.path, doc, {}).value().has_value());
+            } else {
+                auto store = SqliteNodeStore::open(file.path, SqliteNodeStore::Mode::create);
+                REQUIRE(store.ok());
+                auto r = build_state(**store, doc, {});
+                REQUIRE_MESSAGE(r.ok(), why(r));
+                CHECK(to_hex(r->root) == to_hex(expected));
+                CHECK(r->accounts == n);
+            }
+            auto store = SqliteNodeStore::open(file.path, SqliteNodeStore::Mode::read_only);
             REQUIRE(store.ok());
-            auto r = build_state(**store, doc, {});
-            REQUIRE_MESSAGE(r.ok(), why(r));
-            CHECK(to_hex(r->root) == to_hex(expected));
-            CHECK(r->accounts == n);
+            REQUIRE((*store)->begin_read().ok());
+            auto view = StateView::open(**store);
+            REQUIRE_MESSAGE(view.ok(), why(view));
+            CHECK(to_hex(view->accounts().root) == to_hex(expected));
+            check_reads_back(*view, doc);
+            // Every trie of the file checks from its root.
+            auto tries = (*store)->list_tries();
+            REQUIRE(tries.ok());
+            for (const TrieInfo& t : *tries) {
+                auto c = check_trie(**store, t);
+                REQUIRE(c.ok());
+                CHECK_MESSAGE(c->problems.empty(), t.name);
+            }
+            for (const StateAccount& acc : doc.accounts) {
+                auto p = (*store)->get_preimage(acc.address_hash);
+                REQUIRE(p.ok());
+                CHECK(p->has_value());
+            }
+            (*store)->end_read();
         }
-        auto store = SqliteNodeStore::open(file.path, SqliteNodeStore::Mode::read_only);
-        REQUIRE(store.ok());
-        REQUIRE((*store)->begin_read().ok());
-        auto view = StateView::open(**store);
-        REQUIRE_MESSAGE(view.ok(), why(view));
-        CHECK(to_hex(view->accounts().root) == to_hex(expected));
-        check_reads_back(*view, doc);
-        // Every trie of the file checks from its root.
-        auto tries = (*store)->list_tries();
-        REQUIRE(tries.ok());
-        for (const TrieInfo& t : *tries) {
-            auto c = check_trie(**store, t);
-            REQUIRE(c.ok());
-            CHECK_MESSAGE(c->problems.empty(), t.name);
-        }
-        (*store)->end_read();
     }
 }
 

@@ -54,8 +54,9 @@ private:
     size_t rows_ = 0;
 };
 
-// The non-zero slots of an account in trie order. Errors: bad_input for a slot given twice.
-Result<std::vector<const StorageEntry*>> sorted_slots(const StateAccount& acc) {
+}  // namespace
+
+Result<std::vector<const StorageEntry*>> sorted_state_slots(const StateAccount& acc) {
     std::vector<const StorageEntry*> slots;
     slots.reserve(acc.storage.size());
     for (const StorageEntry& e : acc.storage) {
@@ -75,8 +76,7 @@ Result<std::vector<const StorageEntry*>> sorted_slots(const StateAccount& acc) {
     return slots;
 }
 
-// The accounts of doc in trie order. Errors: bad_input for an address hash given twice.
-Result<std::vector<const StateAccount*>> sorted_accounts(const StateDoc& doc) {
+Result<std::vector<const StateAccount*>> sorted_state_accounts(const StateDoc& doc) {
     std::vector<const StateAccount*> order(doc.accounts.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = &doc.accounts[i];
     std::sort(order.begin(), order.end(), [](const StateAccount* x, const StateAccount* y) {
@@ -92,6 +92,8 @@ Result<std::vector<const StateAccount*>> sorted_accounts(const StateDoc& doc) {
     }
     return order;
 }
+
+namespace {
 
 // Hashes the storage of one account (its sorted non-zero slots) with st, rows to st's sink.
 Result<Hash256> storage_root_of(StackTrie& st, const std::vector<const StorageEntry*>& slots) {
@@ -134,7 +136,7 @@ Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
     StateBuildResult result;
     std::optional<TrieInfo> main;
     MPT_RETURN_IF_ERROR(check_replace(store, o, result, main));
-    MPT_TRY(const std::vector<const StateAccount*> order, sorted_accounts(doc));
+    MPT_TRY(const std::vector<const StateAccount*> order, sorted_state_accounts(doc));
 
     TrieId main_id;
     if (main) {
@@ -152,7 +154,7 @@ Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
     for (size_t i = 0; i < order.size(); ++i) {
         const StateAccount& acc = *order[i];
         Account a = acc.account;
-        MPT_TRY(const std::vector<const StorageEntry*> slots, sorted_slots(acc));
+        MPT_TRY(const std::vector<const StorageEntry*> slots, sorted_state_slots(acc));
         // A dump made without storage gives the root alone (state_root.hpp's rule): the
         // account keeps it, and the file has no storage trie for it.
         a.storage_root =

@@ -54,6 +54,19 @@ struct StateBuildResult {
 Result<StateBuildResult> build_state(NodeStore& store, const StateDoc& doc,
                                      const StateBuildOptions& o);
 
+// The same state into a new file at path, written whole (bulk_build.hpp): the rows held in
+// memory, put in (trie, path) order and the nodes and preimages tables' b-trees written page
+// by page. Returns std::nullopt, having made no file, when this way is closed (path exists,
+// or as build_new_trie_file); the caller then builds through the store.
+Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& path,
+                                                             const StateDoc& doc,
+                                                             const StateBuildOptions& o);
+
+// For the builders: the accounts of doc in trie order (bad_input for an address hash given
+// twice), and an account's non-zero slots in trie order (bad_input for a slot given twice).
+Result<std::vector<const StateAccount*>> sorted_state_accounts(const StateDoc& doc);
+Result<std::vector<const StorageEntry*>> sorted_state_slots(const StateAccount& acc);
+
 // A state read from a store. REQUIRES: store outlives the view and is inside a read (or
 // write) transaction for as long as the view is used.
 class StateView {
