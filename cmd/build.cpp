@@ -50,6 +50,7 @@ int run_build_state(const BuildCmdOptions& o) {
     StateBuildOptions b;
     b.replace = o.replace;
     b.preimages = !o.no_preimages;
+    b.threads = threads;
     const bool tty = stderr_is_tty();
     if (tty) {
         b.progress = [](size_t done, size_t all) {

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <memory>
 #include <new>
+#include <thread>
 
 namespace mpt {
 namespace {
@@ -128,6 +129,57 @@ Result<StateImage> make_image(const std::vector<TrieRows>& tries) {
     return out;
 }
 
+// The storage tries of accounts [begin, end) of order, built on one thread: rows in one
+// arena, each trie's in path order; roots[i] set for each account i with storage.
+struct StorageChunk {
+    bytes data;
+    std::vector<TrieRows::Ref> refs;
+    std::vector<TrieRows> tries;  // in address-hash order
+    std::vector<std::pair<Hash256, bytes_view>> preimages;
+    size_t slots = 0;
+    Status status;
+
+    void build(const std::vector<const StateAccount*>& order, size_t begin, size_t end,
+               bool record_preimages, std::vector<std::optional<Hash256>>& roots) {
+        bytes value;
+        for (size_t i = begin; i < end && status.ok(); ++i) {
+            const StateAccount& acc = *order[i];
+            auto slots_of = sorted_state_slots(acc);
+            if (!slots_of) {
+                status = slots_of.error();
+                return;
+            }
+            if (slots_of->empty()) continue;
+            TrieRows t;
+            t.name = storage_trie_name(acc.address_hash);
+            t.data = &data;
+            t.refs = &refs;
+            t.first = refs.size();
+            StackTrie storage(&t);
+            for (const StorageEntry* e : *slots_of) {
+                value.clear();
+                encode_storage_value(value, e->value);
+                if (Status s = storage.add(e->key, value); !s.ok()) {
+                    status = s;
+                    return;
+                }
+                if (record_preimages && e->slot)
+                    preimages.emplace_back(e->key, bytes_view(*e->slot));
+            }
+            t.root = storage.finish();
+            t.end = refs.size();
+            roots[i] = t.root;
+            slots += slots_of->size();
+            // Path order (the builder hands a node over after those below it).
+            std::sort(refs.begin() + static_cast<ptrdiff_t>(t.first), refs.end(),
+                      [this](const TrieRows::Ref& x, const TrieRows::Ref& y) {
+                          return bytes_less(path_of(data, x), path_of(data, y));
+                      });
+            tries.push_back(std::move(t));
+        }
+    }
+};
+
 }  // namespace
 
 Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& path,
@@ -137,48 +189,57 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
     if (path.empty() || ::lstat(path.c_str(), &st) == 0) return std::optional<StateBuildResult>{};
     try {
         MPT_TRY(const std::vector<const StateAccount*> order, sorted_state_accounts(doc));
-        // tries[0] is the account trie; the storage tries follow in address-hash order, which
-        // is the order of their names, so that ids and names sort alike.
-        bytes data;
-        std::vector<TrieRows::Ref> refs;
-        std::vector<TrieRows> tries(1);
+        // The storage tries first, in chunks of accounts on threads of their own; then the
+        // account trie over their roots on this one.
+        const size_t threads =
+            std::max<size_t>(1, std::min<size_t>(o.threads, order.size() / 256 + 1));
+        std::vector<StorageChunk> chunks(threads);
+        std::vector<std::optional<Hash256>> roots(order.size());
+        {
+            std::vector<std::thread> workers;
+            for (size_t c = 0; c < threads; ++c) {
+                const size_t begin = order.size() * c / threads;
+                const size_t end = order.size() * (c + 1) / threads;
+                auto run = [&, c, begin, end] {
+                    try {
+                        chunks[c].build(order, begin, end, o.preimages, roots);
+                    } catch (const std::bad_alloc&) {
+                        chunks[c].status = Status(Errc::out_of_memory, "state build");
+                    }
+                };
+                if (c + 1 == threads) {
+                    run();
+                } else {
+                    workers.emplace_back(run);
+                }
+            }
+            for (std::thread& w : workers) w.join();
+        }
+        for (const StorageChunk& c : chunks) {
+            if (!c.status.ok() && c.status.error().code == Errc::out_of_memory) {
+                return std::optional<StateBuildResult>{};
+            }
+            MPT_RETURN_IF_ERROR(c.status);
+        }
+
+        std::vector<TrieRows> tries(1);  // the account trie; the storage tries are the chunks'
         tries[0].name = "main";
         tries[0].kind = TrieKind::state;
-        TrieRows account_rows;  // kept apart: written first, built last
         bytes account_data;
         std::vector<TrieRows::Ref> account_refs;
-        account_rows.data = &account_data;
-        account_rows.refs = &account_refs;
-        StackTrie accounts(&account_rows);
+        tries[0].data = &account_data;
+        tries[0].refs = &account_refs;
+        StackTrie accounts(&tries[0]);
         std::vector<std::pair<Hash256, bytes_view>> preimages;
         StateBuildResult result;
         bytes value;
         for (size_t i = 0; i < order.size(); ++i) {
             const StateAccount& acc = *order[i];
             Account a = acc.account;
-            MPT_TRY(const std::vector<const StorageEntry*> slots, sorted_state_slots(acc));
-            a.storage_root =
-                slots.empty() && acc.claimed_storage_root ? *acc.claimed_storage_root : kEmptyRoot;
-            if (!slots.empty()) {
-                TrieRows t;
-                t.name = storage_trie_name(acc.address_hash);
-                t.data = &data;
-                t.refs = &refs;
-                t.first = refs.size();
-                StackTrie storage(&t);
-                for (const StorageEntry* e : slots) {
-                    value.clear();
-                    encode_storage_value(value, e->value);
-                    MPT_RETURN_IF_ERROR(storage.add(e->key, value));
-                    if (o.preimages && e->slot)
-                        preimages.emplace_back(e->key, bytes_view(*e->slot));
-                }
-                t.root = storage.finish();
-                t.end = refs.size();
-                a.storage_root = t.root;
-                result.slots += slots.size();
-                tries.push_back(std::move(t));
-            }
+            // A dump made without storage gives the root alone (state_root.hpp's rule).
+            a.storage_root = roots[i]                   ? *roots[i]
+                             : acc.claimed_storage_root ? *acc.claimed_storage_root
+                                                        : kEmptyRoot;
             value.clear();
             encode_account(value, a);
             MPT_RETURN_IF_ERROR(accounts.add(acc.address_hash, value));
@@ -187,21 +248,20 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
             if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, order.size());
         }
         tries[0].root = accounts.finish();
+        std::sort(account_refs.begin(), account_refs.end(),
+                  [&](const TrieRows::Ref& x, const TrieRows::Ref& y) {
+                      return bytes_less(path_of(account_data, x), path_of(account_data, y));
+                  });
         result.root = tries[0].root;
         result.accounts = order.size();
-        result.storage_tries = tries.size() - 1;
-        result.rows_written = refs.size() + account_refs.size();
-        // Path order within each trie (the builder hands a node over after those below it).
-        const auto by_path = [](const bytes& d) {
-            return [&d](const TrieRows::Ref& x, const TrieRows::Ref& y) {
-                return bytes_less(path_of(d, x), path_of(d, y));
-            };
-        };
-        std::sort(account_refs.begin(), account_refs.end(), by_path(account_data));
-        for (size_t t = 1; t < tries.size(); ++t) {
-            std::sort(refs.begin() + static_cast<ptrdiff_t>(tries[t].first),
-                      refs.begin() + static_cast<ptrdiff_t>(tries[t].end), by_path(data));
+        result.rows_written = account_refs.size();
+        for (StorageChunk& c : chunks) {
+            result.slots += c.slots;
+            result.rows_written += c.refs.size();
+            for (TrieRows& t : c.tries) tries.push_back(t);  // ids follow address-hash order
+            preimages.insert(preimages.end(), c.preimages.begin(), c.preimages.end());
         }
+        result.storage_tries = tries.size() - 1;
         std::sort(preimages.begin(), preimages.end(),
                   [](const auto& x, const auto& y) { return x.first < y.first; });
         preimages.erase(
@@ -215,17 +275,15 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         WholeFileTree trees[2];
         trees[0].root_page = image.image.nodes_root;
         trees[0].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
-            for (const TrieRows::Ref& r : account_refs) {
-                record.clear();
-                append_record(record, image.ids[0], path_of(account_data, r),
-                              rlp_of(account_data, r));
-                MPT_RETURN_IF_ERROR(add(record));
-            }
-            for (size_t t = 1; t < tries.size(); ++t) {
-                for (size_t i = tries[t].first; i < tries[t].end; ++i) {
+            // (trie, path) order: ids were given in the order of tries.
+            for (size_t t = 0; t < tries.size(); ++t) {
+                const bytes& d = *tries[t].data;
+                const std::vector<TrieRows::Ref>& r = *tries[t].refs;
+                const size_t first = t == 0 ? 0 : tries[t].first;
+                const size_t end = t == 0 ? r.size() : tries[t].end;
+                for (size_t i = first; i < end; ++i) {
                     record.clear();
-                    append_record(record, image.ids[t], path_of(data, refs[i]),
-                                  rlp_of(data, refs[i]));
+                    append_record(record, image.ids[t], path_of(d, r[i]), rlp_of(d, r[i]));
                     MPT_RETURN_IF_ERROR(add(record));
                 }
             }

@@ -32,6 +32,7 @@ struct StateBuildOptions {
     // Rebuild an existing state in the store; without it an existing `main` is refused.
     bool replace = false;
     bool preimages = true;  // record address and slot preimages
+    unsigned threads = 1;   // for hashing the storage tries of a new file (build_new_state_file)
     // Called now and then with (accounts done, accounts in all).
     std::function<void(size_t, size_t)> progress;
 };
