@@ -3,8 +3,10 @@
 #include "common.hpp"
 
 #include <mpt/build/bulk_build.hpp>
+#include <mpt/build/state_file.hpp>
 #include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/state/document.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -18,6 +20,8 @@ struct BuildCmdOptions {
     std::string trie = "main";
     bool secure = false;
     bool replace = false;
+    bool state = false;  // INPUT is a state document
+    bool no_preimages = false;
     bool json = false;
     unsigned threads = 0;  // 0: the CPUs this process may run on
 };
@@ -30,7 +34,52 @@ Result<BuildResult> build(const std::string& output, const KvInput& input, const
     return build_trie(*store, input, b);
 }
 
+// mpt build --state: the account trie and the storage tries of a state document.
+int run_build_state(const BuildCmdOptions& o) {
+    if (o.secure) return report_usage("build: --state tries are secure already; drop --secure");
+    if (o.trie != "main") {
+        return report_usage("build: --state writes the account trie main and its storage tries");
+    }
+    const unsigned threads = o.threads != 0 ? o.threads : available_cpus();
+    Result<StateDoc> doc = Errc::internal;
+    {
+        const SigbusGuard guard(o.input);
+        doc = read_state_document(o.input, threads);
+    }
+    if (!doc) return report(doc.error());
+    StateBuildOptions b;
+    b.replace = o.replace;
+    b.preimages = !o.no_preimages;
+    b.threads = threads;
+    const bool tty = stderr_is_tty();
+    if (tty) {
+        b.progress = [](size_t done, size_t all) {
+            fmt::print(stderr, "\rmpt: {} of {} accounts", done, all);
+        };
+    }
+    // A new file is written whole; an existing one, through the store.
+    auto r = [&]() -> Result<StateBuildResult> {
+        MPT_TRY(std::optional<StateBuildResult> fresh, build_new_state_file(o.output, *doc, b));
+        if (fresh) return std::move(*fresh);
+        MPT_TRY(auto store, SqliteNodeStore::open(o.output, SqliteNodeStore::Mode::create));
+        return build_state(*store, *doc, b);
+    }();
+    if (tty) fmt::print(stderr, "\r\033[K");
+    if (!r) return report(r.error(), o.output);
+    if (o.json) {
+        const nlohmann::ordered_json j = {
+            {"root", to_hex(r->root)},           {"accounts", r->accounts},
+            {"storage_tries", r->storage_tries}, {"slots", r->slots},
+            {"preimages", r->preimages},         {"rows_written", r->rows_written}};
+        fmt::print("{}\n", j.dump());
+    } else {
+        fmt::print("{}\n", to_hex(r->root));
+    }
+    return kOk;
+}
+
 int run_build(const BuildCmdOptions& o) {
+    if (o.state) return run_build_state(o);
     auto text = load_input(o.input);
     if (!text) return report(text.error());
     Result<KvInput> input = Errc::internal;
@@ -44,15 +93,14 @@ int run_build(const BuildCmdOptions& o) {
     b.trie = o.trie;
     b.secure = o.secure;
     b.replace = o.replace;
+    b.preimages = !o.no_preimages;
     b.threads = o.threads != 0 ? o.threads : available_cpus();
     const bool tty = stderr_is_tty();
     if (tty) {
-        b.progress = [](size_t done, size_t all) {
-            fmt::print(stderr, "\rmpt: {} of {} pairs", done, all);
-        };
+        b.progress = [](size_t done, size_t all) { eprint("\rmpt: {} of {} pairs", done, all); };
     }
     auto r = build(o.output, *input, b);
-    if (tty) fmt::print(stderr, "\r\033[K");
+    if (tty) eprint("\r\033[K");
     if (!r) return report(r.error(), o.output);
     if (o.json) {
         const nlohmann::ordered_json j = {{"root", to_hex(r->root)},
@@ -80,6 +128,11 @@ void register_build(CLI::App& app, Runner& runner) {
     sub->add_flag("--secure", o->secure,
                   "Hash keys with keccak256; recorded with the trie and applied to later updates");
     sub->add_flag("--replace", o->replace, "Drop the trie's content first instead of updating it");
+    sub->add_flag("--state", o->state,
+                  "INPUT is a state document (genesis, alloc, geth or reth dump): write the "
+                  "account trie main and every storage trie");
+    sub->add_flag("--no-preimages", o->no_preimages,
+                  "Do not record the preimages of hashed keys (addresses, slots, secure keys)");
     sub->add_flag("--json", o->json, "Print one JSON document");
     sub->add_option("--threads", o->threads,
                     "Threads for hashing a new file's trie (default: the CPUs available)")
@@ -87,7 +140,10 @@ void register_build(CLI::App& app, Runner& runner) {
     sub->footer(
         "An existing trie takes the input as changes: puts, overwrites, and deletes for null or\n"
         "\"\" values. All of it is one transaction; the new root is published last. A new\n"
-        "file is written whole and takes its name only when complete.");
+        "file is written whole and takes its name only when complete. --state: the account\n"
+        "trie main (kind state) and one storage trie per account with storage, named\n"
+        "0x<keccak256(address)> (kind secure), with the preimages of their keys; an existing\n"
+        "state is rebuilt with --replace.");
     sub->final_callback([o, &runner] { runner = [o] { return run_build(*o); }; });
 }
 

@@ -22,6 +22,13 @@ int run_check(const CheckOptions& o) {
     if (!t) return report(t.error());
     auto r = check_trie(*t->store, t->info);
     if (!r) return report(r.error(), o.db);
+    // Rows no trie owns belong to no trie's check: reported by every one.
+    auto stray = t->store->rows_without_trie();
+    if (!stray) return report(stray.error());
+    for (const auto& [id, rows] : *stray) {
+        r->problems.push_back("rows of trie id " + std::to_string(id) +
+                              ", which is not in the tries table: " + std::to_string(rows));
+    }
     const bool clean = r->problems.empty();
     if (o.json) {
         const nlohmann::ordered_json j = {{"ok", clean},
@@ -55,7 +62,8 @@ int run_stats(const CheckOptions& o) {
         for (const auto& c : s->by_depth) depth.push_back(count_json(c));
         const nlohmann::ordered_json j = {{"trie", o.trie},
                                           {"root", to_hex(t->info.root)},
-                                          {"secure", t->info.secure},
+                                          {"kind", trie_kind_name(t->info.kind)},
+                                          {"secure", t->info.hashed_keys()},
                                           {"pairs", s->pairs},
                                           {"rows", s->rows},
                                           {"row_bytes", s->row_bytes},
@@ -68,7 +76,7 @@ int run_stats(const CheckOptions& o) {
         fmt::print("{}\n", j.dump());
         return kOk;
     }
-    fmt::print("trie {} ({}), root {}\n", o.trie, t->info.secure ? "secure" : "plain",
+    fmt::print("trie {} ({}), root {}\n", o.trie, trie_kind_name(t->info.kind),
                to_hex(t->info.root));
     fmt::print("pairs {}, rows {}, row bytes {}, file bytes {}\n", s->pairs, s->rows, s->row_bytes,
                *size);

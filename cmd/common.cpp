@@ -11,7 +11,10 @@
 #include <cstring>
 #include <thread>
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
 #if defined(__linux__)
 #include <sched.h>
 #endif
@@ -36,13 +39,55 @@ std::string error_line(const Error& e, const std::string& where) {
 }
 
 int report(const Error& e, const std::string& where) {
-    fmt::print(stderr, "{}", error_line(e, where));
+    try {
+        write_stderr(error_line(e, where));
+    } catch (...) {
+        write_stderr("mpt: error: out of memory\n");
+    }
     return exit_code(e);
 }
 
 int report_usage(const std::string& message) {
-    fmt::print(stderr, "mpt: error: usage: {}\n", message);
+    eprint("mpt: error: usage: {}\n", message);
     return kInput;
+}
+
+void write_stderr(std::string_view text) noexcept {
+    // Unbuffered, one write(2) per line where it fits, so that lines of concurrent processes do
+    // not interleave; EINTR is retried, any other failure ends the attempt.
+    while (!text.empty()) {
+        const ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        text.remove_prefix(static_cast<size_t>(n));
+    }
+}
+
+void guard_standard_streams() noexcept {
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        const int null = ::open("/dev/null", O_RDONLY);
+        if (null >= 0 && null != fd) {
+            ::dup2(null, fd);
+            ::close(null);
+        }
+    }
+}
+
+int report_write_error(int errno_value) noexcept {
+    const char* reason = errno_value != 0 ? std::strerror(errno_value) : "the output stream failed";
+    eprint("mpt: error: write: {}\n", reason);
+    return kStorage;
+}
+
+int finish_output(int code) noexcept {
+    errno = 0;
+    const bool flushed = std::fflush(stdout) == 0;
+    const int err = errno;
+    if (flushed && !std::ferror(stdout)) return code;
+    // A command that failed has said why already; its write error is a consequence.
+    if (code >= kInput) return code;
+    return report_write_error(flushed ? 0 : err);
 }
 
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
@@ -60,8 +105,8 @@ Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
     return t;
 }
 
-bytes OpenTrie::trie_key(bytes_view key) const {
-    if (!info.secure) return bytes(key.begin(), key.end());
+bytes OpenTrie::trie_key(bytes_view key, bool key_hashed) const {
+    if (!info.hashed_keys() || key_hashed) return bytes(key.begin(), key.end());
     const Hash256 h = keccak256(key);
     return bytes(h.begin(), h.end());
 }

@@ -5,6 +5,8 @@
 #include <mpt/core/bytes.hpp>
 #include <mpt/store/sqlite_store.hpp>
 
+#include <fmt/core.h>
+
 #include <cstddef>
 #include <initializer_list>
 #include <memory>
@@ -24,6 +26,30 @@ enum Exit : int {
 };
 
 int exit_code(const Error& e) noexcept;
+
+// Output. Commands print to stdout with fmt::print, which throws std::system_error when a
+// write fails, or with std::fwrite; main() checks stdout then and at the final flush
+// (finish_output), so that a failed write is one line "mpt: error: write: <reason>" and exit
+// kStorage, never a success. A SIGPIPE still ends the process the UNIX way (exit 141, no line).
+// Writes to stderr go through write_stderr: they never throw, and a failed one is ignored (there
+// is nowhere left to say so), so the exit code stays the error's.
+void write_stderr(std::string_view text) noexcept;
+template <typename... T>
+void eprint(fmt::format_string<T...> format, T&&... args) noexcept {
+    try {
+        write_stderr(fmt::format(format, std::forward<T>(args)...));
+    } catch (...) {
+        // Formatting ran out of memory: the line is lost, as a failed write would be.
+    }
+}
+// Opens /dev/null, read-only, on each of stdin, stdout and stderr that is closed, so that no file
+// the process opens lands there (and a write to a closed stdout still fails, with EBADF).
+void guard_standard_streams() noexcept;
+// Flushes stdout. Returns code when every write to stdout succeeded; otherwise reports the
+// write error (unless code already reported an error) and returns kStorage.
+int finish_output(int code) noexcept;
+// The line and exit code for a failed write to stdout, errno_value its cause.
+int report_write_error(int errno_value) noexcept;
 
 // The line report() prints, "mpt: error: <kind>: <where>: <detail>\n", as one line.
 std::string error_line(const Error& e, const std::string& where = {});
@@ -45,8 +71,9 @@ struct OpenTrie {
         if (store) store->end_read();
     }
 
-    // The key as the trie stores it: keccak256(key) in a secure trie.
-    bytes trie_key(bytes_view key) const;
+    // The key as the trie stores it: keccak256(key) in a trie with hashed keys (secure or
+    // state), unless key_hashed says the key given is the trie key already (--key-hashed).
+    bytes trie_key(bytes_view key, bool key_hashed = false) const;
 };
 
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie);

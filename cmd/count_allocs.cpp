@@ -113,7 +113,7 @@ Status build_file(SqliteNodeStore& store, size_t n) {
     for (size_t i = 0; i < n; ++i) keys[i] = key_of(i);
     std::sort(keys.begin(), keys.end());
     MPT_RETURN_IF_ERROR(store.begin_write());
-    MPT_TRY(TrieId id, store.create_trie("main", false));
+    MPT_TRY(TrieId id, store.create_trie("main", TrieKind::plain));
     struct Sink : NodeSink {
         SqliteNodeStore& s;
         TrieId id;

@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "diff_state.hpp"
 
 namespace mpt::cli {
 namespace {
@@ -23,6 +24,7 @@ struct DiffOptions {
     bool json = false;
     bool stats = false;
     bool nodes = false;
+    bool state = false;
 };
 
 // One side of the diff: a store holding its trie. A k/v file is built into memory.
@@ -42,7 +44,8 @@ Result<Side> load_kv(const std::string& path, bool secure) {
     Side side;
     side.store = std::make_unique<MemoryNodeStore>();
     MPT_RETURN_IF_ERROR(side.store->begin_write());
-    MPT_TRY(TrieId id, side.store->create_trie("main", secure));
+    MPT_TRY(TrieId id,
+            side.store->create_trie("main", secure ? TrieKind::secure : TrieKind::plain));
     MPT_RETURN_IF_ERROR(apply_commit(*side.store, id, batch));
     MPT_RETURN_IF_ERROR(side.store->commit_write());
     MPT_TRY(std::optional<TrieInfo> info, side.store->find_trie("main"));
@@ -85,8 +88,7 @@ int print_nodes(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
         for (const bytes& p : nd->deletes) fmt::print("delete {}\n", compact_hex(p));
     }
     if (o.stats) {
-        fmt::print(stderr, "nodes read: A {}, B {}\n", nd->stats.nodes_read_a,
-                   nd->stats.nodes_read_b);
+        eprint("nodes read: A {}, B {}\n", nd->stats.nodes_read_a, nd->stats.nodes_read_b);
     }
     return nd->writes.empty() && nd->deletes.empty() ? kOk : kNegative;
 }
@@ -130,17 +132,25 @@ int print_keys(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
     });
     if (!r) return report(r.error());
     if (o.json) fmt::print("{}\n", j.dump());
-    if (o.stats) fmt::print(stderr, "nodes read: A {}, B {}\n", r->nodes_read_a, r->nodes_read_b);
+    if (o.stats) eprint("nodes read: A {}, B {}\n", r->nodes_read_a, r->nodes_read_b);
     return count == 0 ? kOk : kNegative;
 }
 
 int run_diff(const DiffOptions& o) {
     if (o.a == "-" && o.b == "-") return report_usage("diff: A and B cannot both be stdin");
+    if (o.state || is_state_file(o.a) || is_state_file(o.b)) {
+        if (o.nodes || o.secure)
+            return report_usage("diff: --nodes and --secure are for tries, not states");
+        if (o.trie_a != "main" || o.trie_b != "main") {
+            return report_usage("diff: states are compared from their account trie main");
+        }
+        return run_state_diff({o.a, o.b, o.json, o.stats});
+    }
     auto a = load_side(o.a, o.trie_a, o);
     if (!a) return report(a.error());
     auto b = load_side(o.b, o.trie_b, o);
     if (!b) return report(b.error());
-    if (a->info.secure != b->info.secure) {
+    if (a->info.hashed_keys() != b->info.hashed_keys()) {
         return report(Error{Errc::trie_kind_mismatch, o.a + " and " + o.b});
     }
     if (auto s = a->store->begin_read(); !s) return report(s.error(), o.a);
@@ -173,6 +183,9 @@ void register_diff(CLI::App& app, Runner& runner) {
     sub->add_flag("--secure", o->secure, "Hash every key of key/value input with keccak256");
     sub->add_flag("--json", o->json, "Print one JSON document");
     sub->add_flag("--stats", o->stats, "Print the nodes read on each side to stderr");
+    sub->add_flag("--state", o->state,
+                  "A and B are states: state documents (genesis, alloc, geth or reth dump) or "
+                  "state files; implied when either is a state file");
     sub->add_flag("--nodes", o->nodes,
                   "List the row paths to write and to delete to move A's store to B's");
     sub->footer(
@@ -181,6 +194,10 @@ void register_diff(CLI::App& app, Runner& runner) {
         "\"removed\": {k: v}, \"changed\": {k: [old, new]}}. --nodes: `write PATH` and\n"
         "`delete PATH` lines, PATH compact (hex-prefix) encoded as get-node takes it; --json\n"
         "{\"write\": [...], \"delete\": [...]}. Equal subtrees are never entered.\n"
+        "States (--state, or a state file on either side): accounts `+ ADDR nonce N, balance\n"
+        "B, storageRoot R, codeHash C`, `- ADDR ...`, `~ ADDR FIELD OLD -> NEW, ...`, then the\n"
+        "account's slots `+ ADDR slot SLOT VALUE`, `- ...`, `~ ADDR slot SLOT OLD -> NEW`, in\n"
+        "trie order; --json: one object a line. --stats counts the nodes read on each side.\n"
         "Exit 0 identical, 1 different, 2 bad input, 3 storage error.");
     sub->final_callback([o, &runner] { runner = [o] { return run_diff(*o); }; });
 }

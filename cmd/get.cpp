@@ -1,6 +1,7 @@
-// mpt get and mpt dump: read values from a trie file.
+// mpt get: the value of one key, or an account and its slots, from a trie file.
 #include "commands.hpp"
 #include "common.hpp"
+#include "state_print.hpp"
 
 #include <mpt/core/hex.hpp>
 
@@ -13,16 +14,74 @@ namespace {
 struct GetOptions {
     std::string db;
     std::string key;
+    std::optional<std::string> account;
+    std::vector<std::string> slots;
     std::string trie = "main";
+    bool key_hashed = false;
     bool json = false;
 };
 
+int run_get_account(const GetOptions& o) {
+    auto address_hash = account_key(*o.account, o.key_hashed);
+    if (!address_hash) return report(address_hash.error());
+    std::vector<Hash256> slot_keys;
+    for (const std::string& s : o.slots) {
+        auto k = slot_key(s, o.key_hashed);
+        if (!k) return report(k.error());
+        slot_keys.push_back(*k);
+    }
+    auto t = open_trie(o.db, o.trie);
+    if (!t) return report(t.error());
+    auto view = StateView::open(*t->store, o.trie);
+    if (!view) return report(view.error(), o.db);
+    auto account = view->account(*address_hash);
+    if (!account) return report(account.error(), o.db);
+    if (o.slots.empty()) {
+        if (!*account) {
+            if (o.json) fmt::print("null\n");
+            return kNegative;
+        }
+        std::string line = "{";
+        append_account_fields(line, **account);
+        line += "}\n";
+        std::fwrite(line.data(), 1, line.size(), stdout);
+        return kOk;
+    }
+    // One line per slot: its value, or an empty line when absent (zero); --json: one object.
+    bool all = true;
+    std::string out = o.json ? "{" : "";
+    for (size_t i = 0; i < slot_keys.size(); ++i) {
+        std::optional<U256> v;
+        if (*account) {
+            auto r = view->slot(*address_hash, **account, slot_keys[i]);
+            if (!r) return report(r.error(), o.db);
+            v = *r;
+        }
+        all = all && v.has_value();
+        if (o.json) {
+            if (i > 0) out += ',';
+            out += "\"" + o.slots[i] + "\":" + (v ? "\"" + quantity(*v) + "\"" : "null");
+        } else {
+            out += (v ? quantity(*v) : std::string()) + "\n";
+        }
+    }
+    if (o.json) out += "}\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return all ? kOk : kNegative;
+}
+
 int run_get(const GetOptions& o) {
+    if (o.account) {
+        if (!o.key.empty()) return report_usage("get: give KEY or --account ADDR, not both");
+        return run_get_account(o);
+    }
+    if (!o.slots.empty()) return report_usage("get: --slot goes with --account");
+    if (o.key.empty()) return report_usage("get: KEY is required (or --account ADDR)");
     auto key = parse_key(o.key);
     if (!key) return report(key.error());
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
-    const bytes trie_key = t->trie_key(*key);
+    const bytes trie_key = t->trie_key(*key, o.key_hashed);
     const Trie trie = Trie::open(t->reader.get(), t->info.root);
     bytes value;
     auto found = trie.get(trie_key, value);
@@ -37,67 +96,32 @@ int run_get(const GetOptions& o) {
     return *found ? kOk : kNegative;
 }
 
-struct DumpOptions {
-    std::string db;
-    std::string from;
-    std::string trie = "main";
-    size_t limit = 0;
-    bool json = false;
-};
-
-int run_dump(const DumpOptions& o) {
-    bytes from;
-    if (!o.from.empty()) {
-        auto k = parse_key(o.from);
-        if (!k) return report(k.error());
-        from = std::move(*k);
-    }
-    auto t = open_trie(o.db, o.trie);
-    if (!t) return report(t.error());
-    const Trie trie = Trie::open(t->reader.get(), t->info.root);
-    nlohmann::ordered_json j = nlohmann::ordered_json::object();
-    size_t n = 0;
-    std::string line;
-    auto s = trie.for_each(from, [&](bytes_view k, bytes_view v) {
-        if (o.json) {
-            j[to_hex(k)] = to_hex(v);
-        } else {
-            line = to_hex(k);
-            line += ' ';
-            line += to_hex(v);
-            line += '\n';
-            std::fwrite(line.data(), 1, line.size(), stdout);
-        }
-        return o.limit == 0 || ++n < o.limit;
-    });
-    if (!s) return report(s.error(), o.db);
-    if (o.json) fmt::print("{}\n", j.dump());
-    return kOk;
-}
-
 }  // namespace
 
 void register_get(CLI::App& app, Runner& runner) {
     auto o = std::make_shared<GetOptions>();
-    CLI::App* sub = app.add_subcommand("get", "Print the value of one key (exit 1 when absent)");
+    CLI::App* sub = app.add_subcommand(
+        "get", "Print the value of one key, or an account and its slots (exit 1 when absent)");
     sub->add_option("db", o->db, "Trie file")->required();
-    sub->add_option("key", o->key, "Key: 0x hex, or text (hashed first in a secure trie)")
-        ->required();
+    sub->add_option("key", o->key, "Key: 0x hex, or text (hashed first in a secure trie)");
+    sub->add_option("--account", o->account,
+                    "In a state file: the account at this address (20 bytes hex, 0x optional)");
+    sub->add_option("--slot", o->slots,
+                    "With --account: the value of this storage slot (hex up to 32 bytes, "
+                    "left-padded); may repeat");
+    sub->add_flag("--key-hashed", o->key_hashed,
+                  "KEY, ADDR and SLOT are trie keys already: do not hash them");
     sub->add_option("--trie", o->trie, "Trie name in the file")->capture_default_str();
-    sub->add_flag("--json", o->json, "Print {\"key\", \"value\"}; value null when absent");
+    sub->add_flag("--json", o->json,
+                  "Print {\"key\", \"value\"}, value null when absent; with --slot one object "
+                  "{slot: value}");
+    sub->footer(
+        "In a secure or state trie a KEY is hashed with keccak256 before the lookup, unless\n"
+        "--key-hashed. --account prints {\"nonce\",\"balance\",\"storageRoot\",\"codeHash\"}\n"
+        "(nonce and balance as quantities, 0x without leading zeros); with --slot, one line per\n"
+        "slot: its value, or an empty line when it is absent. Exit 1 when the key, the account\n"
+        "or a slot is absent.");
     sub->final_callback([o, &runner] { runner = [o] { return run_get(*o); }; });
-}
-
-void register_dump(CLI::App& app, Runner& runner) {
-    auto o = std::make_shared<DumpOptions>();
-    CLI::App* sub = app.add_subcommand("dump", "Print the pairs of a trie in key order");
-    sub->add_option("db", o->db, "Trie file")->required();
-    sub->add_option("--from", o->from, "Start at this trie key (0x hex or text)");
-    sub->add_option("--limit", o->limit, "Print at most N pairs (0: all)")->check(kCount);
-    sub->add_option("--trie", o->trie, "Trie name in the file")->capture_default_str();
-    sub->add_flag("--json", o->json, "Print one JSON object {key: value}");
-    sub->footer("Lines are `0x<key> 0x<value>`; keys are trie keys (hashed in a secure trie).");
-    sub->final_callback([o, &runner] { runner = [o] { return run_dump(*o); }; });
 }
 
 }  // namespace mpt::cli

@@ -2,15 +2,54 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <iterator>
+#include <new>
+#include <sstream>
 #include <string_view>
+#include <system_error>
 
 #include "commands.hpp"
 #include "common.hpp"
 
+namespace {
+
+// The command's exit code, with the exceptions that may escape a command turned into the
+// documented lines: a failed write to stdout, and running out of memory or threads (one
+// answer, exit 4: "out of memory").
+int run_command(const mpt::cli::Runner& runner) noexcept {
+    using namespace mpt::cli;
+    try {
+        return runner ? runner() : kInternal;
+    } catch (const std::bad_alloc&) {
+        return report(mpt::Error{mpt::Errc::out_of_memory, "an allocation failed"});
+    } catch (const std::system_error& e) {
+        // fmt::print throws when a write to stdout fails.
+        if (std::ferror(stdout)) {
+            return report_write_error(e.code().category() == std::generic_category() ||
+                                              e.code().category() == std::system_category()
+                                          ? e.code().value()
+                                          : 0);
+        }
+        // std::thread's way of saying that no thread could be made.
+        if (e.code() == std::errc::resource_unavailable_try_again) {
+            return report(mpt::Error{mpt::Errc::out_of_memory,
+                                     std::string("cannot start a thread: ") + e.what()});
+        }
+        return report(mpt::Error{mpt::Errc::internal, e.what()});
+    } catch (const std::exception& e) {
+        return report(mpt::Error{mpt::Errc::internal, e.what()});
+    } catch (...) {
+        return report(mpt::Error{mpt::Errc::internal, "unknown exception"});
+    }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     using namespace mpt::cli;
+    guard_standard_streams();
     CLI::App app{"mpt: Ethereum Merkle Patricia Trie toolkit"};
     app.set_version_flag("--version", "mpt " MPT_VERSION);
     app.require_subcommand(1);
@@ -56,23 +95,30 @@ int main(int argc, char** argv) {
                                 " (a command comes first; `mpt --help` lists them)");
         }
     }
+    // Help and version text, written as every other output is (CLI11 would write to
+    // std::cout, whose failures lose their errno).
+    const auto print_exit = [&](const CLI::Error& e) {
+        std::ostringstream out;
+        std::ostringstream err;
+        const int code = app.exit(e, out, err);
+        write_stderr(err.str());
+        return finish_output(run_command([&] {
+            fmt::print("{}", out.str());
+            return code;
+        }));
+    };
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
+        return print_exit(e);
     } catch (const CLI::CallForAllHelp& e) {
-        return app.exit(e);
+        return print_exit(e);
     } catch (const CLI::CallForVersion& e) {
-        return app.exit(e);
+        return print_exit(e);
     } catch (const CLI::ParseError& e) {
         return report_usage(e.what());
-    }
-    try {
-        return runner ? runner() : kInternal;
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "mpt: error: internal error: out of memory\n");
-        return kInternal;
-    } catch (const std::exception& e) {
-        return report(mpt::Error{mpt::Errc::internal, e.what()});
+        return report(mpt::Error{mpt::Errc::out_of_memory, "an allocation failed"});
     }
+    return finish_output(run_command(runner));
 }

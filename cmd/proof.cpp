@@ -26,6 +26,7 @@ struct ProofOptions {
     size_t limit = 1000000;
     size_t max_bytes = 512 * 1024;   // snap's soft response limit
     bool range_flags_given = false;  // --limit or --max-bytes appeared
+    bool key_hashed = false;
     bool json = false;
 };
 
@@ -81,7 +82,7 @@ int run_prove(const ProofOptions& o) {
     if (!key) return report(key.error());
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
-    const bytes trie_key = t->trie_key(*key);
+    const bytes trie_key = t->trie_key(*key, o.key_hashed);
     std::optional<bytes> value;
     auto proof = prove(*t->reader, t->info.root, trie_key, &value);
     if (!proof) return report(proof.error(), o.db);
@@ -106,6 +107,9 @@ int run_range(const ProofOptions& o) {
     if (o.limit == 0) return report_usage("proof: --limit must be at least 1");
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
+    // The key rule of every command: in a trie with hashed keys, bounds are the user's keys.
+    *from = t->trie_key(*from, o.key_hashed);
+    if (to) *to = t->trie_key(*to, o.key_hashed);
     auto r =
         prove_range(*t->reader, t->info.root, *from, to ? &*to : nullptr, o.limit, o.max_bytes);
     if (!r) return report(r.error(), o.db);
@@ -193,8 +197,9 @@ void register_proof(CLI::App& app, Runner& runner) {
     sub->add_option("key", o->key, "Key to prove: 0x hex or text (hashed in a secure trie)");
     sub->add_option("--trie", o->trie, "Trie name in the file")->capture_default_str();
     sub->add_option("--range", o->range_from,
-                    "Prove the range of keys from this trie key on (0x hex or text; a shorter "
-                    "one is padded with zero bytes to the keys' length), as snap answers");
+                    "Prove the range of keys from this key on (0x hex or text; hashed first in a "
+                    "secure or state trie unless --key-hashed; a shorter trie key is padded with "
+                    "zero bytes to the keys' length), as snap answers");
     sub->add_option("--to", o->to, "With --range: stop after the first key at or past this one");
     sub->add_option("--limit", o->limit, "With --range: at most N pairs")
         ->check(kCount)
@@ -203,6 +208,9 @@ void register_proof(CLI::App& app, Runner& runner) {
                     "With --range: stop once keys and values reach B bytes")
         ->check(kCount)
         ->capture_default_str();
+    sub->add_flag("--key-hashed", o->key_hashed,
+                  "KEY, FROM and --to are trie keys already: do not hash them in a secure or "
+                  "state trie");
     sub->add_option("--verify", o->verify,
                     "Proof document {\"root\",\"key\",\"value\",\"proof\"} to check (- for stdin)");
     sub->add_flag("--json", o->json, "With --verify: print {\"valid\",\"error\"}");

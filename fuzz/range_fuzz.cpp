@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(batch.ok());
     MemoryNodeStore store;
     FUZZ_CHECK(store.begin_write().ok());
-    auto id = store.create_trie("main", false);
+    auto id = store.create_trie("main", TrieKind::plain);
     FUZZ_CHECK(id.ok());
     FUZZ_CHECK(apply_commit(store, *id, *batch).ok());
     FUZZ_CHECK(store.commit_write().ok());

@@ -132,7 +132,7 @@ void checkpoint(State& s) {
     FUZZ_CHECK(batch.ok() && batch->root == want);
     FUZZ_CHECK(s.store.begin_write().ok());
     if (!s.reader) {
-        auto id = s.store.create_trie("main", false);
+        auto id = s.store.create_trie("main", TrieKind::plain);
         FUZZ_CHECK(id.ok());
         auto info = s.store.find_trie("main");
         FUZZ_CHECK(info.ok() && info->has_value());

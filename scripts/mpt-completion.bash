@@ -13,14 +13,14 @@ _mpt_flags() {
     case $1 in
         "") echo "-h --help --version" ;;
         root) echo "-h --help --trie --vectors --secure --threads --json" ;;
-        build) echo "-h --help -o --output --trie --secure --replace --json --threads" ;;
-        get) echo "-h --help --trie --json" ;;
-        dump) echo "-h --help --from --limit --trie --json" ;;
+        build) echo "-h --help -o --output --trie --secure --replace --state --no-preimages --json --threads" ;;
+        get) echo "-h --help --account --slot --key-hashed --trie --json" ;;
+        dump) echo "-h --help --from --limit --key-hashed --accounts --storage --trie --json" ;;
         check | stats) echo "-h --help --trie --json" ;;
         count-allocs) echo "-h --help --leaves --samples --json" ;;
-        diff) echo "-h --help --trie --trie-b --secure --json --stats --nodes" ;;
+        diff) echo "-h --help --trie --trie-b --secure --state --json --stats --nodes" ;;
         get-node) echo "-h --help --trie --max-bytes --json" ;;
-        proof) echo "-h --help --trie --range --to --limit --max-bytes --verify --json" ;;
+        proof) echo "-h --help --trie --range --to --limit --max-bytes --key-hashed --verify --json" ;;
         verify-range) echo "-h --help --json" ;;
     esac
 }
@@ -33,6 +33,7 @@ _mpt_option_kind() {
         *:--trie | diff:--trie-b) echo trie ;;
         dump:--from | dump:--limit | count-allocs:--leaves | count-allocs:--samples) echo value ;;
         get-node:--max-bytes | root:--threads | build:--threads) echo value ;;
+        get:--account | get:--slot) echo value ;;
         proof:--range | proof:--to | proof:--limit | proof:--max-bytes) echo value ;;
     esac
 }

@@ -72,9 +72,17 @@ expect "build into directory" 3 '^$' '^mpt: error: .*dir.db: is a directory' -- 
 # name: pattern of the one error line every command gives on it
 declare -A refused=(
     [foreign]='foreign.db: an SQLite database not made by mpt$'
-    [version99]='version99.db: schema version 99, this mpt reads version 1$'
+    [version99]='version99.db: schema version 99, this mpt reads versions 1 to 2$'
     [notables]='notables.db: tables missing$'
-    [shortroot]='shortroot.db: trie main: stored root is not 32 bytes$'
+    [shortroot]='damaged trie record: .*shortroot.db: trie main: the stored root is not 32 bytes$'
+    [badkind]="damaged trie record: .*badkind.db: trie main: the kind is 'secret', none of 'plain', 'secure', 'state'$"
+    [swappedkind]='damaged trie record: .*swappedkind.db: trie main: the row.s checksum does not match its id, name, kind and root$'
+    [rootbit]='damaged trie record: .*rootbit.db: trie main: the row.s checksum does not match its id, name, kind and root$'
+    [v1two]='damaged trie record: .*v1two.db: trie main: the secure column holds 2, not 0 or 1$'
+    [v1minus]='damaged trie record: .*v1minus.db: trie main: the secure column holds -1, not 0 or 1$'
+    [v1half]='damaged trie record: .*v1half.db: trie main: the secure column holds 0.5, not 0 or 1$'
+    [v1text]="damaged trie record: .*v1text.db: trie main: the secure column holds 'x', not 0 or 1$"
+    [v1blob]="damaged trie record: .*v1blob.db: trie main: the secure column holds X'01', not 0 or 1$"
     [truncated]='truncated.db: .*corrupt'
 )
 for f in "${!refused[@]}"; do
@@ -85,6 +93,26 @@ for f in "${!refused[@]}"; do
     expect "check $f" 3 '^$' "$re" -- "$MPT" check "$tmp/$f.db"
     expect "stats $f" 3 '^$' "$re" -- "$MPT" stats "$tmp/$f.db"
 done
+
+# Version-1 files are read as they are, and upgraded in place by a write.
+expect "root v1" 0 "^$good_root\$" '^$' -- "$MPT" root "$tmp/v1.db"
+expect "check v1" 0 '^ok: ' '^$' -- "$MPT" check "$tmp/v1.db"
+expect "get v1" 0 "^$miss_value\$" '^$' -- "$MPT" get "$tmp/v1.db" "$miss_key"
+expect "stats v1 (plain)" 0 '^trie main \(plain\)' '^$' -- "$MPT" stats "$tmp/v1.db"
+expect "stats v1 secure" 0 '^trie main \(secure\)' '^$' -- "$MPT" stats "$tmp/v1secure.db"
+expect "build into v1" 0 '^0x[0-9a-f]{64}$' '^$' -- "$MPT" build "$tmp/update.json" -o "$tmp/v1.db"
+v1_root=$(cat "$tmp/out")
+cp "$tmp/good.db" "$tmp/v2copy.db"
+"$MPT" build "$tmp/update.json" -o "$tmp/v2copy.db" >/dev/null 2>&1
+expect "v1 updated like v2" 0 "^$v1_root\$" '^$' -- "$MPT" root "$tmp/v2copy.db"
+expect "v1 upgraded" 0 '^ok: ' '^$' -- "$MPT" check "$tmp/v1.db"
+if command -v sqlite3 >/dev/null; then
+    v=$(sqlite3 "$tmp/v1.db" "PRAGMA user_version" "SELECT kind FROM tries")
+    [ "$v" = "$(printf '2\nplain')" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL v1 upgrade: $v"; }
+fi
+
+# Rows of a trie id that the tries table does not have: check names them.
+expect "check strayid" 1 '^rows of trie id 7, which is not in the tries table: 2$' '^$' -- "$MPT" check "$tmp/strayid.db"
 
 # 2. Damaged rows below the root.
 where="trie main, path $bad_path"
@@ -129,7 +157,7 @@ n=$("$MPT" dump "$tmp/orphan.db" | wc -l)
 [ "$n" -eq 3000 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL dump orphan: $n pairs, want 3000"; }
 
 # 3. mpt build refuses, and leaves the file as it was (no byte changed, no log left over).
-for f in text random foreign version99 notables shortroot truncated flipped deleted garbled; do
+for f in text random foreign version99 notables shortroot badkind swappedkind rootbit v1two v1minus v1half v1text v1blob truncated flipped deleted garbled; do
     cp "$tmp/$f.db" "$tmp/before"
     case $f in
         text | random) re="$f.db: $not_sqlite" ;;

@@ -76,7 +76,7 @@ void check_table(uint32_t page_size, std::vector<Row> rows) {
     auto pages = w.finish();
     REQUIRE(pages.ok());
     REQUIRE(size_t{*pages} * page_size == image.size());
-    SqliteNodeStore::finish_image_header(image, *pages);
+    finish_image_header(image, *pages);
 
     Db read;
     REQUIRE(sqlite3_open(":memory:", &read.db) == SQLITE_OK);

@@ -129,7 +129,7 @@ TEST_CASE("a new trie file written whole holds what a build through the store do
         CHECK(integrity(whole.path) == "ok\n");
         TrieInfo ta, tb;
         CHECK(rows_of(whole.path, &ta) == rows_of(through.path, &tb));
-        CHECK((ta.id == tb.id && ta.root == tb.root && ta.secure == tb.secure));
+        CHECK((ta.id == tb.id && ta.root == tb.root && ta.kind == tb.kind));
         CHECK(ta.root == b->root);
 
         // Later writes go through the store, as to any trie file.

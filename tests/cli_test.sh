@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Runs the real binary on fixtures and checks stdout, stderr and the exit code.
-#   cli_test.sh MPT FIXTURES GEN    (GEN: the mpt_gen_kv data generator)
+#   cli_test.sh MPT FIXTURES GEN [ETHEREUM_TESTS]    (GEN: the mpt_gen_kv data generator;
+#   ETHEREUM_TESTS: a checkout of ethereum/tests, whose BlockchainTests postStates are then
+#   built and checked against their state roots)
 set -u
-if [ $# -ne 3 ]; then
-    echo "usage: cli_test.sh MPT FIXTURES GEN" >&2
+if [ $# -ne 3 ] && [ $# -ne 4 ]; then
+    echo "usage: cli_test.sh MPT FIXTURES GEN [ETHEREUM_TESTS]" >&2
     exit 2
 fi
 MPT=$1
 FIX=$2
 GEN=$3
+ETHEREUM_TESTS=${4:-}
+if [ -n "$ETHEREUM_TESTS" ] && [ ! -d "$ETHEREUM_TESTS/BlockchainTests" ]; then
+    echo "cli_test.sh: $ETHEREUM_TESTS/BlockchainTests not found" >&2
+    exit 2
+fi
 pass=0
 fail=0
 tmp=$(mktemp -d)
@@ -17,6 +24,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/expect.sh"
 
 . "$(dirname "$0")/cli_cases.sh"
+. "$(dirname "$0")/state_cases.sh"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -210,13 +210,13 @@ TEST_CASE("fault injection: counts and modes") {
     MemoryNodeStore inner;
     FaultyNodeStore f(inner);
     f.fail_at(FaultyNodeStore::Op::write, 2, FaultyNodeStore::Mode::once);
-    REQUIRE(f.begin_write().ok());           // write 1
-    auto id = f.create_trie("main", false);  // write 2: fails
+    REQUIRE(f.begin_write().ok());                     // write 1
+    auto id = f.create_trie("main", TrieKind::plain);  // write 2: fails
     REQUIRE(!id.ok());
     CHECK(id.error().code == Errc::storage_io);
     CHECK(id.error().detail == "injected fault: write 2 (create_trie)");
-    REQUIRE(f.create_trie("main", false).ok());  // write 3: once means once
-    REQUIRE(f.find_trie("main").ok());           // reads are not writes
+    REQUIRE(f.create_trie("main", TrieKind::plain).ok());  // write 3: once means once
+    REQUIRE(f.find_trie("main").ok());                     // reads are not writes
     CHECK(f.writes() == 3);
     CHECK(f.reads() == 1);
     CHECK(f.faults() == 1);

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/node.hpp>
+#include <mpt/store/tries_table.hpp>
 #include <optional>
 #include <string>
 
@@ -62,6 +63,25 @@ public:
             const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(st, 0));
             out = bytes(p, p + sqlite3_column_bytes(st, 0));
         }
+        sqlite3_finalize(st);
+        return out;
+    }
+
+    // The first column of the first row of sql, an integer.
+    int64_t integer(const char* sql) {
+        sqlite3_stmt* st = prepare(sql);
+        if (sqlite3_step(st) != SQLITE_ROW) fail(std::string(sql) + ": no row");
+        const int64_t v = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        return v;
+    }
+
+    // The first column of the first row of sql, a BLOB.
+    bytes blob(const char* sql) {
+        sqlite3_stmt* st = prepare(sql);
+        if (sqlite3_step(st) != SQLITE_ROW) fail(std::string(sql) + ": no row");
+        const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(st, 0));
+        bytes out(p, p + sqlite3_column_bytes(st, 0));
         sqlite3_finalize(st);
         return out;
     }
@@ -179,9 +199,53 @@ int main(int argc, char** argv) {
         db.exec("DROP TABLE nodes");
     }
     {
+        // The table's CHECK refuses this; a file edited by other tools need not have one.
         Db db(copy_of(good, out, "shortroot.db"));
+        db.exec("PRAGMA ignore_check_constraints=1");
         db.exec("UPDATE tries SET root=substr(root, 1, 31) WHERE name='main'");
     }
+    {
+        // A kind none of the three, past the CHECK.
+        Db db(copy_of(good, out, "badkind.db"));
+        db.exec("PRAGMA ignore_check_constraints=1");
+        db.exec("UPDATE tries SET kind='secret' WHERE name='main'");
+    }
+    {
+        // A kind changed to another valid one: only the checksum tells.
+        Db db(copy_of(good, out, "swappedkind.db"));
+        db.exec("UPDATE tries SET kind='secure' WHERE name='main'");
+    }
+    {
+        // One bit of the stored root flipped: the checksum, and the root node, disagree.
+        Db db(copy_of(good, out, "rootbit.db"));
+        bytes root = db.blob("SELECT root FROM tries WHERE name='main'");
+        root[31] ^= 0x01;
+        db.write("UPDATE tries SET root=?2 WHERE name='main' AND length(?1)=0", bytes{}, &root);
+    }
+    {
+        // A row of a trie id the tries table does not have.
+        Db db(copy_of(good, out, "strayid.db"));
+        db.exec("INSERT INTO nodes(trie, path, rlp) SELECT 7, path, rlp FROM nodes LIMIT 2");
+    }
+    // Version-1 files, as mpt wrote them before: a secure column, no kind, no checksum, no
+    // preimages. secure must be the integer 0 or 1.
+    const auto v1 = [&](const char* name, const char* secure) {
+        Db db(copy_of(good, out, name));
+        db.exec(
+            "CREATE TABLE tries_v1(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, root BLOB "
+            "NOT NULL, secure INTEGER NOT NULL);"
+            "INSERT INTO tries_v1 SELECT id, name, root, " +
+            std::string(secure) +
+            " FROM tries; DROP TABLE tries; ALTER TABLE tries_v1 RENAME TO tries;"
+            "DROP TABLE preimages; PRAGMA user_version=1");
+    };
+    v1("v1.db", "0");
+    v1("v1secure.db", "1");
+    v1("v1two.db", "2");
+    v1("v1minus.db", "-1");
+    v1("v1half.db", "0.5");
+    v1("v1text.db", "'x'");
+    v1("v1blob.db", "x'01'");
 
     // Row damage, at the first two-nibble path.
     bytes target;
@@ -227,6 +291,12 @@ int main(int argc, char** argv) {
         const mpt::Hash256 h = mpt::keccak256(root);
         const bytes hb(h.begin(), h.end());
         db.write("UPDATE tries SET root=?2 WHERE name='main' AND length(?1)=0", bytes{}, &hb);
+        // The row's checksum over the new root, as mpt would have written it.
+        const int64_t id = db.integer("SELECT id FROM tries WHERE name='main'");
+        const mpt::Hash256 sum =
+            mpt::sqlite::tries_row_checksum(id, "main", mpt::TrieKind::plain, h);
+        const bytes sb(sum.begin(), sum.end());
+        db.write("UPDATE tries SET checksum=?2 WHERE name='main' AND length(?1)=0", bytes{}, &sb);
         std::printf("garbled %s\n", hex_path(target).c_str());
     }
     {

@@ -33,7 +33,7 @@ struct Stored {
 std::unique_ptr<Stored> store_trie(const std::map<bytes, bytes>& m) {
     auto s = std::make_unique<Stored>();
     REQUIRE(s->store.begin_write().ok());
-    const TrieId id = s->store.create_trie("main", false).value();
+    const TrieId id = s->store.create_trie("main", TrieKind::plain).value();
     Trie t;
     for (const auto& [k, v] : m) REQUIRE(t.put(k, v).ok());
     const CommitBatch batch = t.commit().value();

@@ -43,7 +43,7 @@ TEST_CASE("staged rows are visible inside the write and after commit") {
     const bytes p1{1, 2}, p2{1, 3}, p3{2}, p4{2, 0};
     const bytes r40(40, 0xaa), r50(50, 0xbb);
     REQUIRE(s->begin_write().ok());
-    auto id = s->create_trie("main", false);
+    auto id = s->create_trie("main", TrieKind::plain);
     REQUIRE(id.ok());
     for (const bytes& p : {p1, p2, p3, p4}) REQUIRE(s->put(*id, p, p == p1 ? r40 : r50).ok());
     CHECK(row_size(*s, *id, p1) == 40);
@@ -65,7 +65,7 @@ TEST_CASE("staged rows are visible inside the write and after commit") {
 
     // A second trie, with rows in the file now, is written in place; both stay readable.
     REQUIRE(s->begin_write().ok());
-    auto id2 = s->create_trie("0x01", false);
+    auto id2 = s->create_trie("0x01", TrieKind::plain);
     REQUIRE(id2.ok());
     REQUIRE(s->put(*id2, p1, r50).ok());
     CHECK(row_size(*s, *id2, p1) == 50);
@@ -88,7 +88,7 @@ TEST_CASE("a rolled back staged trie leaves nothing, and the store writes on") {
     TempFile f;
     auto s = open_new(f);
     REQUIRE(s->begin_write().ok());
-    auto id = s->create_trie("main", false);
+    auto id = s->create_trie("main", TrieKind::plain);
     REQUIRE(id.ok());
     REQUIRE(s->put(*id, bytes{7}, bytes(33, 1)).ok());
     CHECK(row_size(*s, *id, bytes{7}) == 33);
@@ -98,7 +98,7 @@ TEST_CASE("a rolled back staged trie leaves nothing, and the store writes on") {
     CHECK(!t->has_value());
 
     REQUIRE(s->begin_write().ok());
-    id = s->create_trie("main", false);
+    id = s->create_trie("main", TrieKind::plain);
     REQUIRE(id.ok());
     REQUIRE(s->put(*id, bytes{8}, bytes(34, 2)).ok());
     REQUIRE(s->commit_write().ok());
@@ -114,12 +114,12 @@ TEST_CASE("a connection stages again after a staged commit") {
     TempFile f;
     auto s = open_new(f);
     REQUIRE(s->begin_write().ok());
-    auto empty = s->create_trie("empty", false);
+    auto empty = s->create_trie("empty", TrieKind::plain);
     REQUIRE(empty.ok());
     REQUIRE(s->commit_write().ok());
     for (const char* name : {"a", "b"}) {
         REQUIRE(s->begin_write().ok());
-        auto id = s->create_trie(name, false);
+        auto id = s->create_trie(name, TrieKind::plain);
         REQUIRE(id.ok());
         REQUIRE(s->put(*id, bytes{1}, bytes(40, static_cast<uint8_t>(name[0]))).ok());
         REQUIRE(s->commit_write().ok());
@@ -151,7 +151,7 @@ TEST_CASE("a new trie fills its pages") {
         std::sort(keys.begin(), keys.end(),
                   [](const Hash256& a, const Hash256& b) { return bytes_less(a, b); });
         REQUIRE(s->begin_write().ok());
-        auto id = s->create_trie("main", false);
+        auto id = s->create_trie("main", TrieKind::plain);
         REQUIRE(id.ok());
         struct Sink : NodeSink {
             NodeStore* store;
@@ -199,7 +199,7 @@ TEST_CASE("put_rows writes as puts in order do, staged and in place") {
     for (const char* name : {"staged", "in place"}) {
         INFO(name);
         REQUIRE(s->begin_write().ok());
-        auto id = s->create_trie(name, false);
+        auto id = s->create_trie(name, TrieKind::plain);
         REQUIRE(id.ok());
         REQUIRE(s->put_rows(*id, rows).ok());
         REQUIRE(s->commit_write().ok());

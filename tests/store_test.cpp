@@ -200,7 +200,7 @@ void differential(NodeStore& store, uint64_t seed) {
     REQUIRE(batch.ok());
     REQUIRE(batch->root == scratch_root(m));
     REQUIRE(store.begin_write().ok());
-    auto id = store.create_trie("main", false);
+    auto id = store.create_trie("main", TrieKind::plain);
     REQUIRE(id.ok());
     REQUIRE(apply_commit(store, *id, *batch).ok());
     REQUIRE(store.commit_write().ok());

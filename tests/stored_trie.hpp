@@ -31,7 +31,7 @@ inline void build(StoredTrie& st, const std::map<bytes, bytes>& content) {
     auto batch = t.commit();
     REQUIRE(batch.ok());
     REQUIRE(st.store.begin_write().ok());
-    auto id = st.store.create_trie("main", false);
+    auto id = st.store.create_trie("main", TrieKind::plain);
     REQUIRE(id.ok());
     REQUIRE(apply_commit(st.store, *id, *batch).ok());
     REQUIRE(st.store.commit_write().ok());

@@ -167,7 +167,7 @@ class PageFile {
 public:
     static constexpr size_t kFlushBytes = size_t{4} << 20;
 
-    PageFile(int fd, const std::string& path, SqliteNodeStore::FileImage& image)
+    PageFile(int fd, const std::string& path, FileImage& image)
         : fd_(fd),
           path_(path),
           image_(image),
@@ -191,7 +191,7 @@ public:
     // Writes what is left and the image with its header's page count; then syncs.
     Status finish(uint32_t pages) {
         MPT_RETURN_IF_ERROR(flush());
-        SqliteNodeStore::finish_image_header(image_.pages, pages);
+        finish_image_header(image_.pages, pages);
         MPT_RETURN_IF_ERROR(pwrite_all(image_.pages, 0));
         if (::fsync(fd_) != 0) return io_error(path_, "sync");
         return {};
@@ -219,7 +219,7 @@ private:
 
     int fd_;
     const std::string& path_;
-    SqliteNodeStore::FileImage& image_;
+    FileImage& image_;
     uint32_t image_pages_;
     uint32_t next_;          // the page expected next
     uint32_t buffer_first_;  // the page buffer_ begins with
@@ -278,8 +278,10 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
     result.created = true;
     result.rows_written = rows.rows();
 
-    MPT_TRY(SqliteNodeStore::FileImage image,
-            SqliteNodeStore::new_file_image(o.trie, o.secure, result.root));
+    const std::vector<Preimage> preimages =
+        o.secure && o.preimages ? secure_preimages(input, sorted) : std::vector<Preimage>();
+    MPT_TRY(FileImage image, new_file_image(o.trie, o.secure ? TrieKind::secure : TrieKind::plain,
+                                            result.root, preimages));
     const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
     PageFile out(fd, path, image);
     IndexBtreeWriter tree(
@@ -316,6 +318,52 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
 }
 
 }  // namespace
+
+namespace {
+
+// Whether a new file may be made at path whole (see build_new_trie_file); the unnamed file
+// in its folder when it may.
+std::optional<int> open_unnamed(const std::string& path, std::filesystem::path& dir) {
+    struct stat st {};
+    if (path.empty() || ::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return std::nullopt;
+    for (const char* side : {"-journal", "-wal"}) {
+        if (::lstat((path + side).c_str(), &st) == 0) return std::nullopt;
+    }
+    dir = std::filesystem::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+    if (fd < 0) return std::nullopt;
+    return fd;
+}
+
+}  // namespace
+
+Result<bool> write_whole_file(const std::string& path, FileImage& image,
+                              std::span<const WholeFileTree> trees) {
+    std::filesystem::path dir;
+    const std::optional<int> fd = open_unnamed(path, dir);
+    if (!fd) return false;
+    const Fd file(*fd);
+    const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
+    PageFile out(file.get(), path, image);
+    uint32_t last = image_pages;
+    for (const WholeFileTree& t : trees) {
+        IndexBtreeWriter tree(
+            image.page_size, t.root_page, last + 1,
+            [&](uint32_t number, bytes_view page) { return out.write(number, page); });
+        MPT_RETURN_IF_ERROR(t.records([&](bytes_view record) { return tree.add(record); }));
+        MPT_TRY(const uint32_t pages, tree.finish());
+        last = std::max(last, pages);
+    }
+    MPT_RETURN_IF_ERROR(out.finish(last));
+    const std::string self = "/proc/self/fd/" + std::to_string(file.get());
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+        return false;
+    }
+    const Fd folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (folder.get() >= 0) ::fsync(folder.get());
+    return true;
+}
 
 Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
                                                        const KvInput& input,

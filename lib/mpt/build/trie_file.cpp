@@ -130,19 +130,29 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
     MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(o.trie));
     BuildResult result;
     if (existing && !o.replace) {
-        if (o.secure && !existing->secure) {
+        if (o.secure && !existing->hashed_keys()) {
             return {Errc::trie_kind_mismatch,
                     "trie " + o.trie + " is plain; --secure would hash its keys differently"};
         }
-        const bool secure = existing->secure;
+        const bool secure = existing->hashed_keys();
         TrieReader reader(store, *existing);
         Trie trie = Trie::open(&reader, existing->root);
+        std::vector<Hash256> hashes;
         for (size_t i = 0; i < input.size(); ++i) {
             const KvPair p = input[i];
             const Hash256 hashed = secure ? keccak256(p.key) : Hash256{};
             const bytes_view key = secure ? bytes_view(hashed) : p.key;
             MPT_RETURN_IF_ERROR(trie.put(key, p.value));
+            if (secure && o.preimages && !p.value.empty()) hashes.push_back(hashed);
             if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, input.size());
+        }
+        if (!hashes.empty()) {
+            std::vector<Preimage> pre;
+            pre.reserve(hashes.size());
+            for (size_t i = 0, h = 0; i < input.size(); ++i) {
+                if (!input[i].value.empty()) pre.emplace_back(hashes[h++], input[i].key);
+            }
+            MPT_RETURN_IF_ERROR(store.put_preimages(pre));
         }
         MPT_TRY(CommitBatch batch, trie.commit());
         MPT_RETURN_IF_ERROR(apply_commit(store, existing->id, batch));
@@ -153,14 +163,15 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
     }
     TrieId id;
     if (existing) {
-        if (existing->secure != o.secure) {
+        if (existing->hashed_keys() != o.secure) {
             return {Errc::trie_kind_mismatch, "--replace keeps the trie's kind: trie " + o.trie +
-                                                  " is " + (existing->secure ? "secure" : "plain")};
+                                                  " is " +
+                                                  std::string(trie_kind_name(existing->kind))};
         }
         id = existing->id;
         MPT_TRY(result.rows_deleted, store.erase_subtree(id, {}));
     } else {
-        MPT_TRY(id, store.create_trie(o.trie, o.secure));
+        MPT_TRY(id, store.create_trie(o.trie, o.secure ? TrieKind::secure : TrieKind::plain));
     }
     const SortedPairs sorted = sorted_final_pairs(input, o.secure);
     StoreSink sink(store, id, sorted.pairs.size() >= kThreadedBuildPairs);
@@ -173,6 +184,9 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
     result.root = st.finish();
     MPT_RETURN_IF_ERROR(sink.finish());
     MPT_RETURN_IF_ERROR(store.set_root(id, result.root));
+    if (o.secure && o.preimages) {
+        MPT_RETURN_IF_ERROR(store.put_preimages(secure_preimages(input, sorted)));
+    }
     result.created = true;
     result.rows_written = sink.rows();
     return result;
@@ -194,6 +208,19 @@ Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const Bui
         return std::move(c).error();
     }
     return r;
+}
+
+std::vector<Preimage> secure_preimages(const KvInput& input, const SortedPairs& sorted) {
+    std::vector<Preimage> out;
+    if (sorted.hashed_keys.empty()) return out;
+    out.reserve(sorted.pairs.size());
+    const Hash256* first = sorted.hashed_keys.data();
+    for (const KvPair& p : sorted.pairs) {
+        // A secure cursor's keys view its hashed_keys, entry i's hash at index i.
+        const auto i = static_cast<size_t>(reinterpret_cast<const Hash256*>(p.key.data()) - first);
+        out.emplace_back(sorted.hashed_keys[i], input[i].key);
+    }
+    return out;
 }
 
 Result<TrieInfo> require_trie(NodeStore& store, std::string_view name) {
@@ -241,6 +268,14 @@ public:
         const size_t len = path.size();
         switch (v->kind) {
             case NodeView::Kind::leaf:
+                // The kind, checked from the structure: keys of a secure or state trie are
+                // 32-byte hashes, so every leaf ends at 64 nibbles.
+                if (trie_.hashed_keys() && len + v->path.size() != 64) {
+                    problem("leaf ending at " + std::to_string(len + v->path.size()) +
+                                " nibbles in a " + std::string(trie_kind_name(trie_.kind)) +
+                                " trie (keys are 64)",
+                            path);
+                }
                 break;
             case NodeView::Kind::extension:
                 append_unpacked(path, v->path);
@@ -248,6 +283,11 @@ public:
                 path.resize(len);
                 break;
             case NodeView::Kind::branch:
+                if (trie_.hashed_keys() && !v->value.empty()) {
+                    problem("branch value (a key of " + std::to_string(len) + " nibbles) in a " +
+                                std::string(trie_kind_name(trie_.kind)) + " trie",
+                            path);
+                }
                 for (uint8_t i = 0; i < 16; ++i) {
                     if (v->children[i].empty()) continue;
                     path.push_back(i);

@@ -16,6 +16,9 @@ struct BuildOptions {
     std::string trie = "main";
     bool secure = false;   // hash keys; required to match an existing trie's kind when given
     bool replace = false;  // drop the existing content first
+    // Record keccak256(key) -> key in the file's preimages table for the keys a secure build
+    // puts (mpt build --no-preimages clears it).
+    bool preimages = true;
     unsigned threads = 1;  // for hashing a new trie (build_new_trie_file)
     // The most memory the rows of a new file's trie may take (build_new_trie_file, which
     // holds them all); 0: half the least of the physical memory, the address space limit
@@ -35,6 +38,10 @@ struct BuildResult {
 // Creates the trie (streaming builder, rows in one pass) or applies input to the existing
 // one as a change set; all in one write transaction that publishes the root last.
 Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const BuildOptions& o);
+
+// The preimages of the keys of sorted, pairs of a secure SortedPairCursor of input: each
+// hashed key with the input's key it hashes. The views live as long as input and sorted.
+std::vector<Preimage> secure_preimages(const KvInput& input, const SortedPairs& sorted);
 
 // Opens a stored trie by name for reading. Errors: no_such_trie.
 Result<TrieInfo> require_trie(NodeStore& store, std::string_view name);

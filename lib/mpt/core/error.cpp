@@ -18,10 +18,12 @@ ErrorCategory category(Errc e) noexcept {
         case Errc::storage_io:
         case Errc::storage_readonly:
         case Errc::storage_full:
+        case Errc::storage_bad_record:
         case Errc::no_such_trie:
         case Errc::trie_kind_mismatch:
             return ErrorCategory::storage;
         case Errc::internal:
+        case Errc::out_of_memory:
             return ErrorCategory::internal;
         default:
             return ErrorCategory::input;
@@ -50,6 +52,8 @@ std::string_view errc_name(Errc e) noexcept {
             return "malformed trie node";
         case Errc::bad_compact_path:
             return "malformed compact path";
+        case Errc::input_too_large:
+            return "input too large";
         case Errc::invalid_proof:
             return "invalid proof";
         case Errc::storage_open:
@@ -70,12 +74,16 @@ std::string_view errc_name(Errc e) noexcept {
             return "trie file is read-only";
         case Errc::storage_full:
             return "disk or database full";
+        case Errc::storage_bad_record:
+            return "damaged trie record";
         case Errc::no_such_trie:
             return "no such trie";
         case Errc::trie_kind_mismatch:
             return "secure and plain tries cannot be mixed";
         case Errc::internal:
             return "internal error";
+        case Errc::out_of_memory:
+            return "out of memory";
     }
     return "unknown error";
 }

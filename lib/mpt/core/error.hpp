@@ -32,6 +32,7 @@ enum class Errc : uint8_t {
     rlp_expected_string,
     bad_node,
     bad_compact_path,
+    input_too_large,  // an entry or a stream past a documented limit
     // A negative answer: exit 1.
     invalid_proof,
     // Storage: exit 3.
@@ -44,10 +45,12 @@ enum class Errc : uint8_t {
     storage_io,
     storage_readonly,
     storage_full,
+    storage_bad_record,  // a tries-table row whose kind, root or checksum is damaged
     no_such_trie,
     trie_kind_mismatch,
-    // Internal: exit 4.
+    // Internal, or out of a resource the process needs (memory, threads): exit 4.
     internal,
+    out_of_memory,
 };
 
 enum class ErrorCategory : uint8_t { invalid = 1, input = 2, storage = 3, internal = 4 };

@@ -43,15 +43,6 @@ public:
     }
 
 private:
-    // Deeper nesting is refused rather than followed (skip_value recurses once per level).
-    static constexpr int kMaxDepth = 256;
-
-    Status expect_end() {
-        skip_ws();
-        if (p_ != end_) return fail("unexpected data after the document");
-        return {};
-    }
-
     Result<JsonDoc::Value> parse_member_value() {
         JsonDoc::Value v;
         if (peek() == '"') {
@@ -100,83 +91,6 @@ private:
         }
         MPT_RETURN_IF_ERROR(lex_string());
         return std::string_view(doc_.decoded_.emplace_back(scratch_));
-    }
-
-    // Checks one value of any kind and moves past it.
-    Status skip_value(int depth) {
-        if (depth > kMaxDepth) return fail("nesting deeper than " + std::to_string(kMaxDepth));
-        switch (peek()) {
-            case '"': {
-                MPT_RETURN_IF_ERROR(parse_string());
-                return {};
-            }
-            case '{':
-                return skip_container('}', depth);
-            case '[':
-                return skip_container(']', depth);
-            case 't':
-                return skip_literal("true");
-            case 'f':
-                return skip_literal("false");
-            case 'n':
-                return skip_literal("null");
-            default:
-                return skip_number();
-        }
-    }
-
-    Status skip_container(char close, int depth) {
-        const bool object = close == '}';
-        if (open_is_empty(close)) return {};
-        while (true) {
-            skip_ws();
-            if (object) {
-                if (peek() != '"') return fail("expected a string key");
-                MPT_RETURN_IF_ERROR(parse_string());
-                skip_ws();
-                if (peek() != ':') return fail("expected ':'");
-                ++p_;
-                skip_ws();
-            }
-            MPT_RETURN_IF_ERROR(skip_value(depth + 1));
-            MPT_TRY(const bool more, next_item(close));
-            if (!more) return {};
-        }
-    }
-
-    Status skip_literal(std::string_view word) {
-        if (static_cast<size_t>(end_ - p_) < word.size() ||
-            std::memcmp(p_, word.data(), word.size()) != 0) {
-            return fail("invalid literal");
-        }
-        p_ += word.size();
-        return {};
-    }
-
-    // RFC 8259: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
-    Status skip_number() {
-        const auto digit = [&] { return p_ != end_ && *p_ >= '0' && *p_ <= '9'; };
-        const auto digits = [&] {
-            if (!digit()) return false;
-            while (digit()) ++p_;
-            return true;
-        };
-        if (peek() == '-') ++p_;
-        if (peek() == '0') {
-            ++p_;
-        } else if (!digits()) {
-            return fail(p_ == end_ ? "unexpected end of the document" : "expected a value");
-        }
-        if (peek() == '.') {
-            ++p_;
-            if (!digits()) return fail("expected a digit");
-        }
-        if (peek() == 'e' || peek() == 'E') {
-            ++p_;
-            if (peek() == '+' || peek() == '-') ++p_;
-            if (!digits()) return fail("expected a digit");
-        }
-        return {};
     }
 
     JsonDoc doc_;

@@ -172,6 +172,88 @@ Result<uint32_t> JsonLexer::parse_hex4() {
     return v;
 }
 
+Status JsonLexer::skip_string() {
+    const char* q = scan_plain(p_ + 1, end_);
+    if (q != end_ && *q == '"') {
+        p_ = q + 1;
+        return {};
+    }
+    return lex_string();
+}
+
+Status JsonLexer::skip_value(int depth) {
+    if (depth > kMaxDepth) return fail("nesting deeper than " + std::to_string(kMaxDepth));
+    switch (peek()) {
+        case '"':
+            return skip_string();
+        case '{':
+            return skip_container('}', depth);
+        case '[':
+            return skip_container(']', depth);
+        case 't':
+            return skip_literal("true");
+        case 'f':
+            return skip_literal("false");
+        case 'n':
+            return skip_literal("null");
+        default:
+            return skip_number();
+    }
+}
+
+Status JsonLexer::skip_container(char close, int depth) {
+    const bool object = close == '}';
+    if (open_is_empty(close)) return {};
+    while (true) {
+        skip_ws();
+        if (object) {
+            if (peek() != '"') return fail("expected a string key");
+            MPT_RETURN_IF_ERROR(skip_string());
+            skip_ws();
+            if (peek() != ':') return fail("expected ':'");
+            ++p_;
+            skip_ws();
+        }
+        MPT_RETURN_IF_ERROR(skip_value(depth + 1));
+        MPT_TRY(const bool more, next_item(close));
+        if (!more) return {};
+    }
+}
+
+Status JsonLexer::skip_literal(std::string_view word) {
+    if (static_cast<size_t>(end_ - p_) < word.size() ||
+        std::memcmp(p_, word.data(), word.size()) != 0) {
+        return fail("invalid literal");
+    }
+    p_ += word.size();
+    return {};
+}
+
+Status JsonLexer::skip_number() {
+    const auto digit = [&] { return p_ != end_ && *p_ >= '0' && *p_ <= '9'; };
+    const auto digits = [&] {
+        if (!digit()) return false;
+        while (digit()) ++p_;
+        return true;
+    };
+    if (peek() == '-') ++p_;
+    if (peek() == '0') {
+        ++p_;
+    } else if (!digits()) {
+        return fail(p_ == end_ ? "unexpected end of the document" : "expected a value");
+    }
+    if (peek() == '.') {
+        ++p_;
+        if (!digits()) return fail("expected a digit");
+    }
+    if (peek() == 'e' || peek() == 'E') {
+        ++p_;
+        if (peek() == '+' || peek() == '-') ++p_;
+        if (!digits()) return fail("expected a digit");
+    }
+    return {};
+}
+
 std::string JsonLexer::where(const char* at) const {
     size_t line = 1;
     const char* line_start = begin_;

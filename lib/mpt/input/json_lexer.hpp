@@ -66,6 +66,23 @@ protected:
     // and moves past it.
     Status take_utf8();
 
+    // Deeper nesting is refused rather than followed (skip_value recurses once per level).
+    static constexpr int kMaxDepth = 256;
+
+    // Checks one value of any kind (RFC 8259) at nesting depth `depth` and moves past it.
+    Status skip_value(int depth);
+    // REQUIRES: p_ at the opening quote of a string. Checks it and moves past it; the content
+    // is in scratch_ only when it held escapes or non-ASCII bytes.
+    Status skip_string();
+    // RFC 8259: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+    Status skip_number();
+    // Past trailing whitespace, the end of the text; else an error.
+    Status expect_end() {
+        skip_ws();
+        if (p_ != end_) return fail("unexpected data after the document");
+        return {};
+    }
+
     // "line L, column C" of at (columns count bytes from 1).
     std::string where(const char* at) const;
     Error fail_at(const char* at, const std::string& what) const {
@@ -80,6 +97,8 @@ protected:
 
 private:
     Result<uint32_t> parse_hex4();
+    Status skip_container(char close, int depth);
+    Status skip_literal(std::string_view word);
 };
 
 }  // namespace mpt::json_detail

@@ -64,9 +64,19 @@ Status FaultyNodeStore::begin_write() {
     return inner_.begin_write();
 }
 
-Result<TrieId> FaultyNodeStore::create_trie(std::string_view name, bool secure) {
+Result<TrieId> FaultyNodeStore::create_trie(std::string_view name, TrieKind kind) {
     MPT_RETURN_IF_ERROR(count(Op::write, "create_trie"));
-    return inner_.create_trie(name, secure);
+    return inner_.create_trie(name, kind);
+}
+
+Status FaultyNodeStore::put_preimages(std::span<const Preimage> items) {
+    MPT_RETURN_IF_ERROR(count(Op::write, "put_preimages"));
+    return inner_.put_preimages(items);
+}
+
+Result<std::optional<bytes>> FaultyNodeStore::get_preimage(const Hash256& hash) {
+    MPT_RETURN_IF_ERROR(count(Op::read, "get_preimage"));
+    return inner_.get_preimage(hash);
 }
 
 Status FaultyNodeStore::put(TrieId trie, bytes_view path, bytes_view rlp) {

@@ -3,8 +3,9 @@
 // fail operation 1, then 2, then 3, ... until the operation completes without reaching the
 // fault).
 //
-// Reads are find_trie, list_tries, get, scan and begin_read; writes are begin_write,
-// create_trie, put, erase, erase_subtree, set_root and commit_write. An injected fault
+// Reads are find_trie, list_tries, get, scan, count_rows, get_preimage and begin_read; writes
+// are begin_write, create_trie, put, erase, erase_subtree, set_root, put_preimages and
+// commit_write. An injected fault
 // returns Errc::storage_io ("injected fault ...") without calling the wrapped store, so a
 // failed commit_write leaves the wrapped write open until rollback(), as a store whose commit
 // failed may. end_read() and rollback() are passed through and never fail.
@@ -48,11 +49,13 @@ public:
     Status begin_read() override;
     void end_read() noexcept override { inner_.end_read(); }
     Status begin_write() override;
-    Result<TrieId> create_trie(std::string_view name, bool secure) override;
+    Result<TrieId> create_trie(std::string_view name, TrieKind kind) override;
     Status put(TrieId trie, bytes_view path, bytes_view rlp) override;
     Status erase(TrieId trie, bytes_view path) override;
     Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) override;
     Status set_root(TrieId trie, const Hash256& root) override;
+    Status put_preimages(std::span<const Preimage> items) override;
+    Result<std::optional<bytes>> get_preimage(const Hash256& hash) override;
     Status commit_write() override;
     void rollback() noexcept override { inner_.rollback(); }
 

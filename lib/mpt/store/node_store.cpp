@@ -2,6 +2,42 @@
 
 namespace mpt {
 
+std::string_view trie_kind_name(TrieKind kind) noexcept {
+    switch (kind) {
+        case TrieKind::plain:
+            return "plain";
+        case TrieKind::secure:
+            return "secure";
+        case TrieKind::state:
+            return "state";
+    }
+    return "unknown";
+}
+
+std::optional<TrieKind> parse_trie_kind(std::string_view name) noexcept {
+    for (const TrieKind k : {TrieKind::plain, TrieKind::secure, TrieKind::state}) {
+        if (name == trie_kind_name(k)) return k;
+    }
+    return std::nullopt;
+}
+
+Status check_trie_name(std::string_view name) {
+    if (name.empty()) return {Errc::bad_input, "a trie name cannot be empty"};
+    if (name.size() > kMaxTrieName) {
+        return {Errc::bad_input, "a trie name is at most " + std::to_string(kMaxTrieName) +
+                                     " bytes; this one has " + std::to_string(name.size())};
+    }
+    for (size_t i = 0; i < name.size(); ++i) {
+        const auto c = static_cast<unsigned char>(name[i]);
+        if (c < 0x20 || c == 0x7f) {
+            return {Errc::bad_input, "trie name holds a control character (byte " +
+                                         std::to_string(c) + " at offset " + std::to_string(i) +
+                                         "); names are printed on one line"};
+        }
+    }
+    return {};
+}
+
 Status apply_commit(NodeStore& store, TrieId trie, const CommitBatch& batch) {
     for (const bytes_view path : batch.deletes) MPT_RETURN_IF_ERROR(store.erase(trie, path));
     for (const auto& [path, rlp] : batch.puts) MPT_RETURN_IF_ERROR(store.put(trie, path, rlp));
@@ -54,12 +90,16 @@ Status MemoryNodeStore::begin_write() {
     return {};
 }
 
-Result<TrieId> MemoryNodeStore::create_trie(std::string_view name, bool secure) {
+Result<TrieId> MemoryNodeStore::create_trie(std::string_view name, TrieKind kind) {
     if (!pending_) return {Errc::internal, "create_trie outside a write"};
+    MPT_RETURN_IF_ERROR(check_trie_name(name));
+    for (const TrieInfo& t : pending_->tries) {
+        if (t.name == name) return {Errc::bad_input, "trie " + t.name + " exists already"};
+    }
     TrieInfo t;
     t.id = static_cast<TrieId>(pending_->tries.size()) + 1;
     t.name = std::string(name);
-    t.secure = secure;
+    t.kind = kind;
     pending_->tries.push_back(t);
     return t.id;
 }
@@ -99,6 +139,21 @@ Status MemoryNodeStore::set_root(TrieId trie, const Hash256& root) {
         }
     }
     return {Errc::no_such_trie, std::to_string(trie)};
+}
+
+Status MemoryNodeStore::put_preimages(std::span<const Preimage> items) {
+    if (!pending_) return {Errc::internal, "put_preimages outside a write"};
+    for (const auto& [hash, preimage] : items) {
+        pending_->preimages.try_emplace(hash, preimage.begin(), preimage.end());
+    }
+    return {};
+}
+
+Result<std::optional<bytes>> MemoryNodeStore::get_preimage(const Hash256& hash) {
+    const State& s = pending_ ? *pending_ : committed_;
+    const auto it = s.preimages.find(hash);
+    if (it == s.preimages.end()) return std::optional<bytes>{};
+    return std::optional<bytes>(it->second);
 }
 
 Status MemoryNodeStore::commit_write() {

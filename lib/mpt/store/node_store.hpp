@@ -26,12 +26,34 @@ namespace mpt {
 
 using TrieId = int64_t;
 
+// What a trie's keys are. secure: keccak256 of the user's key. state: an Ethereum account
+// trie (keys keccak256(address), values account RLP), whose storage tries are secure tries
+// named "0x<64 lowercase hex of keccak256(address)>".
+enum class TrieKind : uint8_t { plain, secure, state };
+
+// "plain", "secure" or "state".
+std::string_view trie_kind_name(TrieKind kind) noexcept;
+// The kind of that name; nullopt for any other text (names are case-sensitive).
+std::optional<TrieKind> parse_trie_kind(std::string_view name) noexcept;
+
 struct TrieInfo {
     TrieId id = 0;
     std::string name;  // "main", or "0x<64 hex>" for a storage trie
     Hash256 root = kEmptyRoot;
-    bool secure = false;
+    TrieKind kind = TrieKind::plain;
+
+    // True when the trie's keys are keccak256 of the user's keys.
+    bool hashed_keys() const noexcept { return kind != TrieKind::plain; }
 };
+
+// A preimage record: keccak256(preimage) and the preimage.
+using Preimage = std::pair<Hash256, bytes_view>;
+
+inline constexpr size_t kMaxTrieName = 1024;
+
+// Ok when name may name a trie: 1 to 1024 bytes, none of them a control character (a name is
+// printed on one line). Errc::bad_input otherwise.
+Status check_trie_name(std::string_view name);
 
 class NodeStore {
 public:
@@ -56,8 +78,9 @@ public:
     virtual void end_read() noexcept = 0;
 
     virtual Status begin_write() = 0;
-    // REQUIRES: inside a write. Creates a trie with the empty root.
-    virtual Result<TrieId> create_trie(std::string_view name, bool secure) = 0;
+    // REQUIRES: inside a write. Creates a trie with the empty root. A name check_trie_name
+    // refuses is Errc::bad_input.
+    virtual Result<TrieId> create_trie(std::string_view name, TrieKind kind) = 0;
     virtual Status put(TrieId trie, bytes_view path, bytes_view rlp) = 0;
     // The same as put() for each row in order; a store may write them in fewer steps.
     virtual Status put_rows(TrieId trie, std::span<const RowList::Row> rows) {
@@ -71,6 +94,12 @@ public:
     // Erases every row of the trie whose path starts with prefix; returns how many.
     virtual Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) = 0;
     virtual Status set_root(TrieId trie, const Hash256& root) = 0;
+    // REQUIRES: inside a write. Records each preimage under its hash, shared by every trie of
+    // the store; a hash already recorded keeps its first preimage (INSERT OR IGNORE). The
+    // caller vouches that each hash is keccak256 of its preimage.
+    virtual Status put_preimages(std::span<const Preimage> items) = 0;
+    // The preimage recorded for hash, or nullopt.
+    virtual Result<std::optional<bytes>> get_preimage(const Hash256& hash) = 0;
     // On failure nothing is published; the caller still calls rollback() to end the write.
     virtual Status commit_write() = 0;
     // Ends a write without publishing it; does nothing outside a write.
@@ -104,11 +133,13 @@ public:
     Status begin_read() override { return {}; }
     void end_read() noexcept override {}
     Status begin_write() override;
-    Result<TrieId> create_trie(std::string_view name, bool secure) override;
+    Result<TrieId> create_trie(std::string_view name, TrieKind kind) override;
     Status put(TrieId trie, bytes_view path, bytes_view rlp) override;
     Status erase(TrieId trie, bytes_view path) override;
     Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) override;
     Status set_root(TrieId trie, const Hash256& root) override;
+    Status put_preimages(std::span<const Preimage> items) override;
+    Result<std::optional<bytes>> get_preimage(const Hash256& hash) override;
     Status commit_write() override;
     void rollback() noexcept override;
 
@@ -116,6 +147,7 @@ public:
     struct State {
         std::vector<TrieInfo> tries;
         std::map<std::pair<TrieId, bytes>, bytes> rows;
+        std::map<Hash256, bytes> preimages;
     };
     const State& state() const noexcept { return committed_; }
 

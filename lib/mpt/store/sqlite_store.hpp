@@ -1,26 +1,31 @@
 // The trie file: a NodeStore in one SQLite database.
 //
-// Schema (version 1, PRAGMA user_version; PRAGMA application_id 0x6d707431, "mpt1"):
-//   tries(id INTEGER PRIMARY KEY, name TEXT UNIQUE, root BLOB(32), secure INTEGER)
+// Schema (version 2, PRAGMA user_version; PRAGMA application_id 0x6d707431, "mpt1"; the
+// statements are in tries_table.cpp, the format in man/mpt-file.5):
+//   tries(id INTEGER PRIMARY KEY, name TEXT UNIQUE, root BLOB(32), kind TEXT, checksum BLOB)
 //   nodes(trie INTEGER, path BLOB, rlp BLOB, PRIMARY KEY (trie, path)) WITHOUT ROWID
+//   preimages(hash BLOB PRIMARY KEY, preimage BLOB) WITHOUT ROWID
 // A path is one byte per nibble, so BLOB order (memcmp, shorter first) is depth-first order
 // and the rows of a subtree with path prefix P are exactly P <= path < P || 0x10.
 // The file is in WAL mode: readers keep a consistent snapshot while a writer commits. New
-// files get 8 KiB pages.
+// files get 8 KiB pages. A version-1 file (tries.secure INTEGER instead of kind and
+// checksum, no preimages) is read as it is, and upgraded in place when opened for writing.
 //
 // Thread safety: one object per thread; several objects (or processes) may open one file.
 #pragma once
 
 #include <mpt/core/error.hpp>
+#include <mpt/store/file_image.hpp>
 #include <mpt/store/node_store.hpp>
+#include <mpt/store/sqlite_stmt.hpp>
+#include <mpt/store/tries_table.hpp>
 
 struct sqlite3;
-struct sqlite3_stmt;
 
 namespace mpt {
 
-inline constexpr int kSchemaVersion = 1;
-inline constexpr int kApplicationId = 0x6d707431;
+using sqlite::kApplicationId;
+using sqlite::kSchemaVersion;
 
 class SqliteNodeStore : public NodeStore {
 public:
@@ -28,8 +33,9 @@ public:
 
     // Opens a trie file. create makes the file when it does not exist or is empty (no bytes,
     // or an SQLite database with no schema and zero header fields) and otherwise opens it
-    // for writing; the other modes refuse an empty file. A file that is not an mpt trie file, or of
-    // an unknown schema version, is refused without being written.
+    // for writing; the other modes refuse an empty file. A file that is not an mpt trie file,
+    // or of an unknown schema version, is refused without being written. Every row of the
+    // tries table is validated (tries_table.hpp): a damaged one is Errc::storage_bad_record.
     static Result<std::unique_ptr<SqliteNodeStore>> open(const std::string& path, Mode mode);
 
     ~SqliteNodeStore() override;
@@ -45,7 +51,7 @@ public:
     Status begin_read() override;
     void end_read() noexcept override;
     Status begin_write() override;
-    Result<TrieId> create_trie(std::string_view name, bool secure) override;
+    Result<TrieId> create_trie(std::string_view name, TrieKind kind) override;
     Status put(TrieId trie, bytes_view path, bytes_view rlp) override;
     static constexpr size_t kPutRowsBatch = 64;
     // Writes kPutRowsBatch rows per statement, which amortises SQLite's per-statement work.
@@ -55,49 +61,42 @@ public:
     Status erase(TrieId trie, bytes_view path) override;
     Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) override;
     Status set_root(TrieId trie, const Hash256& root) override;
+    Status put_preimages(std::span<const Preimage> items) override;
+    Result<std::optional<bytes>> get_preimage(const Hash256& hash) override;
     Status commit_write() override;
     void rollback() noexcept override;
 
-    // The first pages of a new trie file that holds one trie, named name, of the given kind
-    // and root, for the nodes table's b-tree to be added to (IndexBtreeWriter): the schema,
-    // the trie's row, and the nodes table's root page, an empty leaf. The header says WAL
-    // mode, as open() makes a file; finish_image_header completes it.
-    struct FileImage {
-        bytes pages;
-        uint32_t page_size = 0;
-        uint32_t nodes_root = 0;  // the nodes table's root page
-        TrieId trie = 0;          // the trie's id, the first column of its rows
-    };
-    static Result<FileImage> new_file_image(std::string_view name, bool secure,
-                                            const Hash256& root);
-    // Completes the header of a file image whose first page is page1, pages long.
-    static void finish_image_header(bytes& page1, uint32_t pages) noexcept;
-
     const std::string& path() const noexcept { return path_; }
+    // The file's schema version: 1 for a version-1 file opened read-only, else 2.
+    int schema_version() const noexcept { return tries_.version(); }
+    // The largest key, value or row, in bytes, this store can hold (SQLite's length limit).
+    int64_t max_blob_bytes() const noexcept;
+    // Rows whose trie id has no row in the tries table: (id, rows), by id.
+    Result<std::vector<std::pair<TrieId, uint64_t>>> rows_without_trie();
     // Rows and page statistics for `mpt stats`.
     Result<int64_t> file_size();
     // Caps the file at n pages (PRAGMA max_page_count), to test a full disk.
     Status set_max_pages(int64_t n);
 
 private:
-    SqliteNodeStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+    SqliteNodeStore(sqlite3* db, std::string path)
+        : db_(db), path_(std::move(path)), tries_(db, path_, kSchemaVersion) {}
     Status exec(const char* sql);
-    Status prepare(sqlite3_stmt** stmt, const char* sql);
-    Error error(const char* what) const;
+    Status prepare(sqlite::Statement& st, const std::string& sql);
+    Error error(std::string_view what) const { return sqlite::last_error(db_, path_, what); }
+    // Reads the header and the schema's version; validates the tries table.
     Status check_schema(bool writable);
     Status create_schema();
-    // Adds a trie's row to the tries table, with the empty root. Returns its id.
-    Result<TrieId> insert_trie(std::string_view name, bool secure);
     // True for a database with no schema objects and zero header fields.
     Result<bool> is_empty_database();
     // The first column of the first row of sql, an integer.
     Result<int64_t> query_int(const char* sql);
 
     struct RowStatements {
-        sqlite3_stmt* get = nullptr;
-        sqlite3_stmt* put = nullptr;        // null when read-only
-        sqlite3_stmt* erase = nullptr;      // null when read-only
-        sqlite3_stmt* put_batch = nullptr;  // put of kPutRowsBatch rows; made on first use
+        sqlite::Statement get;
+        sqlite::Statement put;        // empty when read-only
+        sqlite::Statement erase;      // empty when read-only
+        sqlite::Statement put_batch;  // put of kPutRowsBatch rows; made on first use
         void finalize() noexcept;
     };
     Status prepare_rows(RowStatements& s, const char* table);
@@ -114,11 +113,14 @@ private:
 
     sqlite3* db_;
     std::string path_;
+    sqlite::TriesTable tries_;
     bool writable_ = false;
     RowStatements nodes_;               // on the nodes table
     RowStatements staged_;              // on the staging table, while staging
     RowStatements* rows_ = &nodes_;     // where row operations go now
     const char* table_ = "main.nodes";  // its name, for statements made on the fly
+    sqlite::Statement put_preimage_;    // made on first use
+    sqlite::Statement get_preimage_;
     bool in_txn_ = false;
 };
 

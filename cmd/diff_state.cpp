@@ -1,0 +1,217 @@
+#include "diff_state.hpp"
+
+#include "common.hpp"
+#include "state_print.hpp"
+
+#include <mpt/build/state_diff.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/state/document.hpp>
+
+#include <fmt/core.h>
+
+#include <map>
+
+namespace mpt::cli {
+namespace {
+
+// One side: a state file opened for reading, or a document built into memory.
+struct StateSide {
+    std::unique_ptr<NodeStore> store;
+    std::optional<StateView> view;
+    bool reading = false;
+
+    StateSide() = default;
+    StateSide(StateSide&&) = default;
+    ~StateSide() {
+        if (reading && store) store->end_read();  // a moved-from side has no store
+    }
+};
+
+// Preimages of address and slot hashes: a document's from the document, a file's from its
+// preimages table.
+class Preimages {
+public:
+    void add(const StateDoc& doc) {
+        for (const StateAccount& acc : doc.accounts) {
+            if (acc.address)
+                known_[acc.address_hash] = bytes(acc.address->begin(), acc.address->end());
+            for (const StorageEntry& e : acc.storage) {
+                if (e.slot) known_[e.key] = bytes(e.slot->begin(), e.slot->end());
+            }
+        }
+    }
+    void add(NodeStore& store) { stores_.push_back(&store); }
+
+    // The preimage of h when one side knows it.
+    Result<std::optional<bytes>> find(const Hash256& h) const {
+        if (auto it = known_.find(h); it != known_.end()) return std::optional<bytes>(it->second);
+        for (NodeStore* s : stores_) {
+            MPT_TRY(std::optional<bytes> p, s->get_preimage(h));
+            if (p) return p;
+        }
+        return std::optional<bytes>{};
+    }
+
+private:
+    std::map<Hash256, bytes> known_;
+    std::vector<NodeStore*> stores_;
+};
+
+Result<StateSide> open_side(const std::string& path, Preimages& pre) {
+    StateSide side;
+    if (path != "-" && looks_like_sqlite(path)) {
+        MPT_TRY(auto store, SqliteNodeStore::open(path, SqliteNodeStore::Mode::read_only));
+        MPT_RETURN_IF_ERROR(store->begin_read());
+        side.reading = true;
+        side.store = std::move(store);
+        auto view = StateView::open(*side.store);
+        if (!view) return Error{view.error().code, path + ": " + view.error().detail};
+        side.view = std::move(*view);
+        pre.add(*side.store);
+        return side;
+    }
+    MPT_TRY(const StateDoc doc, read_state_document(path, available_cpus()));
+    pre.add(doc);
+    side.store = std::make_unique<MemoryNodeStore>();
+    StateBuildOptions b;
+    b.preimages = false;  // kept in Preimages instead
+    auto r = build_state(*side.store, doc, b);
+    if (!r) return Error{r.error().code, path + ": " + r.error().detail};
+    MPT_TRY(StateView view, StateView::open(*side.store));
+    side.view = std::move(view);
+    return side;
+}
+
+const char* change_name(DiffEntry::Kind k) {
+    return k == DiffEntry::Kind::added     ? "added"
+           : k == DiffEntry::Kind::removed ? "removed"
+                                           : "changed";
+}
+const char* change_sign(DiffEntry::Kind k) {
+    return k == DiffEntry::Kind::added ? "+" : k == DiffEntry::Kind::removed ? "-" : "~";
+}
+
+std::string nonce_quantity(uint64_t n) {
+    uint8_t be[8];
+    for (int i = 0; i < 8; ++i) be[i] = static_cast<uint8_t>(n >> (8 * (7 - i)));
+    return quantity(be);
+}
+
+struct Field {
+    const char* name;
+    std::string old_value, new_value;
+};
+
+std::vector<Field> changed_fields(const Account& a, const Account& b) {
+    std::vector<Field> out;
+    if (a.nonce != b.nonce)
+        out.push_back({"nonce", nonce_quantity(a.nonce), nonce_quantity(b.nonce)});
+    if (a.balance != b.balance)
+        out.push_back({"balance", quantity(a.balance), quantity(b.balance)});
+    if (a.storage_root != b.storage_root) {
+        out.push_back({"storageRoot", to_hex(a.storage_root), to_hex(b.storage_root)});
+    }
+    if (a.code_hash != b.code_hash)
+        out.push_back({"codeHash", to_hex(a.code_hash), to_hex(b.code_hash)});
+    return out;
+}
+
+void put_line(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+
+}  // namespace
+
+bool is_state_file(const std::string& path) {
+    if (path == "-" || !looks_like_sqlite(path)) return false;
+    auto store = SqliteNodeStore::open(path, SqliteNodeStore::Mode::read_only);
+    if (!store) return false;
+    auto t = (*store)->find_trie("main");
+    return t && *t && (*t)->kind == TrieKind::state;
+}
+
+int run_state_diff(const StateDiffOptions& o) {
+    Preimages pre;
+    auto a = open_side(o.a, pre);
+    if (!a) return report(a.error());
+    auto b = open_side(o.b, pre);
+    if (!b) return report(b.error());
+
+    size_t changes = 0;
+    Status failed;
+    std::string line;
+    // The address (or, without its preimage, the hash) of an account, as "name":"0x..".
+    auto who = [&](const Hash256& h, const char* known, const char* unknown) -> std::string {
+        auto p = pre.find(h);
+        if (!p) {
+            failed = Status(p.error());
+            return {};
+        }
+        if (!o.json) return *p ? to_hex(**p) : to_hex(h);
+        return std::string("\"") + (*p ? known : unknown) + "\":\"" +
+               (*p ? to_hex(**p) : to_hex(h)) + '"';
+    };
+    StateDiffVisitor v;
+    v.account = [&](const AccountChange& c) {
+        ++changes;
+        const std::string id = who(c.address_hash, "address", "key");
+        if (!failed.ok()) return false;
+        if (o.json) {
+            line = std::string("{\"change\":\"") + change_name(c.kind) + "\"," + id;
+            if (c.kind == DiffEntry::Kind::changed) {
+                for (const Field& f : changed_fields(*c.old_account, *c.new_account)) {
+                    line += std::string(",\"") + f.name + "\":[\"" + f.old_value + "\",\"" +
+                            f.new_value + "\"]";
+                }
+            } else {
+                line += ',';
+                append_account_fields(line, c.old_account ? *c.old_account : *c.new_account);
+            }
+            line += "}\n";
+        } else {
+            line = std::string(change_sign(c.kind)) + " " + id;
+            if (c.kind == DiffEntry::Kind::changed) {
+                const char* sep = " ";
+                for (const Field& f : changed_fields(*c.old_account, *c.new_account)) {
+                    line += std::string(sep) + f.name + " " + f.old_value + " -> " + f.new_value;
+                    sep = ", ";
+                }
+            } else {
+                const Account& acc = c.old_account ? *c.old_account : *c.new_account;
+                line += " nonce " + nonce_quantity(acc.nonce) + ", balance " +
+                        quantity(acc.balance) + ", storageRoot " + to_hex(acc.storage_root) +
+                        ", codeHash " + to_hex(acc.code_hash);
+            }
+            line += '\n';
+        }
+        put_line(line);
+        return true;
+    };
+    v.slot = [&](const SlotChange& c) {
+        ++changes;
+        const std::string id = who(c.address_hash, "address", "key");
+        const std::string slot = who(c.slot_hash, "slot", "slotKey");
+        if (!failed.ok()) return false;
+        const std::string old_v = c.old_value ? quantity(*c.old_value) : std::string();
+        const std::string new_v = c.new_value ? quantity(*c.new_value) : std::string();
+        if (o.json) {
+            line = std::string("{\"change\":\"") + change_name(c.kind) + "\"," + id + "," + slot;
+            if (c.old_value) line += ",\"old\":\"" + old_v + '"';
+            if (c.new_value) line += ",\"new\":\"" + new_v + '"';
+            line += "}\n";
+        } else {
+            line = std::string(change_sign(c.kind)) + " " + id + " slot " + slot + " ";
+            line += c.kind == DiffEntry::Kind::changed ? old_v + " -> " + new_v
+                    : c.old_value                      ? old_v
+                                                       : new_v;
+            line += '\n';
+        }
+        put_line(line);
+        return true;
+    };
+    auto r = diff_states(*a->view, *b->view, v);
+    if (!r) return report(r.error());
+    if (!failed.ok()) return report(failed.error());
+    if (o.stats) fmt::print(stderr, "nodes read: A {}, B {}\n", r->nodes_read_a, r->nodes_read_b);
+    return changes == 0 ? kOk : kNegative;
+}
+
+}  // namespace mpt::cli

@@ -1,0 +1,21 @@
+// mpt diff on Ethereum states: the part of mpt diff that compares two states (state
+// documents or state files, in any mix) account by account and slot by slot.
+#pragma once
+
+#include <string>
+
+namespace mpt::cli {
+
+struct StateDiffOptions {
+    std::string a, b;
+    bool json = false;
+    bool stats = false;
+};
+
+// True when path is a trie file whose trie main is an account trie (kind state).
+bool is_state_file(const std::string& path);
+
+// Prints the difference of two states. Exit 0 equal, 1 different, 2 bad input, 3 storage.
+int run_state_diff(const StateDiffOptions& o);
+
+}  // namespace mpt::cli

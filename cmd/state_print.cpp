@@ -1,0 +1,65 @@
+#include "state_print.hpp"
+
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
+
+namespace mpt::cli {
+namespace {
+
+// Hex digits with or without 0x, any case, of at most max bytes (exactly max when exact).
+Result<bytes> loose_hex(const std::string& text, size_t max, bool exact, const char* what) {
+    std::string_view digits = text;
+    if (digits.starts_with("0x") || digits.starts_with("0X")) digits.remove_prefix(2);
+    const auto bad = [&](const std::string& why) {
+        return Error{Errc::bad_hex, std::string(what) + " " + text + ": " + why};
+    };
+    if (digits.empty()) return bad("no hex digits");
+    if (digits.size() % 2 != 0) return bad("odd number of hex digits");
+    for (const char c : digits) {
+        if (kHexDigitValue[static_cast<uint8_t>(c)] == 0xff)
+            return bad("not a hex digit: " + std::string(1, c));
+    }
+    const size_t n = digits.size() / 2;
+    if (exact && n != max) {
+        return bad(std::to_string(n) + " bytes, want " + std::to_string(max));
+    }
+    if (n > max) return bad(std::to_string(n) + " bytes, more than " + std::to_string(max));
+    return from_hex(std::string("0x") + std::string(digits));
+}
+
+}  // namespace
+
+Result<Hash256> account_key(const std::string& text, bool key_hashed) {
+    MPT_TRY(const bytes b,
+            loose_hex(text, key_hashed ? 32 : 20, true, key_hashed ? "address hash" : "address"));
+    if (key_hashed) return hash_from_view(b);
+    return keccak256(b);
+}
+
+Result<Hash256> slot_key(const std::string& text, bool key_hashed) {
+    MPT_TRY(const bytes b, loose_hex(text, 32, key_hashed, key_hashed ? "slot hash" : "slot"));
+    if (key_hashed) return hash_from_view(b);
+    U256 slot{};
+    std::copy(b.begin(), b.end(), slot.end() - static_cast<ptrdiff_t>(b.size()));
+    return keccak256(slot);
+}
+
+std::string quantity(bytes_view be) {
+    size_t i = 0;
+    while (i < be.size() && be[i] == 0) ++i;
+    if (i == be.size()) return "0x0";
+    std::string digits;
+    append_hex_digits(digits, be.subspan(i));
+    if (digits[0] == '0') digits.erase(0, 1);
+    return "0x" + digits;
+}
+
+void append_account_fields(std::string& out, const Account& a) {
+    uint8_t nonce[8];
+    for (int i = 0; i < 8; ++i) nonce[i] = static_cast<uint8_t>(a.nonce >> (8 * (7 - i)));
+    out += "\"nonce\":\"" + quantity(nonce) + "\",\"balance\":\"" + quantity(a.balance) +
+           "\",\"storageRoot\":\"" + to_hex(a.storage_root) + "\",\"codeHash\":\"" +
+           to_hex(a.code_hash) + "\"";
+}
+
+}  // namespace mpt::cli

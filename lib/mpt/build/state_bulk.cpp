@@ -1,0 +1,309 @@
+// build_new_state_file: a state into a new file, written whole (bulk_build.hpp's way).
+#include <mpt/build/bulk_build.hpp>
+#include <mpt/build/state_file.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/store/btree_writer.hpp>
+#include <mpt/store/sqlite_stmt.hpp>
+#include <mpt/store/tries_table.hpp>
+#include <mpt/trie/stack_trie.hpp>
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <memory>
+#include <new>
+#include <thread>
+
+namespace mpt {
+namespace {
+
+// The rows of one trie as the builder hashes them, kept to be written in path order.
+struct TrieRows : NodeSink {
+    struct Ref {
+        uint64_t at;
+        uint32_t path_size;
+        uint32_t rlp_size;
+    };
+    std::string name;
+    TrieKind kind = TrieKind::secure;
+    Hash256 root{};
+    size_t first = 0;  // where this trie's rows begin in the shared arena
+    size_t end = 0;
+    bytes* data = nullptr;
+    std::vector<Ref>* refs = nullptr;
+
+    void put(bytes_view path, bytes_view rlp) override {
+        refs->push_back(
+            {data->size(), static_cast<uint32_t>(path.size()), static_cast<uint32_t>(rlp.size())});
+        data->insert(data->end(), path.begin(), path.end());
+        data->insert(data->end(), rlp.begin(), rlp.end());
+    }
+};
+
+bytes_view path_of(const bytes& data, const TrieRows::Ref& r) noexcept {
+    return {data.data() + r.at, r.path_size};
+}
+bytes_view rlp_of(const bytes& data, const TrieRows::Ref& r) noexcept {
+    return {data.data() + r.at + r.path_size, r.rlp_size};
+}
+
+// SQLite's varint (fileformat2 1.6), for a record header.
+void append_varint(bytes& out, uint64_t v) {
+    uint8_t buf[10];
+    int n = 0;
+    do {
+        buf[n++] = static_cast<uint8_t>(v & 0x7f);
+        v >>= 7;
+    } while (v != 0 && n < 9);
+    for (int i = n - 1; i >= 0; --i)
+        out.push_back(static_cast<uint8_t>(buf[i] | (i > 0 ? 0x80 : 0)));
+}
+
+// The record (blob, blob) of fileformat2 2.1: a header of serial types (12 + 2n for a blob of
+// n bytes), then the values. REQUIRES: the header fits in one varint byte of its own length.
+void append_blob_record(bytes& out, bytes_view a, bytes_view b) {
+    bytes header;
+    append_varint(header, 12 + 2 * a.size());
+    append_varint(header, 12 + 2 * b.size());
+    out.push_back(static_cast<uint8_t>(header.size() + 1));
+    out.insert(out.end(), header.begin(), header.end());
+    out.insert(out.end(), a.begin(), a.end());
+    out.insert(out.end(), b.begin(), b.end());
+}
+
+struct StateImage {
+    FileImage image;
+    uint32_t preimages_root = 0;
+    std::vector<TrieId> ids;  // of tries, in order
+};
+
+// The first pages of the file: the schema, one tries row per trie (ids from 1 in the order
+// given, so that their rows' keys sort in that order), empty nodes and preimages tables.
+Result<StateImage> make_image(const std::vector<TrieRows>& tries) {
+    const std::string where = "in-memory database";
+    sqlite3* raw = nullptr;
+    const int rc =
+        sqlite3_open_v2(":memory:", &raw,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    const std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close);
+    if (rc != SQLITE_OK) return sqlite::error_of_code(rc, where, "open");
+    const auto exec = [&](const std::string& sql) -> Status {
+        if (sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+            return sqlite::last_error(raw, where, "make the file image");
+        }
+        return {};
+    };
+    MPT_RETURN_IF_ERROR(exec("PRAGMA page_size=8192"));
+    MPT_RETURN_IF_ERROR(exec("BEGIN;" + sqlite::schema_sql()));
+    sqlite::TriesTable table(raw, where, sqlite::kSchemaVersion);
+    StateImage out;
+    for (const TrieRows& t : tries) {
+        MPT_TRY(const TrieId id, table.insert(t.name, t.kind));
+        MPT_RETURN_IF_ERROR(table.set_root(id, t.root));
+        out.ids.push_back(id);
+    }
+    MPT_RETURN_IF_ERROR(exec("COMMIT"));
+    int64_t roots[2] = {0, 0};
+    const char* names[2] = {"nodes", "preimages"};
+    for (int i = 0; i < 2; ++i) {
+        sqlite::Statement q;
+        if (q.prepare(raw, std::string("SELECT rootpage FROM sqlite_master WHERE name='") +
+                               names[i] + "'") != SQLITE_OK ||
+            q.step() != SQLITE_ROW) {
+            return sqlite::last_error(raw, where, "make the file image");
+        }
+        roots[i] = q.column_int64(0);
+    }
+    sqlite3_int64 size = 0;
+    unsigned char* data = sqlite3_serialize(raw, "main", &size, 0);
+    if (data == nullptr) return {Errc::out_of_memory, where + ": cannot serialize"};
+    out.image.pages.assign(data, data + size);
+    sqlite3_free(data);
+    uint8_t* header = out.image.pages.data();  // fileformat2 1.3
+    out.image.page_size = static_cast<uint32_t>(header[16] << 8 | header[17]);
+    if (out.image.page_size == 1) out.image.page_size = 65536;
+    header[18] = header[19] = 2;  // WAL mode, as open() makes a file
+    out.image.nodes_root = static_cast<uint32_t>(roots[0]);
+    out.preimages_root = static_cast<uint32_t>(roots[1]);
+    return out;
+}
+
+// The storage tries of accounts [begin, end) of order, built on one thread: rows in one
+// arena, each trie's in path order; roots[i] set for each account i with storage.
+struct StorageChunk {
+    bytes data;
+    std::vector<TrieRows::Ref> refs;
+    std::vector<TrieRows> tries;  // in address-hash order
+    std::vector<std::pair<Hash256, bytes_view>> preimages;
+    size_t slots = 0;
+    Status status;
+
+    void build(const std::vector<const StateAccount*>& order, size_t begin, size_t end,
+               bool record_preimages, std::vector<std::optional<Hash256>>& roots) {
+        bytes value;
+        for (size_t i = begin; i < end && status.ok(); ++i) {
+            const StateAccount& acc = *order[i];
+            auto slots_of = sorted_state_slots(acc);
+            if (!slots_of) {
+                status = slots_of.error();
+                return;
+            }
+            if (slots_of->empty()) continue;
+            TrieRows t;
+            t.name = storage_trie_name(acc.address_hash);
+            t.data = &data;
+            t.refs = &refs;
+            t.first = refs.size();
+            StackTrie storage(&t);
+            for (const StorageEntry* e : *slots_of) {
+                value.clear();
+                encode_storage_value(value, e->value);
+                if (Status s = storage.add(e->key, value); !s.ok()) {
+                    status = s;
+                    return;
+                }
+                if (record_preimages && e->slot)
+                    preimages.emplace_back(e->key, bytes_view(*e->slot));
+            }
+            t.root = storage.finish();
+            t.end = refs.size();
+            roots[i] = t.root;
+            slots += slots_of->size();
+            // Path order (the builder hands a node over after those below it).
+            std::sort(refs.begin() + static_cast<ptrdiff_t>(t.first), refs.end(),
+                      [this](const TrieRows::Ref& x, const TrieRows::Ref& y) {
+                          return bytes_less(path_of(data, x), path_of(data, y));
+                      });
+            tries.push_back(std::move(t));
+        }
+    }
+};
+
+}  // namespace
+
+Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& path,
+                                                             const StateDoc& doc,
+                                                             const StateBuildOptions& o) {
+    struct stat st {};
+    if (path.empty() || ::lstat(path.c_str(), &st) == 0) return std::optional<StateBuildResult>{};
+    try {
+        MPT_TRY(const std::vector<const StateAccount*> order, sorted_state_accounts(doc));
+        // The storage tries first, in chunks of accounts on threads of their own; then the
+        // account trie over their roots on this one.
+        const size_t threads =
+            std::max<size_t>(1, std::min<size_t>(o.threads, order.size() / 256 + 1));
+        std::vector<StorageChunk> chunks(threads);
+        std::vector<std::optional<Hash256>> roots(order.size());
+        {
+            std::vector<std::thread> workers;
+            for (size_t c = 0; c < threads; ++c) {
+                const size_t begin = order.size() * c / threads;
+                const size_t end = order.size() * (c + 1) / threads;
+                auto run = [&, c, begin, end] {
+                    try {
+                        chunks[c].build(order, begin, end, o.preimages, roots);
+                    } catch (const std::bad_alloc&) {
+                        chunks[c].status = Status(Errc::out_of_memory, "state build");
+                    }
+                };
+                if (c + 1 == threads) {
+                    run();
+                } else {
+                    workers.emplace_back(run);
+                }
+            }
+            for (std::thread& w : workers) w.join();
+        }
+        for (const StorageChunk& c : chunks) {
+            if (!c.status.ok() && c.status.error().code == Errc::out_of_memory) {
+                return std::optional<StateBuildResult>{};
+            }
+            MPT_RETURN_IF_ERROR(c.status);
+        }
+
+        std::vector<TrieRows> tries(1);  // the account trie; the storage tries are the chunks'
+        tries[0].name = "main";
+        tries[0].kind = TrieKind::state;
+        bytes account_data;
+        std::vector<TrieRows::Ref> account_refs;
+        tries[0].data = &account_data;
+        tries[0].refs = &account_refs;
+        StackTrie accounts(&tries[0]);
+        std::vector<std::pair<Hash256, bytes_view>> preimages;
+        StateBuildResult result;
+        bytes value;
+        for (size_t i = 0; i < order.size(); ++i) {
+            const StateAccount& acc = *order[i];
+            Account a = acc.account;
+            // A dump made without storage gives the root alone (state_root.hpp's rule).
+            a.storage_root = roots[i]                   ? *roots[i]
+                             : acc.claimed_storage_root ? *acc.claimed_storage_root
+                                                        : kEmptyRoot;
+            value.clear();
+            encode_account(value, a);
+            MPT_RETURN_IF_ERROR(accounts.add(acc.address_hash, value));
+            if (o.preimages && acc.address)
+                preimages.emplace_back(acc.address_hash, bytes_view(*acc.address));
+            if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, order.size());
+        }
+        tries[0].root = accounts.finish();
+        std::sort(account_refs.begin(), account_refs.end(),
+                  [&](const TrieRows::Ref& x, const TrieRows::Ref& y) {
+                      return bytes_less(path_of(account_data, x), path_of(account_data, y));
+                  });
+        result.root = tries[0].root;
+        result.accounts = order.size();
+        result.rows_written = account_refs.size();
+        for (StorageChunk& c : chunks) {
+            result.slots += c.slots;
+            result.rows_written += c.refs.size();
+            for (TrieRows& t : c.tries) tries.push_back(t);  // ids follow address-hash order
+            preimages.insert(preimages.end(), c.preimages.begin(), c.preimages.end());
+        }
+        result.storage_tries = tries.size() - 1;
+        std::sort(preimages.begin(), preimages.end(),
+                  [](const auto& x, const auto& y) { return x.first < y.first; });
+        preimages.erase(
+            std::unique(preimages.begin(), preimages.end(),
+                        [](const auto& x, const auto& y) { return x.first == y.first; }),
+            preimages.end());
+        result.preimages = preimages.size();
+
+        MPT_TRY(StateImage image, make_image(tries));
+        bytes record;
+        WholeFileTree trees[2];
+        trees[0].root_page = image.image.nodes_root;
+        trees[0].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
+            // (trie, path) order: ids were given in the order of tries.
+            for (size_t t = 0; t < tries.size(); ++t) {
+                const bytes& d = *tries[t].data;
+                const std::vector<TrieRows::Ref>& r = *tries[t].refs;
+                const size_t first = t == 0 ? 0 : tries[t].first;
+                const size_t end = t == 0 ? r.size() : tries[t].end;
+                for (size_t i = first; i < end; ++i) {
+                    record.clear();
+                    append_record(record, image.ids[t], path_of(d, r[i]), rlp_of(d, r[i]));
+                    MPT_RETURN_IF_ERROR(add(record));
+                }
+            }
+            return {};
+        };
+        trees[1].root_page = image.preimages_root;
+        trees[1].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
+            for (const auto& [hash, pre] : preimages) {
+                record.clear();
+                append_blob_record(record, hash, pre);
+                MPT_RETURN_IF_ERROR(add(record));
+            }
+            return {};
+        };
+        MPT_TRY(const bool written, write_whole_file(path, image.image, trees));
+        if (!written) return std::optional<StateBuildResult>{};
+        return std::optional<StateBuildResult>(result);
+    } catch (const std::bad_alloc&) {
+        return std::optional<StateBuildResult>{};  // the store keeps the rows on disk instead
+    }
+}
+
+}  // namespace mpt

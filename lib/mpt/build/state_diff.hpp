@@ -1,0 +1,49 @@
+// The difference of two Ethereum states: accounts added, removed and changed, and for each
+// account whose storage root differs, its slots added, removed and changed.
+//
+// It is the two-sided walk of proof/diff.hpp over the account tries, and over the pair of
+// storage tries of each account whose storage root differs: equal subtrees are never read in
+// either, so two states that differ in a few accounts cost a few paths of reads, whatever
+// their size. An account added or removed has all its slots added or removed (its storage
+// against the empty trie).
+//
+// It lives in build/ rather than proof/ because it joins the diff walk with the account
+// codec (state/) and the store (store/), which proof/ may not include.
+//
+// Thread safety: one call uses its views from the calling thread only.
+#pragma once
+
+#include <mpt/build/state_file.hpp>
+#include <mpt/proof/diff.hpp>
+
+#include <functional>
+#include <optional>
+
+namespace mpt {
+
+struct AccountChange {
+    DiffEntry::Kind kind = DiffEntry::Kind::added;
+    Hash256 address_hash{};
+    std::optional<Account> old_account;  // removed, changed
+    std::optional<Account> new_account;  // added, changed
+};
+
+struct SlotChange {
+    DiffEntry::Kind kind = DiffEntry::Kind::added;
+    Hash256 address_hash{};
+    Hash256 slot_hash{};
+    std::optional<U256> old_value;  // removed, changed
+    std::optional<U256> new_value;  // added, changed
+};
+
+// Called in trie order: an account's change, then its slots' changes in trie order; either
+// returns false to stop. The arguments are valid during the call only.
+struct StateDiffVisitor {
+    std::function<bool(const AccountChange&)> account;
+    std::function<bool(const SlotChange&)> slot;
+};
+
+// Rows read on each side, account trie and storage tries together.
+Result<DiffStats> diff_states(const StateView& a, const StateView& b, const StateDiffVisitor& f);
+
+}  // namespace mpt

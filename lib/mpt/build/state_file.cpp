@@ -1,0 +1,342 @@
+#include <mpt/build/state_file.hpp>
+#include <mpt/build/trie_file.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/trie/stack_trie.hpp>
+
+#include <algorithm>
+#include <numeric>
+
+namespace mpt {
+namespace {
+
+constexpr TrieKind kAccountsKind = TrieKind::state;
+constexpr TrieKind kStorageKind = TrieKind::secure;
+
+// Hands the rows a builder hashes to the store in batches (put_rows writes several per
+// statement); keeps the first error.
+class BatchSink : public NodeSink {
+public:
+    static constexpr size_t kBatchRows = 8192;
+
+    explicit BatchSink(NodeStore& store) : store_(store) {}
+
+    // Rows from now on belong to trie.
+    void start(TrieId trie) {
+        flush();
+        trie_ = trie;
+    }
+    void put(bytes_view path, bytes_view rlp) override {
+        ++rows_;
+        batch_.push_back(path, rlp);
+        if (batch_.size() >= kBatchRows) flush();
+    }
+    Status finish() {
+        flush();
+        return status_;
+    }
+    size_t rows() const noexcept { return rows_; }
+
+private:
+    void flush() {
+        if (batch_.empty()) return;
+        order_.clear();
+        for (const RowList::Row r : batch_) order_.push_back(r);
+        if (status_.ok()) status_ = store_.put_rows(trie_, order_);
+        batch_ = RowList();
+    }
+
+    NodeStore& store_;
+    TrieId trie_ = 0;
+    RowList batch_;
+    std::vector<RowList::Row> order_;
+    Status status_;
+    size_t rows_ = 0;
+};
+
+}  // namespace
+
+Result<std::vector<const StorageEntry*>> sorted_state_slots(const StateAccount& acc) {
+    std::vector<const StorageEntry*> slots;
+    slots.reserve(acc.storage.size());
+    for (const StorageEntry& e : acc.storage) {
+        if (std::any_of(e.value.begin(), e.value.end(), [](uint8_t b) { return b != 0; })) {
+            slots.push_back(&e);
+        }
+    }
+    std::sort(slots.begin(), slots.end(),
+              [](const StorageEntry* x, const StorageEntry* y) { return x->key < y->key; });
+    for (size_t i = 1; i < slots.size(); ++i) {
+        if (slots[i]->key == slots[i - 1]->key) {
+            return {Errc::bad_input, "account " + to_hex(acc.address_hash) + " (line " +
+                                         std::to_string(acc.line) + "): slot " +
+                                         to_hex(slots[i]->key) + " given twice"};
+        }
+    }
+    return slots;
+}
+
+Result<std::vector<const StateAccount*>> sorted_state_accounts(const StateDoc& doc) {
+    std::vector<const StateAccount*> order(doc.accounts.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = &doc.accounts[i];
+    std::sort(order.begin(), order.end(), [](const StateAccount* x, const StateAccount* y) {
+        return x->address_hash < y->address_hash;
+    });
+    for (size_t i = 1; i < order.size(); ++i) {
+        if (order[i]->address_hash == order[i - 1]->address_hash) {
+            return {Errc::bad_input, "account " + to_hex(order[i]->address_hash) +
+                                         " given twice (lines " +
+                                         std::to_string(order[i - 1]->line) + " and " +
+                                         std::to_string(order[i]->line) + ")"};
+        }
+    }
+    return order;
+}
+
+namespace {
+
+// Hashes the storage of one account (its sorted non-zero slots) with st, rows to st's sink.
+Result<Hash256> storage_root_of(StackTrie& st, const std::vector<const StorageEntry*>& slots) {
+    bytes value;
+    for (const StorageEntry* e : slots) {
+        value.clear();
+        encode_storage_value(value, e->value);
+        MPT_RETURN_IF_ERROR(st.add(e->key, value));
+    }
+    return st.finish();
+}
+
+Status check_replace(NodeStore& store, const StateBuildOptions& o, StateBuildResult& result,
+                     std::optional<TrieInfo>& main) {
+    MPT_TRY(main, store.find_trie("main"));
+    if (!main) return {};
+    if (!o.replace) {
+        return {Errc::bad_input,
+                "the file holds a trie named main already: --replace rebuilds it as this state"};
+    }
+    if (main->kind != kAccountsKind) {
+        return {Errc::trie_kind_mismatch, "--replace keeps the trie's kind: trie main is " +
+                                              std::string(trie_kind_name(main->kind))};
+    }
+    // The old storage tries go empty; those of the new state are written again below.
+    MPT_TRY(const std::vector<TrieInfo> tries, store.list_tries());
+    for (const TrieInfo& t : tries) {
+        if (t.id != main->id && t.kind != kStorageKind) continue;
+        if (t.id != main->id && (t.name.size() != 66 || !t.name.starts_with("0x"))) continue;
+        MPT_TRY(const size_t erased, store.erase_subtree(t.id, {}));
+        static_cast<void>(erased);
+        MPT_RETURN_IF_ERROR(store.set_root(t.id, kEmptyRoot));
+    }
+    static_cast<void>(result);
+    return {};
+}
+
+Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
+                                        const StateBuildOptions& o) {
+    StateBuildResult result;
+    std::optional<TrieInfo> main;
+    MPT_RETURN_IF_ERROR(check_replace(store, o, result, main));
+    MPT_TRY(const std::vector<const StateAccount*> order, sorted_state_accounts(doc));
+
+    TrieId main_id;
+    if (main) {
+        main_id = main->id;
+    } else {
+        MPT_TRY(main_id, store.create_trie("main", kAccountsKind));
+    }
+    BatchSink storage_sink(store);
+    BatchSink account_sink(store);
+    account_sink.start(main_id);
+    StackTrie storage(&storage_sink);
+    StackTrie accounts(&account_sink);
+    std::vector<std::pair<Hash256, bytes>> preimages;
+    bytes value;
+    for (size_t i = 0; i < order.size(); ++i) {
+        const StateAccount& acc = *order[i];
+        Account a = acc.account;
+        MPT_TRY(const std::vector<const StorageEntry*> slots, sorted_state_slots(acc));
+        // A dump made without storage gives the root alone (state_root.hpp's rule): the
+        // account keeps it, and the file has no storage trie for it.
+        a.storage_root =
+            slots.empty() && acc.claimed_storage_root ? *acc.claimed_storage_root : kEmptyRoot;
+        if (!slots.empty()) {
+            const std::string name = storage_trie_name(acc.address_hash);
+            MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(name));
+            TrieId id;
+            if (existing) {
+                if (existing->kind != kStorageKind) {
+                    return {Errc::trie_kind_mismatch,
+                            "trie " + name + " is " + std::string(trie_kind_name(existing->kind)) +
+                                ", not secure"};
+                }
+                id = existing->id;
+                MPT_TRY(const size_t erased, store.erase_subtree(id, {}));
+                static_cast<void>(erased);
+            } else {
+                MPT_TRY(id, store.create_trie(name, kStorageKind));
+            }
+            storage_sink.start(id);
+            MPT_TRY(a.storage_root, storage_root_of(storage, slots));
+            MPT_RETURN_IF_ERROR(store.set_root(id, a.storage_root));
+            ++result.storage_tries;
+            result.slots += slots.size();
+            if (o.preimages) {
+                for (const StorageEntry* e : slots) {
+                    if (e->slot)
+                        preimages.emplace_back(e->key, bytes(e->slot->begin(), e->slot->end()));
+                }
+            }
+        }
+        value.clear();
+        encode_account(value, a);
+        MPT_RETURN_IF_ERROR(accounts.add(acc.address_hash, value));
+        if (o.preimages && acc.address) {
+            preimages.emplace_back(acc.address_hash,
+                                   bytes(acc.address->begin(), acc.address->end()));
+        }
+        if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, order.size());
+    }
+    result.root = accounts.finish();
+    MPT_RETURN_IF_ERROR(storage_sink.finish());
+    MPT_RETURN_IF_ERROR(account_sink.finish());
+    MPT_RETURN_IF_ERROR(store.set_root(main_id, result.root));
+    if (!preimages.empty()) {
+        std::sort(preimages.begin(), preimages.end());
+        std::vector<Preimage> items;
+        items.reserve(preimages.size());
+        for (const auto& [h, p] : preimages) items.emplace_back(h, p);
+        MPT_RETURN_IF_ERROR(store.put_preimages(items));
+        result.preimages = items.size();
+    }
+    result.accounts = order.size();
+    result.rows_written = storage_sink.rows() + account_sink.rows();
+    return result;
+}
+
+}  // namespace
+
+std::string storage_trie_name(const Hash256& address_hash) { return to_hex(address_hash); }
+
+Hash256 hash_from_view(bytes_view v) noexcept {
+    MPT_ASSERT(v.size() == 32);
+    Hash256 h;
+    std::copy(v.begin(), v.end(), h.begin());
+    return h;
+}
+
+Result<StateBuildResult> build_state(NodeStore& store, const StateDoc& doc,
+                                     const StateBuildOptions& o) {
+    MPT_RETURN_IF_ERROR(store.begin_write());
+    auto r = build_in_write(store, doc, o);
+    if (!r) {
+        store.rollback();
+        return r;
+    }
+    if (Status c = store.commit_write(); !c.ok()) {
+        store.rollback();
+        return std::move(c).error();
+    }
+    return r;
+}
+
+Result<StateView> StateView::open(NodeStore& store, std::string_view accounts) {
+    MPT_TRY(std::optional<TrieInfo> t, store.find_trie(accounts));
+    if (!t) return {Errc::no_such_trie, "no trie named " + std::string(accounts)};
+    if (t->kind != kAccountsKind) {
+        return {Errc::trie_kind_mismatch,
+                "trie " + t->name + " is " + std::string(trie_kind_name(t->kind)) +
+                    ", not an account trie (build one with mpt build --state)"};
+    }
+    return StateView(store, std::move(*t));
+}
+
+Result<std::optional<Account>> StateView::account(const Hash256& address_hash) const {
+    TrieReader reader(*store_, accounts_);
+    const Trie trie = Trie::open(&reader, accounts_.root);
+    bytes value;
+    MPT_TRY(const bool found, trie.get(address_hash, value));
+    if (!found) return std::optional<Account>{};
+    auto a = decode_account(value);
+    if (!a) {
+        return {Errc::storage_bad_node, "trie " + accounts_.name + ", account " +
+                                            to_hex(address_hash) + ": " + a.error().message()};
+    }
+    return std::optional<Account>(*a);
+}
+
+Result<std::optional<TrieInfo>> StateView::storage_trie(const Hash256& address_hash,
+                                                        const Account& a) const {
+    if (a.storage_root == kEmptyRoot) return std::optional<TrieInfo>{};
+    const std::string name = storage_trie_name(address_hash);
+    MPT_TRY(std::optional<TrieInfo> t, store_->find_trie(name));
+    if (!t) {
+        return {Errc::storage_missing_node, "account " + to_hex(address_hash) +
+                                                " has storage root " + to_hex(a.storage_root) +
+                                                " but the file has no trie " + name};
+    }
+    // The account trie, checked from its root, says what the storage is; the trie's rows
+    // are read against that root.
+    t->root = a.storage_root;
+    return t;
+}
+
+Result<std::optional<U256>> StateView::slot(const Hash256& address_hash, const Account& a,
+                                            const Hash256& slot_hash) const {
+    MPT_TRY(const std::optional<TrieInfo> t, storage_trie(address_hash, a));
+    if (!t) return std::optional<U256>{};
+    TrieReader reader(*store_, *t);
+    const Trie trie = Trie::open(&reader, t->root);
+    bytes value;
+    MPT_TRY(const bool found, trie.get(slot_hash, value));
+    if (!found) return std::optional<U256>{};
+    auto v = decode_storage_value(value);
+    if (!v) {
+        return {Errc::storage_bad_node,
+                "trie " + t->name + ", slot " + to_hex(slot_hash) + ": " + v.error().message()};
+    }
+    return std::optional<U256>(*v);
+}
+
+Status StateView::for_each_account(const Hash256& from, const AccountVisitor& f) const {
+    TrieReader reader(*store_, accounts_);
+    const Trie trie = Trie::open(&reader, accounts_.root);
+    Status bad;
+    MPT_RETURN_IF_ERROR(trie.for_each(from, [&](bytes_view k, bytes_view v) {
+        if (k.size() != 32) {
+            bad = Status(Errc::storage_bad_node, "trie " + accounts_.name + ": a key of " +
+                                                     std::to_string(k.size()) +
+                                                     " bytes, not an address hash: " + to_hex(k));
+            return false;
+        }
+        auto a = decode_account(v);
+        if (!a) {
+            bad = Status(Errc::storage_bad_node, "trie " + accounts_.name + ", account " +
+                                                     to_hex(k) + ": " + a.error().message());
+            return false;
+        }
+        return f(hash_from_view(k), *a);
+    }));
+    return bad;
+}
+
+Status StateView::for_each_slot(const Hash256& address_hash, const Account& a,
+                                const SlotVisitor& f) const {
+    MPT_TRY(const std::optional<TrieInfo> t, storage_trie(address_hash, a));
+    if (!t) return {};
+    TrieReader reader(*store_, *t);
+    const Trie trie = Trie::open(&reader, t->root);
+    Status bad;
+    MPT_RETURN_IF_ERROR(trie.for_each({}, [&](bytes_view k, bytes_view v) {
+        auto value = k.size() == 32 ? decode_storage_value(v)
+                                    : Result<U256>(Errc::bad_node, "a key that is no slot hash");
+        if (!value) {
+            bad = Status(Errc::storage_bad_node, "trie " + t->name + ", slot " + to_hex(k) + ": " +
+                                                     value.error().message());
+            return false;
+        }
+        return f(hash_from_view(k), *value);
+    }));
+    return bad;
+}
+
+}  // namespace mpt

@@ -1,0 +1,222 @@
+// SqliteNodeStore: opening a file, and making or checking its schema (sqlite_store.hpp).
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <mpt/core/hex.hpp>
+#include <mpt/store/sqlite_store.hpp>
+
+namespace mpt {
+namespace {
+
+using sqlite::Statement;
+
+// file:PATH?immutable=1, with PATH percent-encoded (RFC 3986 unreserved characters and '/'
+// stay as they are).
+std::string immutable_uri(const std::string& path) {
+    std::string uri = path.starts_with('/') ? "file://" : "file:";
+    for (const unsigned char c : path) {
+        if (std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~') {
+            uri += static_cast<char>(c);
+        } else {
+            uri += '%';
+            uri += "0123456789ABCDEF"[c >> 4];
+            uri += "0123456789ABCDEF"[c & 0xf];
+        }
+    }
+    return uri + "?immutable=1";
+}
+
+// REQUIRES: path is a regular file (opening a pipe to look would consume it).
+bool has_sqlite_header(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return false;
+    char header[16] = {};
+    const size_t n = std::fread(header, 1, sizeof header, f);
+    std::fclose(f);
+    return n == 16 && std::memcmp(header, "SQLite format 3", 16) == 0;
+}
+
+}  // namespace
+
+bool looks_like_sqlite(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && has_sqlite_header(path);
+}
+
+Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string& path, Mode mode) {
+    // SQLite's memory statistics, which nothing here reads, take a global mutex on every
+    // allocation it makes (2% of a large build's instructions). Only possible before SQLite
+    // initializes, on the first open; later calls are refused and change nothing.
+    static const bool memstatus_off = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
+    static_cast<void>(memstatus_off);
+    if (path.empty()) return {Errc::storage_open, "the trie file name is empty"};
+    struct stat st {};
+    const bool exists = ::stat(path.c_str(), &st) == 0;
+    if (!exists && mode != Mode::create) {
+        return {Errc::storage_open, path + ": " + std::strerror(errno)};
+    }
+    if (exists && S_ISDIR(st.st_mode)) return {Errc::storage_open, path + ": is a directory"};
+    if (exists && !S_ISREG(st.st_mode)) {
+        return {Errc::storage_open, path + ": not a regular file"};
+    }
+    const bool fresh = !exists || st.st_size == 0;
+    if (exists && mode != Mode::read_only && ::access(path.c_str(), W_OK) != 0) {
+        return {Errc::storage_readonly, path + ": " + std::strerror(errno)};
+    }
+    if (exists && !fresh && !has_sqlite_header(path)) {
+        return {Errc::storage_not_mpt, path + ": not an SQLite database"};
+    }
+    // A reader opens a writable file read-write, with writes refused (query_only below): a
+    // read-only connection cannot roll back the journal a killed writer left, and would
+    // refuse the file instead of reading the state before that write.
+    const bool reader_can_recover = mode == Mode::read_only && ::access(path.c_str(), W_OK) == 0;
+    int flags = mode == Mode::read_only && !reader_can_recover ? SQLITE_OPEN_READONLY
+                                                               : SQLITE_OPEN_READWRITE;
+    if (mode == Mode::create) flags |= SQLITE_OPEN_CREATE;
+    flags |= SQLITE_OPEN_NOMUTEX;
+    // A reader that can write neither the file nor its folder cannot create the -shm file a
+    // WAL reader needs, and SQLite would refuse the file. With no log content there is
+    // nothing the log could add, so it reads the file as immutable (no locks, no log); the
+    // hash check on every read still catches a file changed underneath by its owner.
+    // SQLite reads a name that starts with "file:" as a URI and ":memory:" as no file at
+    // all; a relative name given as ./NAME is always the file of that name.
+    std::string open_name = path.starts_with('/') ? path : "./" + path;
+    if (mode == Mode::read_only && !reader_can_recover) {
+        struct stat wal {};
+        const bool wal_has_content = ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
+        std::filesystem::path dir = std::filesystem::path(path).parent_path();
+        if (dir.empty()) dir = ".";
+        if (!wal_has_content && ::access(dir.c_str(), W_OK) != 0) {
+            open_name = immutable_uri(path);
+            flags |= SQLITE_OPEN_URI;
+        }
+    }
+    sqlite3* db = nullptr;
+    const int rc = sqlite3_open_v2(open_name.c_str(), &db, flags, nullptr);
+    std::unique_ptr<SqliteNodeStore> store(new SqliteNodeStore(db, path));
+    if (rc != SQLITE_OK) {
+        return db != nullptr ? sqlite::last_error(db, path, "open")
+                             : sqlite::error_of_code(rc, path, "open");
+    }
+    sqlite3_extended_result_codes(db, 1);
+    sqlite3_busy_timeout(db, 10000);
+    if (reader_can_recover) MPT_RETURN_IF_ERROR(store->exec("PRAGMA query_only=1"));
+    bool empty = fresh;
+    if (!empty) {
+        // A database with nothing in it, as a first build killed before its schema commit
+        // can leave behind, holds nothing to keep: it is created over like an empty file.
+        MPT_TRY(empty, store->is_empty_database());
+    }
+    if (empty && mode != Mode::create) {
+        return {Errc::storage_not_mpt, path + ": an empty file, not a trie file"};
+    }
+    if (empty) {
+        MPT_RETURN_IF_ERROR(store->create_schema());
+    } else {
+        MPT_RETURN_IF_ERROR(store->check_schema(mode != Mode::read_only));
+    }
+    // WAL with synchronous=NORMAL survives a crash of the process at any point: a
+    // transaction is either in the log whole or not at all.
+    MPT_RETURN_IF_ERROR(store->exec("PRAGMA synchronous=NORMAL"));
+    MPT_RETURN_IF_ERROR(store->exec("PRAGMA cache_size=-65536"));
+    store->writable_ = mode != Mode::read_only;
+    MPT_RETURN_IF_ERROR(store->prepare_rows(store->nodes_, "main.nodes"));
+    return store;
+}
+
+Status SqliteNodeStore::create_schema() {
+    // Rows average ~90 bytes and branch rows ~530: 8 KiB pages hold more of them per page
+    // and need half the interior cells (which carry whole rows in a WITHOUT ROWID table).
+    // Takes effect only on a file with no pages yet.
+    MPT_RETURN_IF_ERROR(exec("PRAGMA page_size=8192"));
+    MPT_RETURN_IF_ERROR(exec("PRAGMA journal_mode=WAL"));
+    // Tables and header fields are one transaction: a crash leaves an empty database, which
+    // open() creates over, or the whole schema.
+    MPT_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
+    if (sqlite3_exec(db_, sqlite::schema_sql().c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+        const Error e = error("create schema");
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        return e;
+    }
+    return exec("COMMIT");
+}
+
+Result<int64_t> SqliteNodeStore::query_int(const char* sql) {
+    Statement st;
+    if (st.prepare(db_, sql) != SQLITE_OK || st.step() != SQLITE_ROW) return error("read header");
+    return st.column_int64(0);
+}
+
+namespace {
+
+// A read of the header that failed as a damaged file would: said so, whatever SQLite called
+// it. Other causes (no memory, no space for the log's index, ...) are kept.
+Error header_error(Error e, const std::string& path) {
+    if (e.code == Errc::storage_not_mpt ||
+        (e.code == Errc::storage_io && e.detail.find("corrupt") != std::string::npos)) {
+        return {Errc::storage_not_mpt, path + ": not an SQLite database, or corrupt"};
+    }
+    return e;
+}
+
+}  // namespace
+
+Result<bool> SqliteNodeStore::is_empty_database() {
+    // A trie file says so in its header: the common case needs no further query.
+    auto app = query_int("PRAGMA application_id");
+    if (app && *app == kApplicationId) return false;
+    Statement st;
+    if (st.prepare(db_,
+                   "SELECT (SELECT count(*) FROM sqlite_master) = 0 AND "
+                   "(SELECT application_id FROM pragma_application_id) = 0 AND "
+                   "(SELECT user_version FROM pragma_user_version) = 0") != SQLITE_OK ||
+        st.step() != SQLITE_ROW) {
+        return header_error(error("read header"), path_);
+    }
+    return st.column_int64(0) != 0;
+}
+
+Status SqliteNodeStore::check_schema(bool writable) {
+    auto app = query_int("PRAGMA application_id");
+    if (!app) return header_error(app.error(), path_);
+    if (*app != kApplicationId) {
+        return {Errc::storage_not_mpt, path_ + ": an SQLite database not made by mpt"};
+    }
+    MPT_TRY(int64_t version, query_int("PRAGMA user_version"));
+    if (version < sqlite::kOldestSchemaVersion || version > kSchemaVersion) {
+        return {Errc::storage_version, path_ + ": schema version " + std::to_string(version) +
+                                           ", this mpt reads versions " +
+                                           std::to_string(sqlite::kOldestSchemaVersion) + " to " +
+                                           std::to_string(kSchemaVersion)};
+    }
+    const std::string names =
+        version >= 2 ? "('tries', 'nodes', 'preimages')" : "('tries', 'nodes')";
+    const int64_t want = version >= 2 ? 3 : 2;
+    MPT_TRY(int64_t tables,
+            query_int(("SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN " + names)
+                          .c_str()));
+    if (tables != want) return {Errc::storage_not_mpt, path_ + ": tables missing"};
+    tries_.set_version(static_cast<int>(version));
+    // Every row is validated once here, and again whenever it is read.
+    MPT_RETURN_IF_ERROR(tries_.list());
+    if (writable) {
+        // Files are created in WAL mode; make sure an old or copied file is too.
+        Statement st;
+        if (st.prepare(db_, "PRAGMA journal_mode") == SQLITE_OK && st.step() == SQLITE_ROW &&
+            st.column_text(0) != "wal") {
+            st.finalize();
+            MPT_RETURN_IF_ERROR(exec("PRAGMA journal_mode=WAL"));
+        }
+        st.finalize();  // a DROP TABLE fails while a statement is active
+        if (version < 2) MPT_RETURN_IF_ERROR(tries_.upgrade());
+    }
+    return {};
+}
+
+}  // namespace mpt

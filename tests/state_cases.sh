@@ -1,0 +1,95 @@
+# CLI cases of the state commands and of the key rule (sourced by cli_test.sh: uses MPT, FIX,
+# tmp and expect).
+
+# The key rule: in a secure trie a key on the command line is the user's key and is hashed;
+# --key-hashed says it is the trie key. get, proof KEY, dump --from and proof --range agree.
+dog_hash=0x41791102999c339c844880b23950704cc43aa840f3739e365323cda4dfa89e7a
+"$MPT" build --secure "$FIX/dogs.json" -o "$tmp/secure.db" >/dev/null
+expect "key rule: get hashes" 0 '^0x7075707079$' '^$' -- "$MPT" get "$tmp/secure.db" dog
+expect "key rule: get --key-hashed" 0 '^0x7075707079$' '^$' -- "$MPT" get --key-hashed "$tmp/secure.db" "$dog_hash"
+expect "key rule: get --key-hashed takes the key as given" 1 '^$' '^$' -- "$MPT" get --key-hashed "$tmp/secure.db" dog
+expect "key rule: dump --from hashes" 0 "^$dog_hash 0x7075707079\$" '^$' -- "$MPT" dump --from dog "$tmp/secure.db"
+expect "key rule: dump --from hashed, one line" 0 '^$' '^$' -- sh -c "test \$('$MPT' dump --from dog '$tmp/secure.db' | wc -l) -eq 1"
+expect "key rule: dump --from --key-hashed" 0 '^0x28313e95' '^$' -- "$MPT" dump --key-hashed --from 0x20 --limit 1 "$tmp/secure.db"
+expect "key rule: dump --from --key-hashed past every key" 0 '^$' '^$' -- "$MPT" dump --key-hashed --from dog "$tmp/secure.db"
+expect "key rule: proof KEY hashes" 0 "\"key\":\"$dog_hash\"" '^$' -- "$MPT" proof "$tmp/secure.db" dog
+expect "key rule: proof --key-hashed" 0 '"value":"0x7075707079"' '^$' -- "$MPT" proof --key-hashed "$tmp/secure.db" "$dog_hash"
+expect "key rule: proof --range hashes FROM" 0 "\"first\":\"$dog_hash\",\"keys\":\\[\"$dog_hash\"\\]" '^$' -- "$MPT" proof "$tmp/secure.db" --range dog
+expect "key rule: proof --range --to hashes" 0 '"keys":\["0x1abac7d9[0-9a-f]*","0x28313e95[0-9a-f]*"\]' '^$' -- "$MPT" proof "$tmp/secure.db" --range 0x --key-hashed --to 0x28313e952395ac9853409609f1fcda61dda6ff98e62b5ea787b62e08d8b61e9e
+expect "key rule: proof --range round trip" 0 '^valid more=false$' '^$' -- sh -c "'$MPT' proof '$tmp/secure.db' --range doge | '$MPT' verify-range -"
+# Plain tries are unchanged: keys are trie keys, with or without --key-hashed.
+"$MPT" build "$FIX/dogs.json" -o "$tmp/plain.db" >/dev/null
+expect "key rule: plain dump --from" 0 '^0x646f67 0x7075707079$' '^$' -- "$MPT" dump --from dog --limit 1 "$tmp/plain.db"
+expect "key rule: plain get --key-hashed" 0 '^0x7075707079$' '^$' -- "$MPT" get --key-hashed "$tmp/plain.db" dog
+
+# get --account and dump --accounts: bad input and the wrong kind of trie.
+expect "get --account: not 20 bytes" 2 '^$' '^mpt: error: bad hex: address 0x00: 1 bytes, want 20$' -- "$MPT" get "$tmp/plain.db" --account 0x00
+expect "get --account: odd hex" 2 '^$' '^mpt: error: bad hex: address 0x123: odd number of hex digits$' -- "$MPT" get "$tmp/plain.db" --account 0x123
+expect "get --account: not hex" 2 '^$' '^mpt: error: bad hex: address 0xzz00000000000000000000000000000000000000: not a hex digit: z$' -- "$MPT" get "$tmp/plain.db" --account 0xzz00000000000000000000000000000000000000
+expect "get --slot: over 32 bytes" 2 '^$' '^mpt: error: bad hex: slot 0x(00){33}: 33 bytes, more than 32$' -- "$MPT" get "$tmp/plain.db" --account 0x0000000000000000000000000000000000000000 --slot 0x$(printf '00%.0s' $(seq 33))
+expect "get --slot without --account" 2 '^$' '^mpt: error: usage: get: --slot goes with --account$' -- "$MPT" get "$tmp/plain.db" --slot 0x01
+expect "get KEY and --account" 2 '^$' '^mpt: error: usage: get: give KEY or --account ADDR, not both$' -- "$MPT" get "$tmp/plain.db" dog --account 0x0000000000000000000000000000000000000000
+expect "get --account on a plain trie" 3 '^$' '^mpt: error: .*plain\.db: trie main is plain, not an account trie' -- "$MPT" get "$tmp/plain.db" --account 0x0000000000000000000000000000000000000000
+expect "dump --accounts on a plain trie" 3 '^$' '^mpt: error: .*plain\.db: trie main is plain, not an account trie' -- "$MPT" dump --accounts "$tmp/plain.db"
+expect "dump --storage without --accounts" 2 '^$' '^mpt: error: usage: dump: --storage goes with --accounts$' -- "$MPT" dump --storage "$tmp/plain.db"
+
+# build --state, get --account, dump --accounts and diff of states, on fixtures/state_*.json.
+a1=0x1000000000000000000000000000000000000001
+expect "build --state" 0 '^0xf5bf7efc173bb3d4f2d73eebdbe96919a53721972397fc6a05af955ae0efac45$' '^$' -- "$MPT" build --state "$FIX/state_a.json" -o "$tmp/state_a.db"
+expect "build --state into an existing state" 2 '^$' '^mpt: error: .*state_a\.db: .*--replace' -- "$MPT" build --state "$FIX/state_b.json" -o "$tmp/state_a.db"
+expect "build --state of a k/v file" 2 '^$' '^mpt: error: .*dogs\.json' -- "$MPT" build --state "$FIX/dogs.json" -o "$tmp/state_bad.db"
+expect "build --state --secure" 2 '^$' '^mpt: error: usage: build: --state' -- "$MPT" build --state --secure "$FIX/state_a.json" -o "$tmp/state_bad.db"
+expect "get --account" 0 '^\{"nonce":"0x1","balance":"0xde0b6b3a7640000","storageRoot":"0x9c1b6e59[0-9a-f]{56}","codeHash":"0x0dd9fc23[0-9a-f]{56}"\}$' '^$' -- "$MPT" get "$tmp/state_a.db" --account "$a1"
+expect "get --account: no 0x, upper case" 0 '"nonce":"0x1"' '^$' -- "$MPT" get "$tmp/state_a.db" --account 1000000000000000000000000000000000000001
+expect "get --account absent" 1 '^$' '^$' -- "$MPT" get "$tmp/state_a.db" --account 0x4000000000000000000000000000000000000004
+expect "get --account --key-hashed" 0 '"nonce":"0x1"' '^$' -- "$MPT" get "$tmp/state_a.db" --key-hashed --account 0x3ed02be1e351ddbcc2bf3ffafc25fb42a533df024b33c85f9805e17b60f7230c
+expect "get --account --key-hashed takes a hash" 2 '^$' '^mpt: error: bad hex: address hash' -- "$MPT" get "$tmp/state_a.db" --key-hashed --account "$a1"
+expect "get --slot" 0 '^0x2a$' '^$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot 0x01
+expect "get --slot left-padded, 32 bytes" 0 '^0x2a$' '^$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot 0x0000000000000000000000000000000000000000000000000000000000000001
+expect "get --slot absent" 1 '^0x1$' '^$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot 00 --slot 0x05
+expect "get --slot --json" 1 '^\{"00":"0x1","0x05":null\}$' '^$' -- "$MPT" get --json "$tmp/state_a.db" --account "$a1" --slot 00 --slot 0x05
+expect "get --slot odd hex" 2 '^$' '^mpt: error: bad hex: slot 0x1: odd number of hex digits$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot 0x1
+expect "dump --accounts: a line per account" 0 '^$' '^$' -- sh -c "test \$('$MPT' dump --accounts '$tmp/state_a.db' | wc -l) -eq 2"
+expect "dump --accounts --storage" 0 '"storage":\{"0x[0-9a-f]{64}":"0x1","0x[0-9a-f]{64}":"0x2a"\}\}$' '^$' -- "$MPT" dump --accounts --storage "$tmp/state_a.db"
+expect "dump --accounts --from an address" 0 '"nonce":"0x1"' '^$' -- "$MPT" dump --accounts --from "$a1" --limit 1 "$tmp/state_a.db"
+expect "diff of a state file and its document" 0 '^$' '^$' -- "$MPT" diff "$tmp/state_a.db" "$FIX/state_a.json"
+expect "diff of states" 1 "^~ $a1 slot 0x0{64} 0x1 -> 0x2\$" '^$' -- "$MPT" diff "$tmp/state_a.db" "$FIX/state_b.json"
+expect "diff of states: an account added" 1 '^\+ 0x3000000000000000000000000000000000000003 nonce 0x0, balance 0x5, ' '^$' -- "$MPT" diff --state "$FIX/state_a.json" "$FIX/state_b.json"
+expect "diff of states --json" 1 '^\{"change":"changed","address":"0x2000000000000000000000000000000000000002","nonce":\["0x0","0x1"\],"balance":\["0x3e8","0x3e7"\]\}$' '^$' -- "$MPT" diff --state --json "$FIX/state_a.json" "$FIX/state_b.json"
+expect "diff of states --stats" 1 '.*' '^nodes read: A [0-9]+, B [0-9]+$' -- "$MPT" diff --stats "$tmp/state_a.db" "$FIX/state_b.json"
+expect "diff --state of a k/v file" 2 '^$' '^mpt: error: .*dogs\.json' -- "$MPT" diff --state "$FIX/dogs.json" "$FIX/state_a.json"
+
+# ethereum/tests BlockchainTests, when the folder is given (cli_test.sh's fourth argument):
+# every fixture's postState builds to its last block's stateRoot.
+if [ -n "${ETHEREUM_TESTS:-}" ]; then
+    for f in "$ETHEREUM_TESTS"/BlockchainTests/ValidBlocks/bcExample/*.json "$ETHEREUM_TESTS"/BlockchainTests/ValidBlocks/bcStateTests/*.json; do
+        [ -e "$f" ] || continue
+        python3 - "$f" "$tmp/bt" <<'PY' || continue
+import json, sys, os
+d = json.load(open(sys.argv[1]))
+os.makedirs(sys.argv[2], exist_ok=True)
+for i, (name, t) in enumerate(d.items()):
+    if "postState" not in t or not t.get("blocks") or "blockHeader" not in t["blocks"][-1]:
+        continue
+    json.dump(t["postState"], open(os.path.join(sys.argv[2], "%d.json" % i), "w"))
+    open(os.path.join(sys.argv[2], "%d.root" % i), "w").write(t["blocks"][-1]["blockHeader"]["stateRoot"])
+PY
+        for doc in "$tmp"/bt/*.json; do
+            [ -e "$doc" ] || continue
+            want=$(cat "${doc%.json}.root")
+            rm -f "$tmp/bt.db"
+            expect "postState of $(basename "$f") builds to its stateRoot" 0 "^$want\$" '^$' -- "$MPT" build --state "$doc" -o "$tmp/bt.db"
+            expect "postState of $(basename "$f"): state file equals the document" 0 '^$' '^$' -- "$MPT" diff "$tmp/bt.db" "$doc"
+        done
+        rm -rf "$tmp/bt"
+    done
+fi
+
+# The key rule on a state trie: without --accounts, dump --from takes the user's key (hashed);
+# --accounts --from takes an address, or with --key-hashed its hash.
+a1_hash=0x3ed02be1e351ddbcc2bf3ffafc25fb42a533df024b33c85f9805e17b60f7230c
+expect "key rule: state dump --from an address, hashed" 0 "^$a1_hash 0x" '^$' -- "$MPT" dump --limit 1 --from "$a1" "$tmp/state_a.db"
+expect "key rule: state dump --accounts --from --key-hashed" 0 "^\\{\"address\":\"$a1\"" '^$' -- "$MPT" dump --accounts --key-hashed --from "$a1_hash" --limit 1 "$tmp/state_a.db"
+expect "key rule: state get KEY hashes" 0 '^0xf8' '^$' -- "$MPT" get "$tmp/state_a.db" "$a1"
+expect "get --account on a secure trie" 3 '^$' '^mpt: error: .*secure\.db: trie main is secure, not an account trie' -- "$MPT" get "$tmp/secure.db" --account "$a1"
+expect "storage trie of an account is named by its hash" 0 '^0x2a$' '^$' -- "$MPT" get --trie "$a1_hash" "$tmp/state_a.db" 0x0000000000000000000000000000000000000000000000000000000000000001
