@@ -50,6 +50,8 @@ void add_get_node_options(CLI::App& sub, GetNodeOptions& o);
 // Answers the path sets from store. Exit 0, or the code of the first error.
 int run_get_node_on(NodeStore& store, const GetNodeOptions& o);
 void register_proof(CLI::App& app, Runner& runner);
+// mpt proof --verify FILE [--root R] (cmd/proof_verify.cpp): the exit code.
+int run_proof_verify(const std::string& file, const std::optional<std::string>& root, bool json);
 void register_verify_range(CLI::App& app, Runner& runner);
 
 }  // namespace mpt::cli

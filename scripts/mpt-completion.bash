@@ -20,7 +20,7 @@ _mpt_flags() {
         count-allocs) echo "-h --help --leaves --samples --json" ;;
         diff) echo "-h --help --trie --trie-b --secure --json --stats --nodes" ;;
         get-node) echo "-h --help --trie --max-bytes --json" ;;
-        proof) echo "-h --help --trie --range --to --limit --max-bytes --verify --json" ;;
+        proof) echo "-h --help --trie --range --to --limit --max-bytes --verify --root --json" ;;
         verify-range) echo "-h --help --json" ;;
     esac
 }
@@ -33,7 +33,7 @@ _mpt_option_kind() {
         *:--trie | diff:--trie-b) echo trie ;;
         dump:--from | dump:--limit | count-allocs:--leaves | count-allocs:--samples) echo value ;;
         get-node:--max-bytes | root:--threads | build:--threads) echo value ;;
-        proof:--range | proof:--to | proof:--limit | proof:--max-bytes) echo value ;;
+        proof:--range | proof:--to | proof:--limit | proof:--max-bytes | proof:--root) echo value ;;
     esac
 }
 

@@ -148,6 +148,19 @@ sed 's/"0xe230a0cc/"0xe230a0zz/' "$FIX/proof_present.json" >"$tmp/p_nonhex.json"
 expect "proof: non-hex proof item" 2 '^$' '^mpt: error: .*field "proof" item 1: not a hex digit' -- "$MPT" proof --verify "$tmp/p_nonhex.json"
 expect "proof: --verify required" 2 '^$' '^mpt: error: .*--verify' -- "$MPT" proof
 expect "proof: missing file" 2 '^$' '^mpt: error: .*no-such.json: No such file' -- "$MPT" proof --verify "$tmp/no-such.json"
+# Without "value" nothing is claimed: the answer is what the proof proves.
+sed '/"value"/d' "$FIX/proof_present.json" >"$tmp/p_no_value.json"
+expect "proof: no value, present" 0 '^proves value 0xcccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc$' '^$' -- "$MPT" proof --verify "$tmp/p_no_value.json"
+sed '/"value"/d' "$FIX/proof_absent.json" >"$tmp/p_no_value_absent.json"
+expect "proof: no value, absent" 0 '^proves absence$' '^$' -- "$MPT" proof --verify "$tmp/p_no_value_absent.json"
+expect "proof: no value --json" 0 '^\{"valid":true,"error":null,"value":"0xcc' '^$' -- "$MPT" proof --verify "$tmp/p_no_value.json" --json
+sed 's/"0xe230a0cc/"0xe230a0cd/' "$tmp/p_no_value.json" >"$tmp/p_no_value_flipped.json"
+expect "proof: no value, flipped byte" 1 '^invalid: node for hash 0xdb64f38b' '^$' -- "$MPT" proof --verify "$tmp/p_no_value_flipped.json"
+# --root: the document's root must be the trusted one.
+expect "proof: --root, the document's" 0 '^valid$' '^$' -- "$MPT" proof --verify "$FIX/proof_present.json" --root 0xbe43842c8b1d58bbcae0c669211221642f7e6dcd9cfac66ff74f038f0637937b
+expect "proof: --root, another" 1 '^invalid: the document.s root 0xbe43842c.* is not the trusted root 0x56e81f17' '^$' -- "$MPT" proof --verify "$FIX/proof_present.json" --root 0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421
+expect "proof: --root not 32 bytes" 2 '^$' '^mpt: error: usage: proof: --root: not a 32-byte 0x hex root: 0x00$' -- "$MPT" proof --verify "$FIX/proof_present.json" --root 0x00
+expect "proof: --root without --verify" 2 '^$' '^mpt: error: usage: proof: --root goes with --verify$' -- "$MPT" proof "$FIX/dogs.json" dog --root 0xbe43842c8b1d58bbcae0c669211221642f7e6dcd9cfac66ff74f038f0637937b
 
 expect "verify-range: existent edges" 0 '^valid more=true$' '^$' -- "$MPT" verify-range "$FIX/range_valid.json"
 expect "verify-range: absent first, to the end" 0 '^valid more=false$' '^$' -- "$MPT" verify-range "$FIX/range_tail.json"
