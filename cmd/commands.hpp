@@ -53,5 +53,7 @@ void register_proof(CLI::App& app, Runner& runner);
 // mpt proof --verify FILE [--root R] (cmd/proof_verify.cpp): the exit code.
 int run_proof_verify(const std::string& file, const std::optional<std::string>& root, bool json);
 void register_verify_range(CLI::App& app, Runner& runner);
+void register_keccak(CLI::App& app, Runner& runner);
+void register_rlp(CLI::App& app, Runner& runner);
 
 }  // namespace mpt::cli

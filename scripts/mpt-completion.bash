@@ -6,7 +6,7 @@
 # The lists below follow `mpt <command> --help`; tests/completion_test.sh fails when they
 # drift apart.
 
-_mpt_commands="root build get dump check stats count-allocs diff get-node proof verify-range"
+_mpt_commands="root build get dump check stats count-allocs diff get-node proof verify-range keccak rlp"
 
 # The flags of one subcommand (no subcommand: mpt's own).
 _mpt_flags() {
@@ -21,7 +21,8 @@ _mpt_flags() {
         diff) echo "-h --help --trie --trie-b --secure --json --stats --nodes" ;;
         get-node) echo "-h --help --trie --max-bytes --json" ;;
         proof) echo "-h --help --trie --range --to --limit --max-bytes --verify --root --json" ;;
-        verify-range) echo "-h --help --json" ;;
+        verify-range | keccak) echo "-h --help --json" ;;
+        rlp) echo "-h --help" ;;
     esac
 }
 

@@ -275,3 +275,36 @@ else
     fail=$((fail + 1))
     echo "FAIL count-allocs interrupted: $started files made, exit $rc, $left left"
 fi
+
+# mpt keccak: the key/value rule for the argument, raw bytes from stdin.
+expect "keccak of nothing" 0 '^0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470$' '^$' -- "$MPT" keccak 0x
+expect "keccak of text" 0 '^0x41791102999c339c844880b23950704cc43aa840f3739e365323cda4dfa89e7a$' '^$' -- "$MPT" keccak dog
+expect "keccak of hex" 0 '^0x41791102999c339c844880b23950704cc43aa840f3739e365323cda4dfa89e7a$' '^$' -- "$MPT" keccak 0x646f67
+expect "keccak of stdin" 0 '^0x41791102999c339c844880b23950704cc43aa840f3739e365323cda4dfa89e7a$' '^$' -- sh -c "printf dog | '$MPT' keccak -"
+expect "keccak of stdin by default" 0 '^0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470$' '^$' -- "$MPT" keccak
+# Binary stdin, NUL bytes included: keccak256(0x00) and of 32 zero bytes.
+expect "keccak of a NUL byte" 0 '^0xbc36789e7a1e281436464229828f817d6612f7b477d66591ff96a9e064bcc98a$' '^$' -- sh -c "printf '\\000' | '$MPT' keccak -"
+expect "keccak of 32 zero bytes" 0 '^0x290decd9548b62a8d60345a988386fc84ba6bc95484008f6362f93160ef3e563$' '^$' -- sh -c "head -c 32 /dev/zero | '$MPT' keccak -"
+expect "keccak --json" 0 '^\{"keccak256":"0x41791102' '^$' -- "$MPT" keccak --json dog
+expect "keccak odd hex" 2 '^$' '^mpt: error: bad hex: argument 0x123: odd number of hex digits$' -- "$MPT" keccak 0x123
+
+# mpt rlp: decode and encode, by hand (the ethereum/tests vectors: scripts/rlp-check.sh).
+expect "rlp decode list" 0 '^\["0x636174","0x646f67"\]$' '^$' -- "$MPT" rlp decode 0xc88363617483646f67
+expect "rlp decode nesting" 0 '^\[\[\],\[\[\]\],\[\[\],\[\[\]\]\]\]$' '^$' -- "$MPT" rlp decode 0xc7c0c1c0c3c0c1c0
+expect "rlp decode long string" 0 '^"0x(61){56}"$' '^$' -- "$MPT" rlp decode "0xb838$(printf '61%.0s' $(seq 56))"
+expect "rlp decode binary stdin" 0 '^\["0x01","0x02"\]$' '^$' -- sh -c "printf '\\302\\001\\002' | '$MPT' rlp decode -"
+expect "rlp decode hex stdin" 0 '^\[\]$' '^$' -- sh -c "echo 0xc0 | '$MPT' rlp decode -"
+expect "rlp encode" 0 '^0xc88363617483646f67$' '^$' -- "$MPT" rlp encode '["cat","dog"]'
+expect "rlp encode bytes and lists" 0 '^0xc780c0c1c07f8180$' '^$' -- "$MPT" rlp encode '["0x",[],[[]],"0x7f","0x80"]'
+expect "rlp encode stdin" 0 '^0x83646f67$' '^$' -- sh -c "echo '\"dog\"' | '$MPT' rlp encode -"
+expect "rlp round trip" 0 '^\["0x",\[\],\["0x7f","0x80"\]\]$' '^$' -- sh -c "'$MPT' rlp encode '[\"0x\",[],[\"0x7f\",\"0x80\"]]' | '$MPT' rlp decode -"
+expect "rlp decode non-canonical byte" 2 '^$' '^mpt: error: non-canonical RLP: argument: byte 2: single byte below 0x80 with a string header$' -- "$MPT" rlp decode 0xc3c28101
+expect "rlp decode long form for short" 2 '^$' '^mpt: error: non-canonical RLP: argument: byte 0: long form for a short payload$' -- "$MPT" rlp decode 0xb80161
+expect "rlp decode truncated list" 2 '^$' '^mpt: error: RLP truncated: argument: byte 0: the item runs past the end of the input$' -- "$MPT" rlp decode 0xc5010203
+expect "rlp decode item past its list" 2 '^$' '^mpt: error: RLP truncated: argument: byte 1: the item runs past the end of its list$' -- "$MPT" rlp decode 0xc28201
+expect "rlp decode trailing bytes" 2 '^$' '^mpt: error: trailing bytes after RLP item: argument: byte 1: 1 bytes after the item$' -- "$MPT" rlp decode 0x0102
+expect "rlp decode empty" 2 '^$' '^mpt: error: RLP truncated: argument: byte 0: no item' -- "$MPT" rlp decode 0x
+expect "rlp decode without 0x" 2 '^$' '^mpt: error: usage: rlp decode: HEX must be 0x hex' -- "$MPT" rlp decode c0
+expect "rlp encode a number" 2 '^$' '^mpt: error: bad input: argument: value\[1\] \(line 1, column 7\): not a string or an array' -- "$MPT" rlp encode '["a", 5]'
+expect "rlp encode bad JSON" 2 '^$' '^mpt: error: malformed JSON: argument: line 1' -- "$MPT" rlp encode '["a",'
+expect "rlp unknown action" 2 '^$' '^mpt: error: usage: ' -- "$MPT" rlp frob 0x
