@@ -308,3 +308,45 @@ expect "rlp decode without 0x" 2 '^$' '^mpt: error: usage: rlp decode: HEX must 
 expect "rlp encode a number" 2 '^$' '^mpt: error: bad input: argument: value\[1\] \(line 1, column 7\): not a string or an array' -- "$MPT" rlp encode '["a", 5]'
 expect "rlp encode bad JSON" 2 '^$' '^mpt: error: malformed JSON: argument: line 1' -- "$MPT" rlp encode '["a",'
 expect "rlp unknown action" 2 '^$' '^mpt: error: usage: ' -- "$MPT" rlp frob 0x
+
+# mpt root --list: the trie of rlp(index) keys, against mpt root of the same pairs written out
+# (0x80 is rlp(0), 0x01 rlp(1), 0x8180 rlp(128)).
+printf '["0xaa","0xbbbb","0x%s"]' "$(printf 'cc%.0s' $(seq 40))" >"$tmp/list3.json"
+printf '{"0x80":"0xaa","0x01":"0xbbbb","0x02":"0x%s"}' "$(printf 'cc%.0s' $(seq 40))" >"$tmp/list3_kv.json"
+list3_root=$("$MPT" root "$tmp/list3_kv.json")
+expect "root --list" 0 "^$list3_root\$" '^$' -- "$MPT" root --list "$tmp/list3.json"
+expect "root --list from stdin, --json" 0 "^\\{\"root\":\"$list3_root\",\"items\":3\\}\$" '^$' -- sh -c "'$MPT' root --list - --json < '$tmp/list3.json'"
+python_free_list=$(printf '"0x%02x",' $(seq 1 129) | sed 's/,$//')
+printf '[%s]' "$python_free_list" >"$tmp/list129.json"
+{ printf '{"0x80":"0x01"'; for i in $(seq 2 127); do printf ',"0x%02x":"0x%02x"' $((i - 1)) "$i"; done; printf ',"0x7f":"0x80","0x8180":"0x81"}'; } >"$tmp/list129_kv.json"
+expect "root --list of 129 items" 0 "^$("$MPT" root "$tmp/list129_kv.json")\$" '^$' -- "$MPT" root --list "$tmp/list129.json"
+expect "root --list of nothing" 0 '^0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421$' '^$' -- sh -c "echo '[]' | '$MPT' root --list -"
+echo '["0x01", 5]' >"$tmp/list_bad.json"
+expect "root --list non-string item" 2 '^$' '^mpt: error: bad input: .*list_bad.json: item 1 \(line 1, column 10\): not a 0x hex string$' -- "$MPT" root --list "$tmp/list_bad.json"
+expect "root --list empty item" 2 '^$' '^mpt: error: bad input: .*: item 0 is empty$' -- sh -c "echo '[\"0x\"]' | '$MPT' root --list -"
+expect "root --list with INPUT" 2 '^$' '^mpt: error: usage: root: --list takes no INPUT' -- "$MPT" root --list "$tmp/list3.json" "$FIX/dogs.json"
+
+# mpt root --block: a block made with mpt rlp encode, whose header (17 fields) commits to a
+# legacy transaction (a list) and a typed one (0x02 || payload, carried as a string), and to
+# one withdrawal.
+legacy='["0x01","0xaabbcc"]'
+legacy_rlp=$("$MPT" rlp encode "$legacy")
+typed=0x02$("$MPT" rlp encode '["0x0102","0x03"]' | cut -c3-)
+withdrawal='["0x01","0x02","0x1111111111111111111111111111111111111111","0x64"]'
+printf '["%s","%s"]' "$legacy_rlp" "$typed" >"$tmp/block_txs.json"
+tx_root=$("$MPT" root --list "$tmp/block_txs.json")
+printf '["%s"]' "$("$MPT" rlp encode "$withdrawal")" >"$tmp/block_ws.json"
+w_root=$("$MPT" root --list "$tmp/block_ws.json")
+block_of() {  # TX_ROOT W_ROOT: a block's hex
+    "$MPT" rlp encode "[[\"0x01\",\"0x02\",\"0x03\",\"0x04\",\"$1\",\"0x06\",\"0x07\",\"0x08\",\"0x09\",\"0x0a\",\"0x0b\",\"0x0c\",\"0x0d\",\"0x0e\",\"0x0f\",\"0x10\",\"$2\"],[$legacy,\"$typed\"],[],[$withdrawal]]"
+}
+block_of "$tx_root" "$w_root" >"$tmp/block.hex"
+expect "root --block" 0 "^transactionsRoot $tx_root computed $tx_root \\(2 transactions\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block.hex"
+expect "root --block withdrawals" 0 "^withdrawalsRoot  $w_root computed $w_root \\(1 withdrawals\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block.hex"
+expect "root --block binary stdin" 0 "\"match\":true\\}\$" '^$' -- sh -c "perl -ne 'chomp; s/^0x//; print pack(q(H*), \$_)' '$tmp/block.hex' | '$MPT' root --block - --json"
+block_of "$w_root" "$w_root" >"$tmp/block_bad_tx.hex"
+expect "root --block, another transactionsRoot" 1 "^transactionsRoot $w_root computed $tx_root \\(2 transactions\\) MISMATCH\$" '^$' -- "$MPT" root --block "$tmp/block_bad_tx.hex"
+expect "root --block --json, another transactionsRoot" 1 '^\{"transactionsRoot":\{"header":"0x[0-9a-f]{64}","computed":"0x[0-9a-f]{64}","count":2,"match":false\},"withdrawalsRoot":\{.*"match":true\},"match":false\}$' '^$' -- "$MPT" root --block "$tmp/block_bad_tx.hex" --json
+expect "root --block not a block" 2 '^$' '^mpt: error: bad input: -: the block is not a list \(byte 0\)$' -- sh -c "echo 0x80 | '$MPT' root --block -"
+expect "root --block truncated" 2 '^$' '^mpt: error: RLP truncated: .*block_cut.hex: block: the item runs past the end of the input \(byte 0\)$' -- sh -c "head -c 40 '$tmp/block.hex' > '$tmp/block_cut.hex'; '$MPT' root --block '$tmp/block_cut.hex'"
+expect "root --list and --block" 2 '^$' '^mpt: error: usage: root: give --list or --block, not both$' -- "$MPT" root --list "$tmp/list3.json" --block "$tmp/block.hex"
