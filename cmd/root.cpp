@@ -56,8 +56,8 @@ int run_vectors(const RootOptions& o) {
 
 int run_root(const RootOptions& o) {
     if (o.list || o.block) {
-        const bool other = !o.input.empty() || !o.vectors.empty() || o.secure || o.threads != 0 ||
-                           o.trie_given;
+        const bool other =
+            !o.input.empty() || !o.vectors.empty() || o.secure || o.threads != 0 || o.trie_given;
         return run_root_list_or_block(o.list, o.block, other, o.json);
     }
     if (!o.vectors.empty()) {

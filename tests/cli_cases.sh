@@ -350,3 +350,30 @@ expect "root --block --json, another transactionsRoot" 1 '^\{"transactionsRoot":
 expect "root --block not a block" 2 '^$' '^mpt: error: bad input: -: the block is not a list \(byte 0\)$' -- sh -c "echo 0x80 | '$MPT' root --block -"
 expect "root --block truncated" 2 '^$' '^mpt: error: RLP truncated: .*block_cut.hex: block: the item runs past the end of the input \(byte 0\)$' -- sh -c "head -c 40 '$tmp/block.hex' > '$tmp/block_cut.hex'; '$MPT' root --block '$tmp/block_cut.hex'"
 expect "root --list and --block" 2 '^$' '^mpt: error: usage: root: give --list or --block, not both$' -- "$MPT" root --list "$tmp/list3.json" --block "$tmp/block.hex"
+
+# mpt proof --verify of eth_getProof answers made with mpt (tests/make_getproof.sh): an
+# account with 10 storage proofs (one of an empty slot) in a state of 300 accounts, and an
+# account the state lacks.
+"$(dirname "$0")/make_getproof.sh" "$MPT" 300 40 "$tmp/gp" || echo "FAIL make_getproof.sh"
+gp_root=$(cat "$tmp/gp/root")
+expect "getproof: valid against the root" 0 "^valid: account 0x000000000000000000000000000000000000012c present, 10 storage proofs, under the trusted root $gp_root\$" '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root "$gp_root"
+expect "getproof: against itself says so" 0 "^valid against itself: account 0x0+12c present, 10 storage proofs, under its own root $gp_root \\(the hash of its first account proof node; no trusted --root given\\)\$" '^$' -- "$MPT" proof --verify "$tmp/gp/response.json"
+expect "getproof: --json" 0 "^\\{\"valid\":true,\"error\":null,\"root\":\"$gp_root\",\"trusted\":true,\"account\":\"0x0+12c\",\"exists\":true,\"storageProofs\":10\\}\$" '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root "$gp_root" --json
+expect "getproof: from stdin" 0 '^valid: ' '^$' -- sh -c "'$MPT' proof --verify - --root '$gp_root' < '$tmp/gp/response.json'"
+expect "getproof: another root" 1 '^invalid: account proof: root node missing$' '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root 0x1111111111111111111111111111111111111111111111111111111111111111
+expect "getproof: the empty root" 1 '^invalid: account proof: proves the account absent, yet' '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root 0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421
+sed 's/"value":"0x109"/"value":"0x10a"/' "$tmp/gp/response.json" >"$tmp/gp_value.json"
+expect "getproof: changed storage value" 1 '^invalid: storage proof 9 \(key 0x9\): value mismatch$' '^$' -- "$MPT" proof --verify "$tmp/gp_value.json" --root "$gp_root"
+sed 's/"value":"0x0"/"value":"0x102"/' "$tmp/gp/response.json" >"$tmp/gp_empty_slot.json"
+expect "getproof: value for an empty slot" 1 '^invalid: storage proof 2 \(key 0x2\): the path diverges yet a value is claimed$' '^$' -- "$MPT" proof --verify "$tmp/gp_empty_slot.json" --root "$gp_root"
+sed 's/"balance":"0x76"/"balance":"0x77"/' "$tmp/gp/response.json" >"$tmp/gp_balance.json"
+expect "getproof: changed balance" 1 '^invalid: account proof: the proven account differs in balance \(proven 0x76, claimed 0x77\)$' '^$' -- "$MPT" proof --verify "$tmp/gp_balance.json" --root "$gp_root"
+expect "getproof: absent account" 0 '^valid: account 0xf{40} absent, 1 storage proof, under the trusted root ' '^$' -- "$MPT" proof --verify "$tmp/gp/absent.json" --root "$gp_root"
+sed -E 's/"(codeHash|storageHash)":"0x[0-9a-f]{64}"/"\1":"0x0000000000000000000000000000000000000000000000000000000000000000"/g' "$tmp/gp/absent.json" >"$tmp/gp_absent_zero.json"
+expect "getproof: absent account, zero hashes" 0 '^valid: account 0xf{40} absent' '^$' -- "$MPT" proof --verify "$tmp/gp_absent_zero.json" --root "$gp_root"
+sed 's/"nonce":"0x0"/"nonce":"0x1"/' "$tmp/gp/absent.json" >"$tmp/gp_absent_nonce.json"
+expect "getproof: absent account with a nonce" 1 '^invalid: account proof: proves the account absent, yet the document gives it nonce 0x1' '^$' -- "$MPT" proof --verify "$tmp/gp_absent_nonce.json" --root "$gp_root"
+sed 's/"nonce":"0x1"/"nonce":"1"/' "$tmp/gp/response.json" >"$tmp/gp_nonce.json"
+expect "getproof: nonce without 0x" 2 '^$' '^mpt: error: bad hex: .*gp_nonce.json: field "result.nonce" \(line 1, column [0-9]+\): not a 0x quantity: "1"$' -- "$MPT" proof --verify "$tmp/gp_nonce.json"
+echo '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"header not found"}}' >"$tmp/gp_error.json"
+expect "getproof: a JSON-RPC error" 2 '^$' '^mpt: error: bad input: .*gp_error.json: the JSON-RPC response carries an error \(line 1, column 33\): "header not found"$' -- "$MPT" proof --verify "$tmp/gp_error.json"
