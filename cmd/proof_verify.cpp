@@ -20,18 +20,17 @@ namespace {
 struct SingleProofDocument {
     Hash256 root{};
     bytes key;
-    std::optional<bytes> value;  // with has_value false: not read
-    bool has_value = true;
+    std::optional<bytes> value;
+    bool has_value = true;  // false: the document claims nothing, and value is not read
     std::vector<bytes> proof;
 };
 
-Result<SingleProofDocument> read_single_proof(const std::string& text, bool with_value) {
-    MPT_TRY(const JsonDoc doc, JsonDoc::parse(text));
+Result<SingleProofDocument> read_single_proof(const JsonDoc& doc) {
     SingleProofDocument d;
     MPT_TRY(d.root, doc.hash("root"));
     MPT_TRY(d.key, doc.hex("key"));
-    d.has_value = with_value;
-    if (with_value) {
+    d.has_value = doc.has("value");
+    if (d.has_value) {
         MPT_TRY(d.value, doc.nullable_hex("value"));
     }
     MPT_TRY(d.proof, doc.hex_array("proof"));
@@ -54,9 +53,9 @@ void print_verdict(bool json, const Status& s, nlohmann::ordered_json extra,
 
 // The {"root","key","value","proof"} form. Without a trusted root the answer is what it has
 // always been; with one, the document's root must be it.
-int verify_single(const std::string& file, const std::string& text,
-                  const std::optional<Hash256>& trusted, bool with_value, bool json) {
-    auto doc = read_single_proof(text, with_value);
+int verify_single(const std::string& file, const JsonDoc& parsed,
+                  const std::optional<Hash256>& trusted, bool json) {
+    auto doc = read_single_proof(parsed);
     if (!doc) return report(doc.error(), file);
     Status s;
     std::optional<bytes> proven;
@@ -133,14 +132,17 @@ int run_proof_verify(const std::string& file, const std::optional<std::string>& 
     }
     auto text = read_file(file);
     if (!text) return report(text.error());
-    // One tree of the whole document says which form it is; a document that is no JSON at
-    // all is reported by the reader of the older form, as it always was.
-    auto tree = JsonTree::parse(*text);
-    if (tree && looks_like_get_proof(tree->root())) {
+    // The flat reader takes the {"root","key","value","proof"} form in one pass, as it always
+    // has, and says whether the document is an eth_getProof answer instead, which nests and
+    // is read as a tree.
+    auto doc = JsonDoc::parse(*text);
+    if (!doc) return report(doc.error(), file);
+    if (doc->has("accountProof") || doc->has("result") || doc->has("error")) {
+        auto tree = JsonTree::parse(*text);
+        if (!tree) return report(tree.error(), file);
         return verify_get_proof_document(file, tree->root(), trusted, json);
     }
-    const bool with_value = !tree || !tree->root().is_object() || tree->root().find("value");
-    return verify_single(file, *text, trusted, with_value, json);
+    return verify_single(file, *doc, trusted, json);
 }
 
 }  // namespace mpt::cli
