@@ -9,10 +9,11 @@
 # rlp must exit 0, print the header's transactionsTrie and withdrawalsRoot as the fixture
 # decodes them (withdrawalsRoot absent exactly where the fixture has none), and compute the
 # same roots from the body, over as many transactions and withdrawals as the fixture lists.
-# Then these changes must each be refused with exit 1 and the root named as differing: the
-# last byte of the first transaction changed (a signature byte, so the RLP stays valid), the
-# last byte of the first withdrawal changed (its amount), and a digit of the header's
-# transactionsRoot changed.
+# Then, for the first two blocks of each fixture file, these changes must each be refused with
+# exit 1 and the root named as differing: the last byte of the first transaction changed (a
+# signature byte, so the RLP stays valid), the last byte of the first withdrawal changed (its
+# amount), and the last byte of the header's transactionsRoot changed. (Two blocks a file keep
+# the sanitizer build's run short: each check is a process start.)
 #
 # Prints failures and "N blocks passed, M failed (C changed blocks refused)". Exit 0 when all
 # pass, 1 when a check fails, 2 when DIR, python3 or the binary is missing or no block is found.
@@ -69,6 +70,7 @@ files = sorted(glob.glob(folder + "/**/*.json", recursive=True))
 passed = failed = refused = 0
 for f in files:
     name = os.path.relpath(f, folder)
+    changed_blocks = 0
     for test, t in json.load(open(f)).items():
         for n, blk in enumerate(t.get("blocks", [])):
             if "rlp" not in blk or "blockHeader" not in blk:
@@ -97,6 +99,7 @@ for f in files:
                 # Changes that must be refused.
                 parts = children(raw, 0)
                 changes = []
+                changed_blocks += 1
                 txs = children(raw, parts[1])
                 if txs:
                     end = item(raw, txs[0])[2]
@@ -108,6 +111,8 @@ for f in files:
                         changes.append(("first withdrawal's last byte", end - 1, "withdrawalsRoot"))
                 field = children(raw, parts[0])[4]
                 changes.append(("header transactionsRoot", item(raw, field)[1] + 31, "transactionsRoot"))
+                if changed_blocks > 2:
+                    changes = []
                 for what, at, part in changes:
                     changed = bytearray(raw)
                     changed[at] ^= 0x01
