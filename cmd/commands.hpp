@@ -50,6 +50,14 @@ void add_get_node_options(CLI::App& sub, GetNodeOptions& o);
 // Answers the path sets from store. Exit 0, or the code of the first error.
 int run_get_node_on(NodeStore& store, const GetNodeOptions& o);
 void register_proof(CLI::App& app, Runner& runner);
+// mpt proof --verify FILE [--root R] (cmd/proof_verify.cpp): the exit code.
+int run_proof_verify(const std::string& file, const std::optional<std::string>& root, bool json);
 void register_verify_range(CLI::App& app, Runner& runner);
+// mpt root --list FILE / --block FILE (cmd/root_block.cpp): other_input when INPUT or a flag
+// of the other forms was given too. The exit code.
+int run_root_list_or_block(const std::optional<std::string>& list,
+                           const std::optional<std::string>& block, bool other_input, bool json);
+void register_keccak(CLI::App& app, Runner& runner);
+void register_rlp(CLI::App& app, Runner& runner);
 
 }  // namespace mpt::cli

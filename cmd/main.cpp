@@ -76,6 +76,8 @@ int main(int argc, char** argv) {
         {"get-node", register_get_node},
         {"proof", register_proof},
         {"verify-range", register_verify_range},
+        {"keccak", register_keccak},
+        {"rlp", register_rlp},
     };
     if (argc < 2) return report_usage("a command is required; `mpt --help` lists them");
     Runner runner;

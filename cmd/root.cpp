@@ -19,6 +19,8 @@ struct RootOptions {
     std::string input;
     std::string trie = "main";
     std::vector<std::string> vectors;
+    std::optional<std::string> list;   // --list: a JSON array of encoded items
+    std::optional<std::string> block;  // --block: a block's RLP
     bool secure = false;
     bool json = false;
     unsigned threads = 0;  // 0: the CPUs this process may run on
@@ -53,6 +55,11 @@ int run_vectors(const RootOptions& o) {
 }
 
 int run_root(const RootOptions& o) {
+    if (o.list || o.block) {
+        const bool other =
+            !o.input.empty() || !o.vectors.empty() || o.secure || o.threads != 0 || o.trie_given;
+        return run_root_list_or_block(o.list, o.block, other, o.json);
+    }
     if (!o.vectors.empty()) {
         if (!o.input.empty()) return report_usage("root: give INPUT or --vectors, not both");
         return run_vectors(o);
@@ -110,6 +117,12 @@ void register_root(CLI::App& app, Runner& runner) {
                             ->capture_default_str();
     sub->add_option("--vectors", o->vectors, "ethereum/tests TrieTests files to run")
         ->expected(1, -1);
+    sub->add_option("--list", o->list,
+                    "JSON array of 0x items (encoded transactions, receipts, withdrawals): the "
+                    "root of rlp(index) -> item (- for stdin)");
+    sub->add_option("--block", o->block,
+                    "A block's RLP, hex or binary (- for stdin): its header's transactionsRoot "
+                    "and withdrawalsRoot beside the body's");
     sub->add_flag("--secure", o->secure, "Hash every key with keccak256 (a secure trie)");
     sub->add_flag("--json", o->json, "Print one JSON document");
     sub->add_option("--threads", o->threads,

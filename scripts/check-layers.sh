@@ -21,7 +21,7 @@ declare -A allowed=(
     [input]="input core"
     [proof]="proof trie core"
     [store]="store trie core"
-    [state]="state input trie core"
+    [state]="state input proof trie core"
     [build]="build input state proof store trie core"
 )
 # System headers a layer may not use, as extended regular expressions.

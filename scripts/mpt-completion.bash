@@ -6,13 +6,13 @@
 # The lists below follow `mpt <command> --help`; tests/completion_test.sh fails when they
 # drift apart.
 
-_mpt_commands="root build get dump check stats count-allocs diff get-node proof verify-range"
+_mpt_commands="root build get dump check stats count-allocs diff get-node proof verify-range keccak rlp"
 
 # The flags of one subcommand (no subcommand: mpt's own).
 _mpt_flags() {
     case $1 in
         "") echo "-h --help --version" ;;
-        root) echo "-h --help --trie --vectors --secure --threads --json" ;;
+        root) echo "-h --help --trie --vectors --state --list --block --secure --threads --json" ;;
         build) echo "-h --help -o --output --trie --secure --replace --state --no-preimages --json --threads" ;;
         get) echo "-h --help --account --slot --key-hashed --trie --json" ;;
         dump) echo "-h --help --from --limit --key-hashed --accounts --storage --trie --json" ;;
@@ -20,8 +20,9 @@ _mpt_flags() {
         count-allocs) echo "-h --help --leaves --samples --json" ;;
         diff) echo "-h --help --trie --trie-b --secure --state --json --stats --nodes" ;;
         get-node) echo "-h --help --trie --max-bytes --json" ;;
-        proof) echo "-h --help --trie --range --to --limit --max-bytes --key-hashed --verify --json" ;;
-        verify-range) echo "-h --help --json" ;;
+        proof) echo "-h --help --trie --range --to --limit --max-bytes --key-hashed --verify --root --json" ;;
+        verify-range | keccak) echo "-h --help --json" ;;
+        rlp) echo "-h --help" ;;
     esac
 }
 
@@ -30,11 +31,12 @@ _mpt_flags() {
 _mpt_option_kind() {
     case $1:$2 in
         build:-o | build:--output | root:--vectors | proof:--verify) echo file ;;
+        root:--list | root:--block) echo file ;;
         *:--trie | diff:--trie-b) echo trie ;;
         dump:--from | dump:--limit | count-allocs:--leaves | count-allocs:--samples) echo value ;;
         get-node:--max-bytes | root:--threads | build:--threads) echo value ;;
         get:--account | get:--slot) echo value ;;
-        proof:--range | proof:--to | proof:--limit | proof:--max-bytes) echo value ;;
+        proof:--range | proof:--to | proof:--limit | proof:--max-bytes | proof:--root) echo value ;;
     esac
 }
 

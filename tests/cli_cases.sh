@@ -148,6 +148,19 @@ sed 's/"0xe230a0cc/"0xe230a0zz/' "$FIX/proof_present.json" >"$tmp/p_nonhex.json"
 expect "proof: non-hex proof item" 2 '^$' '^mpt: error: .*field "proof" item 1: not a hex digit' -- "$MPT" proof --verify "$tmp/p_nonhex.json"
 expect "proof: --verify required" 2 '^$' '^mpt: error: .*--verify' -- "$MPT" proof
 expect "proof: missing file" 2 '^$' '^mpt: error: .*no-such.json: No such file' -- "$MPT" proof --verify "$tmp/no-such.json"
+# Without "value" nothing is claimed: the answer is what the proof proves.
+sed '/"value"/d' "$FIX/proof_present.json" >"$tmp/p_no_value.json"
+expect "proof: no value, present" 0 '^proves value 0xcccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc$' '^$' -- "$MPT" proof --verify "$tmp/p_no_value.json"
+sed '/"value"/d' "$FIX/proof_absent.json" >"$tmp/p_no_value_absent.json"
+expect "proof: no value, absent" 0 '^proves absence$' '^$' -- "$MPT" proof --verify "$tmp/p_no_value_absent.json"
+expect "proof: no value --json" 0 '^\{"valid":true,"error":null,"value":"0xcc' '^$' -- "$MPT" proof --verify "$tmp/p_no_value.json" --json
+sed 's/"0xe230a0cc/"0xe230a0cd/' "$tmp/p_no_value.json" >"$tmp/p_no_value_flipped.json"
+expect "proof: no value, flipped byte" 1 '^invalid: node for hash 0xdb64f38b' '^$' -- "$MPT" proof --verify "$tmp/p_no_value_flipped.json"
+# --root: the document's root must be the trusted one.
+expect "proof: --root, the document's" 0 '^valid$' '^$' -- "$MPT" proof --verify "$FIX/proof_present.json" --root 0xbe43842c8b1d58bbcae0c669211221642f7e6dcd9cfac66ff74f038f0637937b
+expect "proof: --root, another" 1 '^invalid: the document.s root 0xbe43842c.* is not the trusted root 0x56e81f17' '^$' -- "$MPT" proof --verify "$FIX/proof_present.json" --root 0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421
+expect "proof: --root not 32 bytes" 2 '^$' '^mpt: error: usage: proof: --root: not a 32-byte 0x hex root: 0x00$' -- "$MPT" proof --verify "$FIX/proof_present.json" --root 0x00
+expect "proof: --root without --verify" 2 '^$' '^mpt: error: usage: proof: --root goes with --verify$' -- "$MPT" proof "$FIX/dogs.json" dog --root 0xbe43842c8b1d58bbcae0c669211221642f7e6dcd9cfac66ff74f038f0637937b
 
 expect "verify-range: existent edges" 0 '^valid more=true$' '^$' -- "$MPT" verify-range "$FIX/range_valid.json"
 expect "verify-range: absent first, to the end" 0 '^valid more=false$' '^$' -- "$MPT" verify-range "$FIX/range_tail.json"
@@ -262,3 +275,105 @@ else
     fail=$((fail + 1))
     echo "FAIL count-allocs interrupted: $started files made, exit $rc, $left left"
 fi
+
+# mpt keccak: the key/value rule for the argument, raw bytes from stdin.
+expect "keccak of nothing" 0 '^0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470$' '^$' -- "$MPT" keccak 0x
+expect "keccak of text" 0 '^0x41791102999c339c844880b23950704cc43aa840f3739e365323cda4dfa89e7a$' '^$' -- "$MPT" keccak dog
+expect "keccak of hex" 0 '^0x41791102999c339c844880b23950704cc43aa840f3739e365323cda4dfa89e7a$' '^$' -- "$MPT" keccak 0x646f67
+expect "keccak of stdin" 0 '^0x41791102999c339c844880b23950704cc43aa840f3739e365323cda4dfa89e7a$' '^$' -- sh -c "printf dog | '$MPT' keccak -"
+expect "keccak of stdin by default" 0 '^0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470$' '^$' -- "$MPT" keccak
+# Binary stdin, NUL bytes included: keccak256(0x00) and of 32 zero bytes.
+expect "keccak of a NUL byte" 0 '^0xbc36789e7a1e281436464229828f817d6612f7b477d66591ff96a9e064bcc98a$' '^$' -- sh -c "printf '\\000' | '$MPT' keccak -"
+expect "keccak of 32 zero bytes" 0 '^0x290decd9548b62a8d60345a988386fc84ba6bc95484008f6362f93160ef3e563$' '^$' -- sh -c "head -c 32 /dev/zero | '$MPT' keccak -"
+expect "keccak --json" 0 '^\{"keccak256":"0x41791102' '^$' -- "$MPT" keccak --json dog
+expect "keccak odd hex" 2 '^$' '^mpt: error: bad hex: argument 0x123: odd number of hex digits$' -- "$MPT" keccak 0x123
+
+# mpt rlp: decode and encode, by hand (the ethereum/tests vectors: scripts/rlp-check.sh).
+expect "rlp decode list" 0 '^\["0x636174","0x646f67"\]$' '^$' -- "$MPT" rlp decode 0xc88363617483646f67
+expect "rlp decode nesting" 0 '^\[\[\],\[\[\]\],\[\[\],\[\[\]\]\]\]$' '^$' -- "$MPT" rlp decode 0xc7c0c1c0c3c0c1c0
+expect "rlp decode long string" 0 '^"0x(61){56}"$' '^$' -- "$MPT" rlp decode "0xb838$(printf '61%.0s' $(seq 56))"
+expect "rlp decode binary stdin" 0 '^\["0x01","0x02"\]$' '^$' -- sh -c "printf '\\302\\001\\002' | '$MPT' rlp decode -"
+expect "rlp decode hex stdin" 0 '^\[\]$' '^$' -- sh -c "echo 0xc0 | '$MPT' rlp decode -"
+expect "rlp encode" 0 '^0xc88363617483646f67$' '^$' -- "$MPT" rlp encode '["cat","dog"]'
+expect "rlp encode bytes and lists" 0 '^0xc780c0c1c07f8180$' '^$' -- "$MPT" rlp encode '["0x",[],[[]],"0x7f","0x80"]'
+expect "rlp encode stdin" 0 '^0x83646f67$' '^$' -- sh -c "echo '\"dog\"' | '$MPT' rlp encode -"
+expect "rlp round trip" 0 '^\["0x",\[\],\["0x7f","0x80"\]\]$' '^$' -- sh -c "'$MPT' rlp encode '[\"0x\",[],[\"0x7f\",\"0x80\"]]' | '$MPT' rlp decode -"
+expect "rlp decode non-canonical byte" 2 '^$' '^mpt: error: non-canonical RLP: argument: byte 2: single byte below 0x80 with a string header$' -- "$MPT" rlp decode 0xc3c28101
+expect "rlp decode long form for short" 2 '^$' '^mpt: error: non-canonical RLP: argument: byte 0: long form for a short payload$' -- "$MPT" rlp decode 0xb80161
+expect "rlp decode truncated list" 2 '^$' '^mpt: error: RLP truncated: argument: byte 0: the item runs past the end of the input$' -- "$MPT" rlp decode 0xc5010203
+expect "rlp decode item past its list" 2 '^$' '^mpt: error: RLP truncated: argument: byte 1: the item runs past the end of its list$' -- "$MPT" rlp decode 0xc28201
+expect "rlp decode trailing bytes" 2 '^$' '^mpt: error: trailing bytes after RLP item: argument: byte 1: 1 bytes after the item$' -- "$MPT" rlp decode 0x0102
+expect "rlp decode empty" 2 '^$' '^mpt: error: RLP truncated: argument: byte 0: no item' -- "$MPT" rlp decode 0x
+expect "rlp decode without 0x" 2 '^$' '^mpt: error: usage: rlp decode: HEX must be 0x hex' -- "$MPT" rlp decode c0
+expect "rlp encode a number" 2 '^$' '^mpt: error: bad input: argument: value\[1\] \(line 1, column 7\): not a string or an array' -- "$MPT" rlp encode '["a", 5]'
+expect "rlp encode bad JSON" 2 '^$' '^mpt: error: malformed JSON: argument: line 1' -- "$MPT" rlp encode '["a",'
+expect "rlp unknown action" 2 '^$' '^mpt: error: usage: ' -- "$MPT" rlp frob 0x
+
+# mpt root --list: the trie of rlp(index) keys, against mpt root of the same pairs written out
+# (0x80 is rlp(0), 0x01 rlp(1), 0x8180 rlp(128)).
+printf '["0xaa","0xbbbb","0x%s"]' "$(printf 'cc%.0s' $(seq 40))" >"$tmp/list3.json"
+printf '{"0x80":"0xaa","0x01":"0xbbbb","0x02":"0x%s"}' "$(printf 'cc%.0s' $(seq 40))" >"$tmp/list3_kv.json"
+list3_root=$("$MPT" root "$tmp/list3_kv.json")
+expect "root --list" 0 "^$list3_root\$" '^$' -- "$MPT" root --list "$tmp/list3.json"
+expect "root --list from stdin, --json" 0 "^\\{\"root\":\"$list3_root\",\"items\":3\\}\$" '^$' -- sh -c "'$MPT' root --list - --json < '$tmp/list3.json'"
+python_free_list=$(printf '"0x%02x",' $(seq 1 129) | sed 's/,$//')
+printf '[%s]' "$python_free_list" >"$tmp/list129.json"
+{ printf '{"0x80":"0x01"'; for i in $(seq 2 127); do printf ',"0x%02x":"0x%02x"' $((i - 1)) "$i"; done; printf ',"0x7f":"0x80","0x8180":"0x81"}'; } >"$tmp/list129_kv.json"
+expect "root --list of 129 items" 0 "^$("$MPT" root "$tmp/list129_kv.json")\$" '^$' -- "$MPT" root --list "$tmp/list129.json"
+expect "root --list of nothing" 0 '^0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421$' '^$' -- sh -c "echo '[]' | '$MPT' root --list -"
+echo '["0x01", 5]' >"$tmp/list_bad.json"
+expect "root --list non-string item" 2 '^$' '^mpt: error: bad input: .*list_bad.json: item 1 \(line 1, column 10\): not a 0x hex string$' -- "$MPT" root --list "$tmp/list_bad.json"
+expect "root --list empty item" 2 '^$' '^mpt: error: bad input: .*: item 0 is empty$' -- sh -c "echo '[\"0x\"]' | '$MPT' root --list -"
+expect "root --list with INPUT" 2 '^$' '^mpt: error: usage: root: --list takes no INPUT' -- "$MPT" root --list "$tmp/list3.json" "$FIX/dogs.json"
+
+# mpt root --block: a block made with mpt rlp encode, whose header (17 fields) commits to a
+# legacy transaction (a list) and a typed one (0x02 || payload, carried as a string), and to
+# one withdrawal.
+legacy='["0x01","0xaabbcc"]'
+legacy_rlp=$("$MPT" rlp encode "$legacy")
+typed=0x02$("$MPT" rlp encode '["0x0102","0x03"]' | cut -c3-)
+withdrawal='["0x01","0x02","0x1111111111111111111111111111111111111111","0x64"]'
+printf '["%s","%s"]' "$legacy_rlp" "$typed" >"$tmp/block_txs.json"
+tx_root=$("$MPT" root --list "$tmp/block_txs.json")
+printf '["%s"]' "$("$MPT" rlp encode "$withdrawal")" >"$tmp/block_ws.json"
+w_root=$("$MPT" root --list "$tmp/block_ws.json")
+block_of() {  # TX_ROOT W_ROOT: a block's hex
+    "$MPT" rlp encode "[[\"0x01\",\"0x02\",\"0x03\",\"0x04\",\"$1\",\"0x06\",\"0x07\",\"0x08\",\"0x09\",\"0x0a\",\"0x0b\",\"0x0c\",\"0x0d\",\"0x0e\",\"0x0f\",\"0x10\",\"$2\"],[$legacy,\"$typed\"],[],[$withdrawal]]"
+}
+block_of "$tx_root" "$w_root" >"$tmp/block.hex"
+expect "root --block" 0 "^transactionsRoot $tx_root computed $tx_root \\(2 transactions\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block.hex"
+expect "root --block withdrawals" 0 "^withdrawalsRoot  $w_root computed $w_root \\(1 withdrawals\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block.hex"
+expect "root --block binary stdin" 0 "\"match\":true\\}\$" '^$' -- sh -c "perl -ne 'chomp; s/^0x//; print pack(q(H*), \$_)' '$tmp/block.hex' | '$MPT' root --block - --json"
+block_of "$w_root" "$w_root" >"$tmp/block_bad_tx.hex"
+expect "root --block, another transactionsRoot" 1 "^transactionsRoot $w_root computed $tx_root \\(2 transactions\\) MISMATCH\$" '^$' -- "$MPT" root --block "$tmp/block_bad_tx.hex"
+expect "root --block --json, another transactionsRoot" 1 '^\{"transactionsRoot":\{"header":"0x[0-9a-f]{64}","computed":"0x[0-9a-f]{64}","count":2,"match":false\},"withdrawalsRoot":\{.*"match":true\},"match":false\}$' '^$' -- "$MPT" root --block "$tmp/block_bad_tx.hex" --json
+expect "root --block not a block" 2 '^$' '^mpt: error: bad input: -: the block is not a list \(byte 0\)$' -- sh -c "echo 0x80 | '$MPT' root --block -"
+expect "root --block truncated" 2 '^$' '^mpt: error: RLP truncated: .*block_cut.hex: block: the item runs past the end of the input \(byte 0\)$' -- sh -c "head -c 40 '$tmp/block.hex' > '$tmp/block_cut.hex'; '$MPT' root --block '$tmp/block_cut.hex'"
+expect "root --list and --block" 2 '^$' '^mpt: error: usage: root: give --list or --block, not both$' -- "$MPT" root --list "$tmp/list3.json" --block "$tmp/block.hex"
+
+# mpt proof --verify of eth_getProof answers made with mpt (tests/make_getproof.sh): an
+# account with 10 storage proofs (one of an empty slot) in a state of 300 accounts, and an
+# account the state lacks.
+"$(dirname "$0")/make_getproof.sh" "$MPT" 300 40 "$tmp/gp" || echo "FAIL make_getproof.sh"
+gp_root=$(cat "$tmp/gp/root")
+expect "getproof: valid against the root" 0 "^valid: account 0x000000000000000000000000000000000000012c present, 10 storage proofs, under the trusted root $gp_root\$" '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root "$gp_root"
+expect "getproof: against itself says so" 0 "^valid against itself: account 0x0+12c present, 10 storage proofs, under its own root $gp_root \\(the hash of its first account proof node; no trusted --root given\\)\$" '^$' -- "$MPT" proof --verify "$tmp/gp/response.json"
+expect "getproof: --json" 0 "^\\{\"valid\":true,\"error\":null,\"root\":\"$gp_root\",\"trusted\":true,\"account\":\"0x0+12c\",\"exists\":true,\"storageProofs\":10\\}\$" '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root "$gp_root" --json
+expect "getproof: from stdin" 0 '^valid: ' '^$' -- sh -c "'$MPT' proof --verify - --root '$gp_root' < '$tmp/gp/response.json'"
+expect "getproof: another root" 1 '^invalid: account proof: root node missing$' '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root 0x1111111111111111111111111111111111111111111111111111111111111111
+expect "getproof: the empty root" 1 '^invalid: account proof: proves the account absent, yet' '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root 0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421
+sed 's/"value":"0x109"/"value":"0x10a"/' "$tmp/gp/response.json" >"$tmp/gp_value.json"
+expect "getproof: changed storage value" 1 '^invalid: storage proof 9 \(key 0x9\): value mismatch$' '^$' -- "$MPT" proof --verify "$tmp/gp_value.json" --root "$gp_root"
+sed 's/"value":"0x0"/"value":"0x102"/' "$tmp/gp/response.json" >"$tmp/gp_empty_slot.json"
+expect "getproof: value for an empty slot" 1 '^invalid: storage proof 2 \(key 0x2\): the path diverges yet a value is claimed$' '^$' -- "$MPT" proof --verify "$tmp/gp_empty_slot.json" --root "$gp_root"
+sed 's/"balance":"0x76"/"balance":"0x77"/' "$tmp/gp/response.json" >"$tmp/gp_balance.json"
+expect "getproof: changed balance" 1 '^invalid: account proof: the proven account differs in balance \(proven 0x76, claimed 0x77\)$' '^$' -- "$MPT" proof --verify "$tmp/gp_balance.json" --root "$gp_root"
+expect "getproof: absent account" 0 '^valid: account 0xf{40} absent, 1 storage proof, under the trusted root ' '^$' -- "$MPT" proof --verify "$tmp/gp/absent.json" --root "$gp_root"
+sed -E 's/"(codeHash|storageHash)":"0x[0-9a-f]{64}"/"\1":"0x0000000000000000000000000000000000000000000000000000000000000000"/g' "$tmp/gp/absent.json" >"$tmp/gp_absent_zero.json"
+expect "getproof: absent account, zero hashes" 0 '^valid: account 0xf{40} absent' '^$' -- "$MPT" proof --verify "$tmp/gp_absent_zero.json" --root "$gp_root"
+sed 's/"nonce":"0x0"/"nonce":"0x1"/' "$tmp/gp/absent.json" >"$tmp/gp_absent_nonce.json"
+expect "getproof: absent account with a nonce" 1 '^invalid: account proof: proves the account absent, yet the document gives it nonce 0x1' '^$' -- "$MPT" proof --verify "$tmp/gp_absent_nonce.json" --root "$gp_root"
+sed 's/"nonce":"0x1"/"nonce":"1"/' "$tmp/gp/response.json" >"$tmp/gp_nonce.json"
+expect "getproof: nonce without 0x" 2 '^$' '^mpt: error: bad hex: .*gp_nonce.json: field "result.nonce" \(line 1, column [0-9]+\): not a 0x quantity: "1"$' -- "$MPT" proof --verify "$tmp/gp_nonce.json"
+echo '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"header not found"}}' >"$tmp/gp_error.json"
+expect "getproof: a JSON-RPC error" 2 '^$' '^mpt: error: bad input: .*gp_error.json: the JSON-RPC response carries an error \(line 1, column 33\): "header not found"$' -- "$MPT" proof --verify "$tmp/gp_error.json"

@@ -28,6 +28,8 @@ public:
     // is Errc::bad_input.
     static Result<JsonDoc> parse(std::string_view text);
 
+    // True when the document has a field called name, whatever it holds.
+    bool has(std::string_view name) const noexcept { return find(name) != nullptr; }
     // A required field holding a hex string.
     Result<bytes> hex(std::string_view name) const;
     // A required field holding a 32-byte hex string.

@@ -1,0 +1,47 @@
+#include "raw_input.hpp"
+
+#include <mpt/core/hex.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace mpt::cli {
+
+Result<std::string> read_raw(const std::string& path) {
+    std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return Error{Errc::bad_input, path + ": " + std::strerror(errno)};
+    std::string data;
+    char buf[1 << 16];
+    bool too_large = false;
+    while (true) {
+        const size_t n = std::fread(buf, 1, sizeof buf, f);
+        if (data.size() + n > kMaxRawInput) {
+            too_large = true;
+            break;
+        }
+        data.append(buf, n);
+        if (n < sizeof buf) break;
+    }
+    const bool failed = std::ferror(f) != 0;
+    const int err = errno;
+    if (f != stdin) std::fclose(f);
+    if (failed) return Error{Errc::bad_input, path + ": " + std::strerror(err)};
+    if (too_large) {
+        return Error{Errc::bad_input,
+                     path + ": more than " + std::to_string(kMaxRawInput >> 20) + " MiB of input"};
+    }
+    return data;
+}
+
+Result<bytes> hex_or_binary(std::string_view input) {
+    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    std::string_view t = input;
+    while (!t.empty() && space(t.front())) t.remove_prefix(1);
+    while (!t.empty() && space(t.back())) t.remove_suffix(1);
+    if (t.size() >= 2 && t[0] == '0' && t[1] == 'x') return from_hex(t);
+    const bytes_view b = as_bytes(input);
+    return bytes(b.begin(), b.end());
+}
+
+}  // namespace mpt::cli

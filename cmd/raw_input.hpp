@@ -1,0 +1,25 @@
+// Byte input for the commands that take bytes rather than JSON (keccak, rlp decode, root
+// --block): a file or standard input read whole, with no stop at control characters, and
+// the rule for telling hex text from binary.
+#pragma once
+
+#include <mpt/core/bytes.hpp>
+#include <mpt/core/error.hpp>
+
+#include <string>
+
+namespace mpt::cli {
+
+// Refused beyond this many bytes: the inputs are blocks and RLP items, not data sets.
+inline constexpr size_t kMaxRawInput = size_t{1} << 30;
+
+// The bytes of path ("-": standard input), read whole. Errc::bad_input naming path when it
+// cannot be read or holds more than kMaxRawInput bytes.
+Result<std::string> read_raw(const std::string& path);
+
+// Input that is "0x" and hex digits (whitespace around it allowed, as a line piped from
+// another command has) is that hex; anything else is taken as the binary bytes themselves.
+// Errc::bad_hex for text that starts with 0x but is not hex.
+Result<bytes> hex_or_binary(std::string_view input);
+
+}  // namespace mpt::cli

@@ -1,0 +1,105 @@
+// mpt root --list and --block: the trie of rlp(index) keys over a list of encoded items, and
+// a block's transactions and withdrawals roots beside its header's.
+#include <fmt/core.h>
+
+#include <mpt/core/hex.hpp>
+#include <mpt/input/json_tree.hpp>
+#include <mpt/input/kv_input.hpp>
+#include <mpt/state/block.hpp>
+
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "common.hpp"
+#include "raw_input.hpp"
+
+namespace mpt::cli {
+namespace {
+
+int run_list(const std::string& file, bool json) {
+    auto text = read_file(file);
+    if (!text) return report(text.error());
+    auto tree = JsonTree::parse(*text);
+    if (!tree) return report(tree.error(), file);
+    const JsonValue list = tree->root();
+    if (!list.is_array()) {
+        return report(Error{Errc::bad_input, "not a JSON array of 0x hex items"}, file);
+    }
+    std::vector<bytes> items;
+    items.reserve(list.size());
+    for (size_t i = 0; i < list.size(); ++i) {
+        const JsonValue v = list[i];
+        const std::string where = "item " + std::to_string(i) + " (" + v.where() + ")";
+        if (!v.is_string() || !v.text().starts_with("0x")) {
+            return report(Error{Errc::bad_input, where + ": not a 0x hex string"}, file);
+        }
+        auto b = from_hex(v.text());
+        if (!b) return report(Error{b.error().code, where + ": " + b.error().detail}, file);
+        items.push_back(std::move(*b));
+    }
+    std::vector<bytes_view> views(items.begin(), items.end());
+    auto root = ordered_trie_root(views);
+    if (!root) return report(root.error(), file);
+    if (json) {
+        fmt::print("{{\"root\":\"{}\",\"items\":{}}}\n", to_hex(*root), items.size());
+    } else {
+        fmt::print("{}\n", to_hex(*root));
+    }
+    return kOk;
+}
+
+std::string optional_hex(const std::optional<Hash256>& h) { return h ? to_hex(*h) : "none"; }
+
+int run_block(const std::string& file, bool json) {
+    auto raw = read_raw(file);
+    if (!raw) return report(raw.error());
+    auto block = hex_or_binary(*raw);
+    if (!block) return report(block.error(), file);
+    auto r = block_roots(*block);
+    if (!r) return report(r.error(), file);
+    if (json) {
+        std::string out = fmt::format(
+            "{{\"transactionsRoot\":{{\"header\":\"{}\",\"computed\":\"{}\",\"count\":{},"
+            "\"match\":{}}},",
+            to_hex(r->header_transactions_root), to_hex(r->transactions_root), r->transactions,
+            r->transactions_match());
+        if (r->header_withdrawals_root || r->withdrawals_root) {
+            const auto q = [](const std::optional<Hash256>& h) {
+                return h ? "\"" + to_hex(*h) + "\"" : std::string("null");
+            };
+            out += fmt::format(
+                "\"withdrawalsRoot\":{{\"header\":{},\"computed\":{},\"count\":{},\"match\":{}}},",
+                q(r->header_withdrawals_root), q(r->withdrawals_root), r->withdrawals,
+                r->withdrawals_match());
+        } else {
+            out += "\"withdrawalsRoot\":null,";
+        }
+        out += fmt::format("\"match\":{}}}\n", r->match());
+        std::fwrite(out.data(), 1, out.size(), stdout);
+    } else {
+        fmt::print("transactionsRoot {} computed {} ({} transactions) {}\n",
+                   to_hex(r->header_transactions_root), to_hex(r->transactions_root),
+                   r->transactions, r->transactions_match() ? "ok" : "MISMATCH");
+        if (r->header_withdrawals_root || r->withdrawals_root) {
+            fmt::print("withdrawalsRoot  {} computed {} ({} withdrawals) {}\n",
+                       optional_hex(r->header_withdrawals_root), optional_hex(r->withdrawals_root),
+                       r->withdrawals, r->withdrawals_match() ? "ok" : "MISMATCH");
+        }
+    }
+    return r->match() ? kOk : kNegative;
+}
+
+}  // namespace
+
+int run_root_list_or_block(const std::optional<std::string>& list,
+                           const std::optional<std::string>& block, bool other_input, bool json) {
+    if (list && block) return report_usage("root: give --list or --block, not both");
+    if (other_input) {
+        return report_usage(std::string("root: ") + (list ? "--list" : "--block") +
+                            " takes no INPUT, --vectors, --trie, --secure or --threads");
+    }
+    return list ? run_list(*list, json) : run_block(*block, json);
+}
+
+}  // namespace mpt::cli

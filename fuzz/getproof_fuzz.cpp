@@ -1,0 +1,51 @@
+// eth_getProof answers and the JSON tree under them: any text parses or fails with an error,
+// never a crash; a text with ASCII only and shallow nesting parses exactly when nlohmann/json
+// accepts it (a second, independent parser); every value of a parsed tree can be walked; an
+// answer reads or fails with an input error, and one that reads verifies against its own root
+// or is refused as an invalid proof, nothing else.
+#include <algorithm>
+#include <mpt/input/json_tree.hpp>
+#include <mpt/state/getproof.hpp>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "fuzz_check.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    using namespace mpt;
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    auto tree = JsonTree::parse(text);
+    const bool ascii = std::all_of(text.begin(), text.end(), [](char c) { return c >= 0; });
+    const bool shallow =
+        std::count_if(text.begin(), text.end(), [](char c) { return c == '[' || c == '{'; }) < 200;
+    if (ascii && shallow) FUZZ_CHECK(tree.ok() == nlohmann::json::accept(text));
+    if (!tree) {
+        FUZZ_CHECK(tree.error().code == Errc::bad_json || tree.error().code == Errc::bad_input);
+        FUZZ_CHECK(!tree.error().detail.empty());
+        return 0;
+    }
+    // Every value, without recursion: containers' sizes, names and the last-member lookup.
+    std::vector<JsonValue> todo = {tree->root()};
+    size_t seen = 0;
+    while (!todo.empty()) {
+        const JsonValue v = todo.back();
+        todo.pop_back();
+        ++seen;
+        FUZZ_CHECK(!v.where().empty());
+        for (size_t i = 0; i < v.size(); ++i) {
+            todo.push_back(v[i]);
+            if (v.is_object()) FUZZ_CHECK(v.find(v.name(i)).has_value());
+        }
+        if (!v.is_array() && !v.is_object()) FUZZ_CHECK(v.size() == 0);
+    }
+    FUZZ_CHECK(seen <= size);
+    auto doc = read_get_proof(tree->root());
+    if (!doc) {
+        const Errc e = doc.error().code;
+        FUZZ_CHECK(e == Errc::bad_input || e == Errc::bad_hex);
+        return 0;
+    }
+    auto verdict = verify_get_proof(*doc, self_root(*doc));
+    if (!verdict) FUZZ_CHECK(verdict.error().code == Errc::invalid_proof);
+    return 0;
+}

@@ -1,0 +1,197 @@
+#include <mpt/input/json_lexer.hpp>
+#include <mpt/input/json_tree.hpp>
+
+#include <cstdint>
+#include <cstring>
+
+namespace mpt {
+
+class JsonTreeParser : json_detail::JsonLexer {
+public:
+    explicit JsonTreeParser(std::string_view text) : JsonLexer(text) { tree_.text_ = text; }
+
+    Result<JsonTree> parse() {
+        if (static_cast<uint64_t>(end_ - begin_) > UINT32_MAX) {
+            return Error{Errc::bad_input, "document larger than 4 GiB"};
+        }
+        skip_ws();
+        if (p_ == end_) return fail("empty document; expected a value");
+        MPT_RETURN_IF_ERROR(parse_value(0, {}));
+        skip_ws();
+        if (p_ != end_) return fail("unexpected data after the document");
+        return std::move(tree_);
+    }
+
+private:
+    // Parses the value at p_ into a new node and returns its index. The node is appended
+    // before its children, which are parsed into pending_ and moved into kids_ as one run
+    // when the container ends, so that a container's children are contiguous.
+    Result<uint32_t> parse_value(int depth, std::string_view name) {
+        if (tree_.nodes_.size() == UINT32_MAX) return fail("too many values");
+        const auto index = static_cast<uint32_t>(tree_.nodes_.size());
+        JsonTree::Node node;
+        node.offset = static_cast<uint32_t>(p_ - begin_);
+        node.name = name;
+        tree_.nodes_.push_back(node);
+        switch (peek()) {
+            case '"': {
+                MPT_TRY(const std::string_view s, parse_string());
+                tree_.nodes_[index].kind = JsonKind::string;
+                tree_.nodes_[index].text = s;
+                return index;
+            }
+            case '[':
+            case '{':
+                MPT_RETURN_IF_ERROR(parse_container(index, depth));
+                return index;
+            case 't':
+                return literal(index, "true", JsonKind::boolean);
+            case 'f':
+                return literal(index, "false", JsonKind::boolean);
+            case 'n':
+                return literal(index, "null", JsonKind::null);
+            default: {
+                const char* start = p_;
+                MPT_RETURN_IF_ERROR(skip_number());
+                tree_.nodes_[index].kind = JsonKind::number;
+                tree_.nodes_[index].text = std::string_view(start, static_cast<size_t>(p_ - start));
+                return index;
+            }
+        }
+    }
+
+    Status parse_container(uint32_t index, int depth) {
+        if (depth >= JsonTree::kMaxDepth) {
+            return fail("nesting deeper than " + std::to_string(JsonTree::kMaxDepth));
+        }
+        const bool object = peek() == '{';
+        const char close = object ? '}' : ']';
+        tree_.nodes_[index].kind = object ? JsonKind::object : JsonKind::array;
+        const size_t mark = pending_.size();
+        if (!open_is_empty(close)) {
+            while (true) {
+                skip_ws();
+                std::string_view name;
+                if (object) {
+                    if (peek() != '"') return fail("expected a string key");
+                    MPT_TRY(name, parse_string());
+                    skip_ws();
+                    if (peek() != ':') return fail("expected ':'");
+                    ++p_;
+                    skip_ws();
+                }
+                MPT_TRY(const uint32_t child, parse_value(depth + 1, name));
+                pending_.push_back(child);
+                MPT_TRY(const bool more, next_item(close));
+                if (!more) break;
+            }
+        }
+        JsonTree::Node& n = tree_.nodes_[index];
+        n.first = static_cast<uint32_t>(tree_.kids_.size());
+        n.count = static_cast<uint32_t>(pending_.size() - mark);
+        tree_.kids_.insert(tree_.kids_.end(), pending_.begin() + static_cast<ptrdiff_t>(mark),
+                           pending_.end());
+        pending_.resize(mark);
+        return {};
+    }
+
+    Result<uint32_t> literal(uint32_t index, std::string_view word, JsonKind kind) {
+        if (static_cast<size_t>(end_ - p_) < word.size() ||
+            std::memcmp(p_, word.data(), word.size()) != 0) {
+            return fail("invalid literal");
+        }
+        tree_.nodes_[index].kind = kind;
+        tree_.nodes_[index].text = std::string_view(p_, word.size());
+        p_ += word.size();
+        return index;
+    }
+
+    // REQUIRES: p_ at the opening quote.
+    Result<std::string_view> parse_string() {
+        const char* s = p_ + 1;
+        const char* q = json_detail::scan_plain(s, end_);
+        if (q != end_ && *q == '"') {
+            p_ = q + 1;
+            return std::string_view(s, static_cast<size_t>(q - s));
+        }
+        MPT_RETURN_IF_ERROR(lex_string());
+        return std::string_view(tree_.decoded_.emplace_back(scratch_));
+    }
+
+    // RFC 8259: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+    Status skip_number() {
+        const auto digit = [&] { return p_ != end_ && *p_ >= '0' && *p_ <= '9'; };
+        const auto digits = [&] {
+            if (!digit()) return false;
+            while (digit()) ++p_;
+            return true;
+        };
+        if (peek() == '-') ++p_;
+        if (peek() == '0') {
+            ++p_;
+        } else if (!digits()) {
+            return fail(p_ == end_ ? "unexpected end of the document" : "expected a value");
+        }
+        if (peek() == '.') {
+            ++p_;
+            if (!digits()) return fail("expected a digit");
+        }
+        if (peek() == 'e' || peek() == 'E') {
+            ++p_;
+            if (peek() == '+' || peek() == '-') ++p_;
+            if (!digits()) return fail("expected a digit");
+        }
+        return {};
+    }
+
+    JsonTree tree_;
+    std::vector<uint32_t> pending_;  // children of the open containers, innermost last
+};
+
+Result<JsonTree> JsonTree::parse(std::string_view text) { return JsonTreeParser(text).parse(); }
+
+JsonKind JsonValue::kind() const noexcept { return tree_->nodes_[index_].kind; }
+
+std::string_view JsonValue::text() const noexcept { return tree_->nodes_[index_].text; }
+
+size_t JsonValue::size() const noexcept {
+    const JsonTree::Node& n = tree_->nodes_[index_];
+    return n.kind == JsonKind::array || n.kind == JsonKind::object ? n.count : 0;
+}
+
+JsonValue JsonValue::operator[](size_t i) const noexcept {
+    const JsonTree::Node& n = tree_->nodes_[index_];
+    MPT_ASSERT(i < n.count);
+    return {tree_, tree_->kids_[n.first + i]};
+}
+
+std::string_view JsonValue::name(size_t i) const noexcept {
+    return tree_->nodes_[(*this)[i].index_].name;
+}
+
+std::optional<JsonValue> JsonValue::find(std::string_view name) const noexcept {
+    const JsonTree::Node& n = tree_->nodes_[index_];
+    if (n.kind != JsonKind::object) return std::nullopt;
+    for (size_t i = n.count; i-- > 0;) {
+        const uint32_t child = tree_->kids_[n.first + i];
+        if (tree_->nodes_[child].name == name) return JsonValue(tree_, child);
+    }
+    return std::nullopt;
+}
+
+std::string JsonValue::where() const {
+    const std::string_view text = tree_->text_;
+    const size_t at = tree_->nodes_[index_].offset;
+    size_t line = 1, column = 1;
+    for (size_t i = 0; i < at && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+}  // namespace mpt

@@ -1,0 +1,88 @@
+// A whole JSON document as a tree of views, for the nested documents that the flat readers
+// (json_doc.hpp, kv_input.hpp) do not take: eth_getProof answers ({"result": {...,
+// "storageProof": [{...}]}}), lists of encoded items, RLP written as nested arrays.
+//
+// JsonTree::parse checks the text against RFC 8259 in one pass and keeps one node per value:
+// a string's content is a view into the text (a string with escapes is decoded into storage
+// the tree owns), a number or literal is its text. Containers nest at most kMaxDepth deep, so
+// a hostile document cannot exhaust the stack. Each node knows where it starts, for errors
+// that name a line and column.
+//
+// Thread safety: a value type; const methods may be called from several threads.
+#pragma once
+
+#include <mpt/core/bytes.hpp>
+#include <mpt/core/error.hpp>
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mpt {
+
+class JsonTree;
+
+enum class JsonKind : uint8_t { null, boolean, number, string, array, object };
+
+// One value of a JsonTree: a cheap handle, valid as long as the tree (and its text).
+class JsonValue {
+public:
+    JsonKind kind() const noexcept;
+    bool is_string() const noexcept { return kind() == JsonKind::string; }
+    bool is_array() const noexcept { return kind() == JsonKind::array; }
+    bool is_object() const noexcept { return kind() == JsonKind::object; }
+    bool is_null() const noexcept { return kind() == JsonKind::null; }
+
+    // A string's decoded content; a number's or literal's text.
+    std::string_view text() const noexcept;
+    // The items of an array, the members of an object; 0 for anything else.
+    size_t size() const noexcept;
+    // REQUIRES: an array or object and i < size(). Item i (an object's member value i).
+    JsonValue operator[](size_t i) const noexcept;
+    // REQUIRES: an object and i < size(). The name of member i.
+    std::string_view name(size_t i) const noexcept;
+    // The member called name of an object (the last one when repeated), or nullopt (also
+    // when this is not an object).
+    std::optional<JsonValue> find(std::string_view name) const noexcept;
+
+    // "line L, column C" of the value's first character (columns count bytes from 1).
+    std::string where() const;
+
+private:
+    friend class JsonTree;
+    JsonValue(const JsonTree* tree, uint32_t index) : tree_(tree), index_(index) {}
+    const JsonTree* tree_;
+    uint32_t index_;
+};
+
+class JsonTree {
+public:
+    static constexpr int kMaxDepth = 256;
+
+    // The text must outlive the tree. Any JSON value is a document. Errc::bad_json, naming
+    // the line and column, for a syntax error, invalid UTF-8 or nesting past kMaxDepth.
+    static Result<JsonTree> parse(std::string_view text);
+
+    JsonValue root() const noexcept { return {this, 0}; }
+
+private:
+    friend class JsonValue;
+    friend class JsonTreeParser;
+    struct Node {
+        JsonKind kind = JsonKind::null;
+        uint32_t first = 0;  // a container's children: kids_[first, first + count)
+        uint32_t count = 0;
+        uint32_t offset = 0;    // where the value starts in the text
+        std::string_view text;  // see JsonValue::text()
+        std::string_view name;  // the member name, for a member of an object
+    };
+
+    std::string_view text_;
+    std::vector<Node> nodes_;  // nodes_[0] is the root
+    std::vector<uint32_t> kids_;
+    std::deque<std::string> decoded_;  // strings that held escapes; elements never move
+};
+
+}  // namespace mpt

@@ -1,0 +1,322 @@
+#include <mpt/state/getproof.hpp>
+
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/core/rlp.hpp>
+#include <mpt/proof/proof.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+namespace mpt {
+namespace {
+
+// At most this much of a bad value is quoted in an error.
+constexpr size_t kQuoteLimit = 80;
+
+std::string quoted(std::string_view s) {
+    std::string out(1, '"');
+    out.append(s.substr(0, kQuoteLimit));
+    if (s.size() > kQuoteLimit) out.append("...");
+    out.push_back('"');
+    return out;
+}
+
+bool has_hex_prefix(std::string_view s) noexcept {
+    return s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
+// Hex digits (no prefix) of any count, right-aligned into a 32-byte word; the caller has
+// checked that the significant digits fit. Errc::bad_hex at the first non-hex byte.
+Result<U256> digits_to_word(std::string_view digits) {
+    U256 w{};
+    size_t nibble = 0;  // nibbles placed, from the right
+    for (size_t i = digits.size(); i-- > 0;) {
+        const uint8_t d = kHexDigitValue[static_cast<uint8_t>(digits[i])];
+        if (d == 0xff) return Error{Errc::bad_hex, "not a hex digit"};
+        if (d != 0) {
+            if (nibble >= 64) return Error{Errc::bad_hex, "longer than 32 bytes"};
+            const size_t byte = 31 - nibble / 2;
+            w[byte] |= static_cast<uint8_t>(nibble % 2 == 0 ? d : d << 4);
+        }
+        ++nibble;
+    }
+    return w;
+}
+
+// The significant bytes of a word.
+bytes_view trimmed(const U256& v) noexcept {
+    size_t i = 0;
+    while (i < v.size() && v[i] == 0) ++i;
+    return bytes_view(v).subspan(i);
+}
+
+std::string quantity_text(const U256& v) {
+    const bytes_view t = trimmed(v);
+    if (t.empty()) return "0x0";
+    std::string digits;
+    append_hex_digits(digits, t);
+    return "0x" + digits.substr(digits[0] == '0' ? 1 : 0);
+}
+
+// Reads the fields of one document, naming each as a path from the document's top
+// ("result.storageProof[0].key").
+class Reader {
+public:
+    explicit Reader(std::string prefix) : prefix_(std::move(prefix)) {}
+
+    Error fail(const JsonValue& v, const std::string& field, Errc code, const std::string& why) {
+        return Error{code, "field \"" + prefix_ + field + "\" (" + v.where() + "): " + why};
+    }
+
+    Result<JsonValue> member(const JsonValue& obj, std::string_view name,
+                             const std::string& field) {
+        auto m = obj.find(name);
+        if (!m) {
+            return Error{Errc::bad_input, "missing field \"" + prefix_ + field + "\" (object at " +
+                                              obj.where() + ")"};
+        }
+        return *m;
+    }
+
+    Result<std::string_view> string(const JsonValue& obj, std::string_view name,
+                                    const std::string& field) {
+        MPT_TRY(const JsonValue v, member(obj, name, field));
+        if (!v.is_string()) return fail(v, field, Errc::bad_input, "not a string");
+        return v.text();
+    }
+
+    Result<bytes> data(const JsonValue& v, const std::string& field) {
+        if (!v.is_string()) return fail(v, field, Errc::bad_input, "not a hex string");
+        if (!has_hex_prefix(v.text())) {
+            return fail(v, field, Errc::bad_hex, "missing 0x prefix: " + quoted(v.text()));
+        }
+        auto b = from_hex(v.text());
+        if (!b) return fail(v, field, Errc::bad_hex, b.error().detail);
+        return b;
+    }
+
+    template <size_t N>
+    Result<std::array<uint8_t, N>> fixed(const JsonValue& obj, std::string_view name) {
+        const std::string field(name);
+        MPT_TRY(const JsonValue v, member(obj, name, field));
+        MPT_TRY(const bytes b, data(v, field));
+        if (b.size() != N) {
+            return fail(
+                v, field, Errc::bad_hex,
+                "expected " + std::to_string(N) + " bytes, got " + std::to_string(b.size()));
+        }
+        std::array<uint8_t, N> out;
+        std::memcpy(out.data(), b.data(), N);
+        return out;
+    }
+
+    Result<U256> quantity(const JsonValue& obj, std::string_view name, const std::string& field,
+                          size_t max_bytes) {
+        MPT_TRY(const JsonValue v, member(obj, name, field));
+        if (!v.is_string()) return fail(v, field, Errc::bad_input, "not a hex quantity string");
+        auto q = parse_quantity(v.text(), max_bytes);
+        if (!q) return fail(v, field, q.error().code, q.error().detail);
+        return q;
+    }
+
+    Result<std::vector<bytes>> nodes(const JsonValue& obj, std::string_view name,
+                                     const std::string& field) {
+        MPT_TRY(const JsonValue v, member(obj, name, field));
+        if (!v.is_array()) return fail(v, field, Errc::bad_input, "not an array");
+        std::vector<bytes> out;
+        out.reserve(v.size());
+        for (size_t i = 0; i < v.size(); ++i) {
+            MPT_TRY(bytes node, data(v[i], field + "[" + std::to_string(i) + "]"));
+            out.push_back(std::move(node));
+        }
+        return out;
+    }
+
+private:
+    std::string prefix_;
+};
+
+Result<GetProofDoc> read_result(const JsonValue& r, Reader& rd) {
+    GetProofDoc doc;
+    MPT_TRY(doc.address, rd.fixed<20>(r, "address"));
+    MPT_TRY(const U256 nonce, rd.quantity(r, "nonce", "nonce", 8));
+    for (size_t i = 24; i < 32; ++i) doc.account.nonce = (doc.account.nonce << 8) | nonce[i];
+    MPT_TRY(doc.account.balance, rd.quantity(r, "balance", "balance", 32));
+    MPT_TRY(doc.account.storage_root, rd.fixed<32>(r, "storageHash"));
+    MPT_TRY(doc.account.code_hash, rd.fixed<32>(r, "codeHash"));
+    MPT_TRY(doc.account_proof, rd.nodes(r, "accountProof", "accountProof"));
+    MPT_TRY(const JsonValue slots, rd.member(r, "storageProof", "storageProof"));
+    if (!slots.is_array()) return rd.fail(slots, "storageProof", Errc::bad_input, "not an array");
+    doc.storage.reserve(slots.size());
+    for (size_t i = 0; i < slots.size(); ++i) {
+        const std::string at = "storageProof[" + std::to_string(i) + "]";
+        const JsonValue s = slots[i];
+        if (!s.is_object()) return rd.fail(s, at, Errc::bad_input, "not an object");
+        StorageProofClaim c;
+        MPT_TRY(const std::string_view key, rd.string(s, "key", at + ".key"));
+        auto slot = parse_storage_key(key);
+        if (!slot)
+            return rd.fail(*s.find("key"), at + ".key", slot.error().code, slot.error().detail);
+        c.key = std::string(key);
+        c.slot = *slot;
+        MPT_TRY(c.value, rd.quantity(s, "value", at + ".value", 32));
+        MPT_TRY(c.proof, rd.nodes(s, "proof", at + ".proof"));
+        doc.storage.push_back(std::move(c));
+    }
+    return doc;
+}
+
+bool is_zero(bytes_view b) noexcept {
+    return std::all_of(b.begin(), b.end(), [](uint8_t x) { return x == 0; });
+}
+
+// The fields an absent account's answer may hold (see the header).
+bool absent_shape(const Account& a) noexcept {
+    return a.nonce == 0 && is_zero(a.balance) &&
+           (a.code_hash == kEmptyCodeHash || is_zero(a.code_hash)) &&
+           (a.storage_root == kEmptyRoot || is_zero(a.storage_root));
+}
+
+std::string nonce_text(uint64_t n) {
+    U256 w{};
+    for (int i = 0; i < 8; ++i) w[31 - i] = static_cast<uint8_t>(n >> (8 * i));
+    return quantity_text(w);
+}
+
+// Why the proven account value differs from the claimed account.
+std::string account_difference(bytes_view proven, const Account& claimed) {
+    auto a = decode_account(proven);
+    if (!a) return "the proven account value does not decode: " + a.error().message();
+    std::string out;
+    const auto add = [&](const std::string& field, const std::string& p, const std::string& c) {
+        out += out.empty() ? "the proven account differs in " : ", ";
+        out += field + " (proven " + p + ", claimed " + c + ")";
+    };
+    if (a->nonce != claimed.nonce) add("nonce", nonce_text(a->nonce), nonce_text(claimed.nonce));
+    if (a->balance != claimed.balance) {
+        add("balance", quantity_text(a->balance), quantity_text(claimed.balance));
+    }
+    if (a->storage_root != claimed.storage_root) {
+        add("storageHash", to_hex(a->storage_root), to_hex(claimed.storage_root));
+    }
+    if (a->code_hash != claimed.code_hash) {
+        add("codeHash", to_hex(a->code_hash), to_hex(claimed.code_hash));
+    }
+    // Every field equal yet other bytes: a value encoded another way than RLP's one form.
+    return out.empty() ? "the proven account value is not the canonical encoding" : out;
+}
+
+Error in_part(Error e, const std::string& part) {
+    e.detail = part + ": " + (e.detail.empty() ? std::string(errc_name(e.code)) : e.detail);
+    return e;
+}
+
+}  // namespace
+
+bool looks_like_get_proof(const JsonValue& v) noexcept {
+    return v.is_object() && (v.find("accountProof") || v.find("result") || v.find("error"));
+}
+
+Result<GetProofDoc> read_get_proof(const JsonValue& v) {
+    if (!v.is_object()) return Error{Errc::bad_input, "the document is not a JSON object"};
+    if (v.find("accountProof")) {
+        Reader rd("");
+        return read_result(v, rd);
+    }
+    if (auto e = v.find("error"); e && !e->is_null()) {
+        std::string why;
+        if (auto m = e->find("message"); m && m->is_string()) why = ": " + quoted(m->text());
+        return Error{Errc::bad_input,
+                     "the JSON-RPC response carries an error (" + e->where() + ")" + why};
+    }
+    auto r = v.find("result");
+    if (!r) return Error{Errc::bad_input, "neither an eth_getProof result nor a JSON-RPC response"};
+    if (!r->is_object()) {
+        return Error{Errc::bad_input,
+                     "field \"result\" (" + r->where() + "): not an object (" +
+                         (r->is_null() ? "null: the node had no answer" : "another value") + ")"};
+    }
+    Reader rd("result.");
+    return read_result(*r, rd);
+}
+
+Hash256 self_root(const GetProofDoc& doc) noexcept {
+    if (doc.account_proof.empty()) return kEmptyRoot;
+    return keccak256(doc.account_proof.front());
+}
+
+Result<GetProofVerdict> verify_get_proof(const GetProofDoc& doc, const Hash256& root) {
+    GetProofVerdict verdict;
+    const Hash256 account_key = keccak256(doc.address);
+    auto proven = verify_proof(root, account_key, doc.account_proof);
+    if (!proven) return in_part(std::move(proven).error(), "account proof");
+    if (*proven) {
+        bytes claimed;
+        encode_account(claimed, doc.account);
+        if (!bytes_equal(**proven, claimed)) {
+            return Error{Errc::invalid_proof,
+                         "account proof: " + account_difference(**proven, doc.account)};
+        }
+        verdict.account_exists = true;
+    } else if (!absent_shape(doc.account)) {
+        return Error{Errc::invalid_proof,
+                     "account proof: proves the account absent, yet the document gives it nonce " +
+                         nonce_text(doc.account.nonce) + ", balance " +
+                         quantity_text(doc.account.balance) + ", storageHash " +
+                         to_hex(doc.account.storage_root) + ", codeHash " +
+                         to_hex(doc.account.code_hash)};
+    }
+    bytes claim_rlp;
+    for (size_t i = 0; i < doc.storage.size(); ++i) {
+        const StorageProofClaim& s = doc.storage[i];
+        const std::string part = "storage proof " + std::to_string(i) + " (key " + s.key + ")";
+        const bool zero = trimmed(s.value).empty();
+        if (!verdict.account_exists) {
+            // An absent account has no storage: nothing to prove, but nothing may be claimed.
+            if (!zero) {
+                return Error{Errc::invalid_proof, part + ": the account is absent, yet the value " +
+                                                      quantity_text(s.value) + " is claimed"};
+            }
+            continue;
+        }
+        std::optional<bytes> claim;
+        if (!zero) {
+            claim_rlp.clear();
+            encode_storage_value(claim_rlp, s.value);
+            claim = claim_rlp;
+        }
+        const Hash256 slot_key = keccak256(s.slot);
+        const Status st = check_proof_claim(doc.account.storage_root, slot_key, claim, s.proof);
+        if (!st.ok()) return in_part(st.error(), part);
+    }
+    return verdict;
+}
+
+Result<U256> parse_quantity(std::string_view text, size_t max_bytes) {
+    MPT_ASSERT(max_bytes >= 1 && max_bytes <= 32);
+    if (!has_hex_prefix(text)) return Error{Errc::bad_hex, "not a 0x quantity: " + quoted(text)};
+    const std::string_view digits = text.substr(2);
+    if (digits.empty()) return Error{Errc::bad_hex, "a quantity needs a digit: \"0x\""};
+    auto w = digits_to_word(digits);
+    if (!w) return Error{Errc::bad_hex, w.error().detail + ": " + quoted(text)};
+    if (trimmed(*w).size() > max_bytes) {
+        return Error{Errc::bad_hex,
+                     "larger than " + std::to_string(max_bytes * 8) + " bits: " + quoted(text)};
+    }
+    return w;
+}
+
+Result<U256> parse_storage_key(std::string_view text) {
+    const std::string_view digits = has_hex_prefix(text) ? text.substr(2) : text;
+    if (digits.empty()) return Error{Errc::bad_hex, "an empty storage key"};
+    // go-ethereum's rule: at most 32 bytes of input, leading zeros counted.
+    if (digits.size() > 64) {
+        return Error{Errc::bad_hex, "a storage key longer than 32 bytes: " + quoted(text)};
+    }
+    auto w = digits_to_word(digits);
+    if (!w) return Error{Errc::bad_hex, w.error().detail + ": " + quoted(text)};
+    return w;
+}
+
+}  // namespace mpt

@@ -1,0 +1,64 @@
+#include <doctest/doctest.h>
+
+#include <mpt/input/json_tree.hpp>
+
+#include <string>
+
+using namespace mpt;
+
+TEST_CASE("json_tree: nested values, views and places") {
+    const std::string text =
+        "{\"a\": [1, \"x\", null, true],\n \"b\": {\"c\": \"\\u0041\"}, \"a\": []}";
+    auto t = JsonTree::parse(text);
+    REQUIRE(t.ok());
+    const JsonValue root = t->root();
+    REQUIRE(root.is_object());
+    CHECK(root.size() == 3);
+    CHECK(root.name(0) == "a");
+    const JsonValue first_a = root[0];
+    REQUIRE(first_a.is_array());
+    REQUIRE(first_a.size() == 4);
+    CHECK(first_a[0].kind() == JsonKind::number);
+    CHECK(first_a[0].text() == "1");
+    CHECK(first_a[1].text() == "x");
+    CHECK(first_a[2].is_null());
+    CHECK(first_a[3].kind() == JsonKind::boolean);
+    // A repeated member: find takes the last.
+    auto a = root.find("a");
+    REQUIRE(a);
+    CHECK(a->is_array());
+    CHECK(a->size() == 0);
+    auto c = root.find("b")->find("c");
+    REQUIRE(c);
+    CHECK(c->text() == "A");  // decoded escape
+    CHECK(c->where() == "line 2, column 13");
+    CHECK_FALSE(root.find("zz"));
+    CHECK_FALSE(first_a.find("a"));  // not an object
+}
+
+TEST_CASE("json_tree: any value is a document") {
+    auto t = JsonTree::parse(" [\"0x01\", [\"0x02\"]] ");
+    REQUIRE(t.ok());
+    CHECK(t->root()[1][0].text() == "0x02");
+    CHECK(JsonTree::parse("\"s\"")->root().text() == "s");
+    CHECK(JsonTree::parse("-1.5e3")->root().text() == "-1.5e3");
+}
+
+TEST_CASE("json_tree: malformed documents name the place") {
+    for (const char* bad : {"", "{", "[1,]", "{\"a\" 1}", "[01]", "nul", "[1] 2", "{\"a\":1,}",
+                            "\"\\x\"", "[\"\x01\"]"}) {
+        auto t = JsonTree::parse(bad);
+        CHECK_MESSAGE(!t.ok(), bad);
+        if (!t.ok()) CHECK(t.error().code == Errc::bad_json);
+    }
+    CHECK(JsonTree::parse("[1,]").error().detail.find("line 1, column 4") != std::string::npos);
+}
+
+TEST_CASE("json_tree: nesting is bounded, not followed into the stack") {
+    const std::string ok_depth(JsonTree::kMaxDepth, '[');
+    CHECK(JsonTree::parse(ok_depth + std::string(JsonTree::kMaxDepth, ']')).ok());
+    const std::string deep(100000, '[');
+    auto t = JsonTree::parse(deep);
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.error().detail.find("nesting deeper than") != std::string::npos);
+}
