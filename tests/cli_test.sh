@@ -17,6 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/expect.sh"
 
 . "$(dirname "$0")/cli_cases.sh"
+. "$(dirname "$0")/cli_state_cases.sh"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
