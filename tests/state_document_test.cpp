@@ -89,7 +89,7 @@ TEST_CASE("alloc: addresses with and without 0x, quantities hex and decimal, sho
 
 TEST_CASE("genesis: alloc read, everything else ignored, in any order") {
     auto d = parse_state_document(R"({"config": {"chainId": 1}, "nonce": "0x42",
-        "alloc": {"0x00000000000000000000000000000000000000aa": {"balance": "0x1"}},
+        "Alloc": {"0x00000000000000000000000000000000000000aa": {"BALANCE": "0x1"}},
         "gasLimit": "0x1388", "extraData": "0x11bbe8db4e347b4e8c937c1c8370e4b5ed33adb3db69cbdb7a38e1e50b1b82fa"})");
     REQUIRE_MESSAGE(d.ok(), why(d));
     CHECK(d->shape == StateShape::genesis);

@@ -59,14 +59,30 @@ const char* parse_quantity(std::string_view s, size_t max_bytes, uint8_t* out) {
     }
     for (char c : s) {
         if (c < '0' || c > '9') return "not a decimal or 0x-prefixed hex integer";
-        // out = out * 10 + digit, over max_bytes bytes; a carry out of the top byte overflows.
-        unsigned carry = static_cast<unsigned>(c - '0');
-        for (size_t i = max_bytes; i-- > 0;) {
-            const unsigned v = out[i] * 10u + carry;
-            out[i] = static_cast<uint8_t>(v);
-            carry = v >> 8;
+    }
+    // Up to 19 digits at a time: limbs = limbs * 10^k + chunk, over four 64-bit limbs (least
+    // significant first); a carry out of the top limb, or bits beyond max_bytes, overflow.
+    uint64_t limbs[4] = {0, 0, 0, 0};
+    while (!s.empty()) {
+        const size_t k = std::min<size_t>(s.size(), 19);
+        uint64_t chunk = 0, scale = 1;
+        for (size_t i = 0; i < k; ++i) {
+            chunk = chunk * 10 + static_cast<uint64_t>(s[i] - '0');
+            scale *= 10;
         }
-        if (carry != 0) return max_bytes == 32 ? "more than 256 bits" : "more than 64 bits";
+        s.remove_prefix(k);
+        unsigned __int128 carry = chunk;
+        for (uint64_t& limb : limbs) {
+            const unsigned __int128 v = static_cast<unsigned __int128>(limb) * scale + carry;
+            limb = static_cast<uint64_t>(v);
+            carry = v >> 64;
+        }
+        if (carry != 0 || (max_bytes == 8 && (limbs[1] | limbs[2] | limbs[3]) != 0)) {
+            return max_bytes == 32 ? "more than 256 bits" : "more than 64 bits";
+        }
+    }
+    for (size_t i = 0; i < max_bytes; ++i) {
+        out[max_bytes - 1 - i] = static_cast<uint8_t>(limbs[i / 8] >> (8 * (i % 8)));
     }
     return nullptr;
 }
@@ -110,6 +126,16 @@ const char* parse_hex_bytes(std::string_view s, bytes& out) {
 }
 
 enum class Rules : uint8_t { alloc, dump };
+
+// name in lower case (ASCII) in buf, or empty when it is longer than buf: no field name is.
+std::string_view lowered(std::string_view name, char (&buf)[16]) noexcept {
+    if (name.size() > sizeof buf) return {};
+    for (size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        buf[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    return {buf, name.size()};
+}
 
 // What the hash pass checks of an account beside its StateAccount.
 struct Pending {
@@ -240,8 +266,10 @@ private:
             const char* name_at = p_;
             MPT_TRY(const std::string_view name_view, string_view_value());
             Address addr;
-            if (name_view == "alloc" || name_view == "accounts") {
-                const bool alloc = name_view == "alloc";
+            char lower[16];
+            const std::string_view member = lowered(name_view, lower);
+            if (member == "alloc" || member == "accounts") {
+                const bool alloc = member == "alloc";
                 MPT_RETURN_IF_ERROR(colon());
                 if ((alloc ? top.accounts_at : top.alloc_at) || top.address_at) {
                     return fail_at(name_at, "\"alloc\" beside \"accounts\" or addresses");
@@ -252,7 +280,7 @@ private:
                 c.accounts.clear();
                 c.pending.clear();
                 MPT_RETURN_IF_ERROR(alloc ? parse_alloc(c) : parse_dump_accounts(c));
-            } else if (name_view == "root") {
+            } else if (member == "root") {
                 MPT_RETURN_IF_ERROR(colon());
                 if (peek() != '"') return field_error(p_, "", "root", "not a string");
                 top.root_at = p_;
@@ -390,11 +418,10 @@ private:
                 skip_ws();
                 if (peek() != '"') return fail("expected a string key");
                 MPT_TRY(const std::string_view field_view, string_view_value());
-                // Field names are short; keep one past the next string.
+                // Go's encoding/json matches field names without regard to case; the name is
+                // kept, lowered, past the next string.
                 char field_buf[16];
-                const size_t fn = std::min(field_view.size(), sizeof field_buf);
-                std::memcpy(field_buf, field_view.data(), fn);
-                const std::string_view field(field_buf, field_view.size() <= 16 ? fn : 0);
+                const std::string_view field = lowered(field_view, field_buf);
                 MPT_RETURN_IF_ERROR(colon());
                 const char* value_at = p_;
                 if (field == "balance") {
@@ -431,7 +458,7 @@ private:
                         return field_error(value_at, label, field, why);
                     }
                     a.claimed_storage_root = h;
-                } else if (rules == Rules::dump && field == "codeHash") {
+                } else if (rules == Rules::dump && field == "codehash") {
                     MPT_TRY(const std::string_view s, string_field(label, field));
                     if (const char* why = parse_fixed_hash(s, pd.code_hash)) {
                         return field_error(value_at, label, field, why);
