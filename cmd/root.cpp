@@ -195,8 +195,7 @@ int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool
         int code = kOk;
         std::optional<Answer> a = state ? state_answer(o, path, code) : kv_answer(o, path, code);
         if (!a) {
-            // A usage error holds for every input: stop there.
-            if (code == kInput && !several) return code;
+            // Reported; the other inputs still run, as sha256sum's do.
             status = std::max(status, code);
             continue;
         }

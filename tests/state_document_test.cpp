@@ -45,12 +45,14 @@ TEST_CASE("alloc: addresses with and without 0x, quantities hex and decimal, sho
         "code": "0x6001", "storage": {"0x01": "0x02", "02": "0x0300", "0x03": "0x00"}},
      ")" + kB + R"(": {"balance": "0x00000000ff", "nonce": 7, "code": "0x"},
      "0x00000000000000000000000000000000000000cc": {"balance": 12345, "nonce": "12",
-        "secretKey": "0x01", "unknown": [1, {"a": null}]}})";
+        "secretKey": "0x01", "unknown": [1, {"a": null}]},
+     "0x00000000000000000000000000000000000000dd": {"balance": "", "nonce": null,
+        "code": null, "storage": {"0x01": null}}})";
     auto d = parse_state_document(text);
     REQUIRE_MESSAGE(d.ok(), why(d));
     CHECK(d->shape == StateShape::alloc);
     CHECK(!d->claimed_root);
-    REQUIRE(d->accounts.size() == 3);
+    REQUIRE(d->accounts.size() == 4);
 
     const StateAccount& a = d->accounts[0];
     REQUIRE(a.address);
@@ -85,6 +87,14 @@ TEST_CASE("alloc: addresses with and without 0x, quantities hex and decimal, sho
     CHECK(c.account.balance == word("3039"));
     CHECK(c.account.nonce == 12);
     CHECK(c.storage.empty());
+
+    // "" is zero; null leaves a field unset, and a slot at zero.
+    const StateAccount& e = d->accounts[3];
+    CHECK(e.account.balance == U256{});
+    CHECK(e.account.nonce == 0);
+    CHECK(e.code.empty());
+    REQUIRE(e.storage.size() == 1);
+    CHECK(e.storage[0].value == U256{});
 }
 
 TEST_CASE("genesis: alloc read, everything else ignored, in any order") {
@@ -157,6 +167,7 @@ TEST_CASE("bad fields: each error names the line, column, account and field") {
         {R"("balance": 1.5)", "field \"balance\": not a decimal"},
         {R"("balance": true)", "field \"balance\": not a string or a number"},
         {R"("nonce": "1")", "field \"balance\": missing"},
+        {R"("balance": null)", "field \"balance\": missing"},
         {R"("balance": "1", "code": "6000")", "field \"code\": hex without the 0x prefix"},
         {R"("balance": "1", "code": "0x600")", "field \"code\": odd number of hex digits"},
         {R"("balance": "1", "code": "0x60zz")", "field \"code\": not a hex digit"},
@@ -238,6 +249,10 @@ TEST_CASE("geth dump: named by address or by hash, codeHash and key checked") {
     std::string bad_key = text;
     bad_key.replace(bad_key.find(to_hex(ha)), 66, to_hex(code_hash));
     CHECK(error_of(bad_key).find("field \"key\": not keccak256 of the address") !=
+          std::string::npos);
+    std::string short_hash = text;
+    short_hash.replace(short_hash.find(to_hex(code_hash)), 66, "0x1234");
+    CHECK(error_of(short_hash).find("field \"codeHash\": a hash is 64 hex digits") !=
           std::string::npos);
     std::string bad_address = text;
     bad_address.replace(bad_address.find("\"0x00000000000000000000000000000000000000aa\""), 44,

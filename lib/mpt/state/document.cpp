@@ -421,10 +421,17 @@ private:
                 // Go's encoding/json matches field names without regard to case; the name is
                 // kept, lowered, past the next string.
                 char field_buf[16];
-                const std::string_view field = lowered(field_view, field_buf);
+                std::string_view field = lowered(field_view, field_buf);
+                if (field == "codehash") field = "codeHash";  // as errors name it
                 MPT_RETURN_IF_ERROR(colon());
                 const char* value_at = p_;
-                if (field == "balance") {
+                if ((field == "balance" || field == "nonce") && peek() == 'n') {
+                    // A null quantity leaves the field unset (gencodec decodes into pointers):
+                    // a nonce of zero, a balance still missing.
+                    MPT_RETURN_IF_ERROR(skip_value(2));
+                    if (field == "balance") balance = false;
+                    if (field == "nonce") a.account.nonce = 0;
+                } else if (field == "balance") {
                     MPT_TRY(const std::string_view q, quantity_text(label, field));
                     if (const char* why = parse_quantity(q, 32, a.account.balance.data())) {
                         return field_error(value_at, label, field, why);
@@ -458,7 +465,7 @@ private:
                         return field_error(value_at, label, field, why);
                     }
                     a.claimed_storage_root = h;
-                } else if (rules == Rules::dump && field == "codehash") {
+                } else if (rules == Rules::dump && field == "codeHash") {
                     MPT_TRY(const std::string_view s, string_field(label, field));
                     if (const char* why = parse_fixed_hash(s, pd.code_hash)) {
                         return field_error(value_at, label, field, why);
@@ -511,6 +518,16 @@ private:
             }
             MPT_RETURN_IF_ERROR(colon());
             const char* value_at = p_;
+            if (peek() == 'n') {
+                // Go leaves a map value it reads null at its zero value.
+                MPT_RETURN_IF_ERROR(skip_value(3));
+                StorageEntry& e = a.storage.emplace_back();
+                e.slot = slot;
+                e.value.fill(0);
+                MPT_TRY(const bool more, next_item('}'));
+                if (!more) return {};
+                continue;
+            }
             if (peek() != '"') {
                 return field_error(value_at, label, "storage",
                                    "slot " + to_hex(slot) + ": value is not a string");
@@ -698,7 +715,7 @@ private:
         // By key; of a repeated slot the last stays (a map's last assignment wins).
         std::stable_sort(
             a.storage.begin(), a.storage.end(),
-            [](const StorageEntry& x, const StorageEntry& y) { return x.key < y.key; });
+            [](const StorageEntry& x, const StorageEntry& y) { return hash_less(x.key, y.key); });
         size_t out = 0;
         for (size_t i = 0; i < a.storage.size(); ++i) {
             if (i + 1 < a.storage.size() && a.storage[i + 1].key == a.storage[i].key) continue;
@@ -715,7 +732,7 @@ private:
         std::vector<uint32_t> order(accounts.size());
         std::iota(order.begin(), order.end(), 0u);
         std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-            return accounts[x].address_hash < accounts[y].address_hash;
+            return hash_less(accounts[x].address_hash, accounts[y].address_hash);
         });
         std::vector<bool> drop(accounts.size(), false);
         bool any = false;
