@@ -47,12 +47,13 @@ TEST_CASE("alloc: addresses with and without 0x, quantities hex and decimal, sho
      "0x00000000000000000000000000000000000000cc": {"balance": 12345, "nonce": "12",
         "secretKey": "0x01", "unknown": [1, {"a": null}]},
      "0x00000000000000000000000000000000000000dd": {"balance": "", "nonce": null,
-        "code": null, "storage": {"0x01": null}}})";
+        "code": null, "storage": {"0x01": null}},
+     "0x00000000000000000000000000000000000000ee": {"balance": "0", "code": ""}})";
     auto d = parse_state_document(text);
     REQUIRE_MESSAGE(d.ok(), why(d));
     CHECK(d->shape == StateShape::alloc);
     CHECK(!d->claimed_root);
-    REQUIRE(d->accounts.size() == 4);
+    REQUIRE(d->accounts.size() == 5);
 
     const StateAccount& a = d->accounts[0];
     REQUIRE(a.address);
@@ -95,6 +96,8 @@ TEST_CASE("alloc: addresses with and without 0x, quantities hex and decimal, sho
     CHECK(e.code.empty());
     REQUIRE(e.storage.size() == 1);
     CHECK(e.storage[0].value == U256{});
+    CHECK(d->accounts[4].code.empty());
+    CHECK(d->accounts[4].account.code_hash == kEmptyCodeHash);
 }
 
 TEST_CASE("genesis: alloc read, everything else ignored, in any order") {

@@ -115,8 +115,13 @@ const char* parse_hash(std::string_view s, Hash256& out) {
     return nullptr;
 }
 
-// Bytes by hexutil.Bytes: the 0x prefix required, even length; "0x" is empty.
+// Bytes by hexutil.Bytes: the 0x prefix required, even length; "0x" is empty, and so is ""
+// (hexutil's checkText allows the empty string).
 const char* parse_hex_bytes(std::string_view s, bytes& out) {
+    if (s.empty()) {
+        out.clear();
+        return nullptr;
+    }
     if (!has_0x(s)) return "hex without the 0x prefix";
     s.remove_prefix(2);
     if (s.size() % 2 != 0) return "odd number of hex digits";
