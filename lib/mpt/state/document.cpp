@@ -145,7 +145,6 @@ std::string_view lowered(std::string_view name, char (&buf)[16]) noexcept {
 // What the hash pass checks of an account beside its StateAccount.
 struct Pending {
     std::string_view label;  // the account's name in errors
-    const char* at = nullptr;
     const char* code_hash_at = nullptr;  // where a dump's codeHash is (nullptr: not given)
     const char* key_at = nullptr;        // where a dump's key is
     Hash256 code_hash{};
@@ -414,7 +413,6 @@ private:
         StateAccount& a = c.accounts.emplace_back();
         Pending& pd = c.pending.emplace_back();
         pd.label = label;
-        pd.at = at;
         a.line = line_of(at);
         if (addr) a.address = *addr;
         bool balance = false;
