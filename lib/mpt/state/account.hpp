@@ -80,7 +80,8 @@ struct StorageEntry {
 
 // One account of a document. address_hash is the trie key; address is known unless the
 // document gives the hash only. account.storage_root is the root of storage once computed
-// (the readers leave kEmptyRoot; a dump's own root is claimed_storage_root).
+// (the readers leave kEmptyRoot; a dump's own root is claimed_storage_root, which the
+// builders take for an account that lists no slot: a dump made without storage).
 struct StateAccount {
     Hash256 address_hash{};
     std::optional<Address> address;
