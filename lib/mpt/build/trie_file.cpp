@@ -234,7 +234,7 @@ namespace {
 class Checker {
 public:
     Checker(NodeStore& store, const TrieInfo& trie, CheckReport& report)
-        : reader_(store, trie), report_(report) {}
+        : reader_(store, trie), trie_(trie), report_(report) {}
 
     // Visits the hashed node (a row) whose parent holds expected for it at path. What
     // load_verified refuses is a problem of the report; read errors end the check.
@@ -319,6 +319,7 @@ public:
 
 private:
     TrieReader reader_;
+    const TrieInfo& trie_;
     CheckReport& report_;
     std::vector<bytes> reached_;  // in depth-first pre-order, which is path order
 };
