@@ -170,7 +170,7 @@ void check_reads_back(const StateView& view, const StateDoc& doc) {
 
 }  // namespace
 
-TEST_CASE("state file: build, reopen, every account and slot reads back; roots by two routes") {
+TEST_CASE("state file: build, reopen, every account and slot reads back, roots by two routes") {
     std::mt19937_64 rng(mpt::test::seed("state file round trip"));
     for (const size_t n : {0, 1, 2, 17, 300}) {
         const StateDoc doc = random_state(rng, n);
@@ -305,7 +305,7 @@ Result<DiffStats> diff_docs(MemoryNodeStore& sa, MemoryNodeStore& sb, Seen& seen
 
 }  // namespace
 
-TEST_CASE("state diff: accounts and slots added, removed and changed; equal states read nothing") {
+TEST_CASE("state diff: accounts and slots added, removed and changed, equal states read nothing") {
     std::mt19937_64 rng(mpt::test::seed("state diff"));
     StateDoc a = random_state(rng, 400);
     // Make sure some accounts have storage to change.

@@ -156,7 +156,7 @@ TEST_CASE("state root of an alloc against the Trie over hand-encoded accounts") 
     CHECK(root_of(alloc_json(changed), StateShape::alloc) != expected);
 }
 
-TEST_CASE("dumps: the root of their accounts; a storage root given without slots is kept") {
+TEST_CASE("dumps: the root of their accounts, a storage root given without slots is kept") {
     const std::vector<Acc> accounts = sample_accounts();
     const Hash256 expected = by_trie(accounts);
     auto alloc = parse_state_document(alloc_json(accounts));
