@@ -60,7 +60,7 @@ int run_build_state(const BuildCmdOptions& o) {
     // A new file is written whole; an existing one, through the store.
     auto r = [&]() -> Result<StateBuildResult> {
         MPT_TRY(std::optional<StateBuildResult> fresh, build_new_state_file(o.output, *doc, b));
-        if (fresh) return std::move(*fresh);
+        if (fresh) return *fresh;
         MPT_TRY(auto store, SqliteNodeStore::open(o.output, SqliteNodeStore::Mode::create));
         return build_state(*store, *doc, b);
     }();

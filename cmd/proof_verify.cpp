@@ -92,6 +92,7 @@ int verify_get_proof_document(const std::string& file, const JsonValue& top,
     if (!doc) return report(doc.error(), file);
     const Hash256 root = trusted ? *trusted : self_root(*doc);
     auto verdict = verify_get_proof(*doc, root);
+    const bool exists = verdict && verdict->account_exists;
     Status s;
     if (!verdict) {
         if (category(verdict.error().code) != ErrorCategory::invalid) {
@@ -101,7 +102,6 @@ int verify_get_proof_document(const std::string& file, const JsonValue& top,
         if (!trusted) e.detail += " (checked against its own root " + to_hex(root) + ")";
         s = std::move(e);
     }
-    const bool exists = verdict && verdict->account_exists;
     const size_t slots = doc->storage.size();
     nlohmann::ordered_json extra{{"root", to_hex(root)},
                                  {"trusted", trusted.has_value()},
