@@ -52,6 +52,7 @@ bytes_view path_of(bytes& out, NibbleView key, size_t depth, int extra) {
 }
 
 Status load_stored(NodeReader* reader, TrieNodePtr& slot, bytes_view path) {
+    MPT_ASSERT(slot != nullptr);
     if (slot->type != Type::stored) return {};
     if (reader == nullptr) return {Errc::internal, "stored node without a reader"};
     MPT_TRY(const NodeView v, load_verified(*reader, path, slot->ref.hash()));
