@@ -240,23 +240,22 @@ public:
     // load_verified refuses is a problem of the report; read errors end the check.
     Status visit_row(bytes& path, const Hash256& expected) {
         auto v = load_verified(reader_, path, expected);
-        if (!v) {
-            const Errc code = v.error().code;
-            if (code != Errc::storage_missing_node) reached_.push_back(path);
-            if (code == Errc::storage_missing_node) {
-                problem("missing row", path);
-            } else if (code == Errc::storage_hash_mismatch) {
-                problem("hash mismatch", path);
-            } else if (code == Errc::storage_bad_node) {
-                problem("undecodable node (" + v.error().detail + ")", path);
-            } else {
-                return std::move(v).error();
-            }
-            return {};
+        const Errc code = v ? Errc::internal : v.error().code;
+        if (code != Errc::storage_missing_node) reached_.push_back(path);
+        if (v) {
+            const bytes rlp(v->rlp.begin(), v->rlp.end());  // the next read invalidates the row
+            return visit_node(path, rlp);
         }
-        reached_.push_back(path);
-        const bytes rlp(v->rlp.begin(), v->rlp.end());  // the next read invalidates the row
-        return visit_node(path, rlp);
+        if (code == Errc::storage_missing_node) {
+            problem("missing row", path);
+        } else if (code == Errc::storage_hash_mismatch) {
+            problem("hash mismatch", path);
+        } else if (code == Errc::storage_bad_node) {
+            problem("undecodable node (" + v.error().detail + ")", path);
+        } else {
+            return std::move(v).error();
+        }
+        return {};
     }
 
     Status visit_node(bytes& path, bytes_view rlp) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -102,22 +103,23 @@ private:
     std::variant<T, Error> v_;
 };
 
-// Result<void>: success or an Error.
+// Result<void>: success or an Error. Success holds no Error: a Status is made and dropped
+// on every step of the hot paths.
 template <>
 class [[nodiscard]] Result<void> {
 public:
     Result() = default;
-    Result(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT
-    Result(Errc code, std::string detail = {}) : error_{code, std::move(detail)}, failed_(true) {}
+    Result(Error error) : error_(std::move(error)) {}  // NOLINT
+    Result(Errc code, std::string detail = {}) : error_(Error{code, std::move(detail)}) {}
 
-    bool ok() const noexcept { return !failed_; }
+    bool ok() const noexcept { return !error_.has_value(); }
     explicit operator bool() const noexcept { return ok(); }
-    const Error& error() const& { return error_; }
-    Error&& error() && { return std::move(error_); }
+    // REQUIRES: !ok().
+    const Error& error() const& { return *error_; }
+    Error&& error() && { return std::move(*error_); }
 
 private:
-    Error error_{Errc::internal, {}};
-    bool failed_ = false;
+    std::optional<Error> error_;
 };
 
 using Status = Result<void>;

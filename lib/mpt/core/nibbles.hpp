@@ -30,6 +30,7 @@ public:
     constexpr bool empty() const noexcept { return begin_ == end_; }
     // REQUIRES: i < size().
     constexpr uint8_t operator[](size_t i) const noexcept {
+        MPT_ASSERT(i < size());
         const size_t n = begin_ + i;
         return (n & 1) ? (data_[n >> 1] & 0x0f) : (data_[n >> 1] >> 4);
     }
@@ -46,6 +47,7 @@ public:
     }
     // REQUIRES: pos <= size() and pos + len <= size() (len defaults to the rest).
     constexpr NibbleView sub(size_t pos, size_t len = SIZE_MAX) const noexcept {
+        MPT_ASSERT(pos <= size() && (len == SIZE_MAX || len <= size() - pos));
         const size_t b = begin_ + pos;
         const size_t e = len == SIZE_MAX ? end_ : b + len;
         return {data_, b, e};
@@ -124,6 +126,7 @@ private:
         return heap_.get();
     }
     void assign(const uint8_t* p, size_t n) {
+        MPT_ASSERT(std::all_of(p, p + n, [](uint8_t x) { return x < 16; }));
         uint8_t* d = reset(n);
         std::copy(p, p + n, d);
     }

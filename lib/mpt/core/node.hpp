@@ -41,6 +41,7 @@ public:
     // A reference read from a parent: 32 bytes is a hash, fewer an embedded RLP.
     // REQUIRES: b.size() <= 32.
     static NodeRef from_view(bytes_view b) noexcept {
+        MPT_ASSERT(b.size() <= 32);
         NodeRef r;
         r.size_ = static_cast<uint8_t>(b.size());
         if (!b.empty()) std::memcpy(r.data_.data(), b.data(), b.size());
@@ -53,6 +54,7 @@ public:
     bytes_view view() const noexcept { return {data_.data(), size_}; }
     // REQUIRES: is_hash().
     Hash256 hash() const noexcept {
+        MPT_ASSERT(is_hash());
         Hash256 h;
         std::memcpy(h.data(), data_.data(), 32);
         return h;

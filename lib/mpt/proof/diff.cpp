@@ -33,7 +33,10 @@ struct Handle {
     std::shared_ptr<const BranchData> br;
 
     // REQUIRES: kind == short_node.
-    size_t remaining() const noexcept { return sn->path.size() - offset; }
+    size_t remaining() const noexcept {
+        MPT_ASSERT(kind == Kind::short_node && offset <= sn->path.size());
+        return sn->path.size() - offset;
+    }
     uint8_t ahead(size_t i) const noexcept { return sn->path[offset + i]; }
 };
 
@@ -50,6 +53,7 @@ Handle ref_handle(const NodeRef& r) {
 // gives way to its child, which starts there.
 // REQUIRES: h.kind == short_node and k <= h.remaining().
 Handle advance(const Handle& h, size_t k) {
+    MPT_ASSERT(k <= h.remaining());
     if (!h.sn->leaf && h.offset + k == h.sn->path.size()) return ref_handle(h.sn->child);
     Handle out = h;
     out.offset += k;
@@ -187,10 +191,9 @@ private:
     // Turns a reference into the node it names, reading and checking a hashed one.
     Status resolve(Handle& h, const bytes& path, int side) {
         if (h.kind != Handle::Kind::ref) return {};
-        NodeReader* reader = sides_[side].reader;
-        if (reader == nullptr) return {Errc::internal, "no reader for a stored node"};
-        auto v = h.ref.is_hash() ? load_verified(*reader, path, h.ref.hash())
-                                 : decode_stored(*reader, path, h.ref.view());
+        NodeReader& reader = *sides_[side].reader;  // run() checked it: the root is stored
+        auto v = h.ref.is_hash() ? load_verified(reader, path, h.ref.hash())
+                                 : decode_stored(reader, path, h.ref.view());
         if (!v) {
             Error e = std::move(v).error();
             if (!e.trie.empty()) e.trie = (side == 0 ? "A: " : "B: ") + e.trie;
@@ -224,6 +227,7 @@ private:
     // The value of this position's key and what stands one nibble below.
     // REQUIRES: h is resolved (not a ref).
     static void expand(const Handle& h, bytes_view& value, std::array<Handle, 16>& children) {
+        MPT_ASSERT(h.kind != Handle::Kind::ref);
         switch (h.kind) {
             case Handle::Kind::empty:
             case Handle::Kind::ref:

@@ -42,8 +42,7 @@ Result<NodeLookup> lookup_node_at(NodeReader& reader, const Hash256& root, bytes
     PathCursor at(NibbleView(packed.data(), 0, target.size()));
     Hash256 expected = root;
     while (true) {
-        const bytes_view row_path = target.subspan(0, at.depth());
-        MPT_TRY(NodeView v, load_verified(reader, row_path, expected));
+        MPT_TRY(NodeView v, load_verified(reader, target.subspan(0, at.depth()), expected));
         // Every view below points into the row, valid until the next read.
         bool hashed = true;
         while (true) {
@@ -58,11 +57,6 @@ Result<NodeLookup> lookup_node_at(NodeReader& reader, const Hash256& root, bytes
             if (d.ref.size() == 32) {
                 std::memcpy(expected.data(), d.ref.data(), 32);
                 break;  // read the child's row
-            }
-            if (at.at_end()) {  // embedded, and the answer: returned as its parent holds it
-                out.status = NodeLookup::Status::embedded;
-                out.rlp.assign(d.ref.begin(), d.ref.end());
-                return out;
             }
             MPT_TRY(v, decode_stored(reader, target.subspan(0, at.depth()), d.ref));
             hashed = false;

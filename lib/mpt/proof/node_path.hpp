@@ -68,7 +68,10 @@ public:
     // Whether another response may still be added.
     bool open() const noexcept { return !max_ || total_ <= *max_; }
     // REQUIRES: open().
-    void add(uint64_t response_bytes) noexcept { total_ += response_bytes; }
+    void add(uint64_t response_bytes) noexcept {
+        MPT_ASSERT(open());
+        total_ += response_bytes;
+    }
     uint64_t total() const noexcept { return total_; }
 
 private:

@@ -91,29 +91,10 @@ private:
         n.value.assign(value.begin(), value.end());
         return add(std::move(n));
     }
-    uint32_t add_extension(bytes path, uint32_t child) {
-        Node n;
-        n.kind = Kind::extension;
-        n.path = std::move(path);
-        n.child = child;
-        return add(std::move(n));
-    }
-    // Puts branch b where node id was, under an extension over prefix when it is nonempty.
-    void replace_with_branch(uint32_t id, bytes prefix, Node b);
-    // Where the path of node id (old_path) and the rest of a new key part after cp nibbles:
-    // b, which holds the old side already, takes the new value (in its own slot when rest
-    // ends there, else in a leaf) and replaces the node under the cp shared nibbles.
-    void split(uint32_t id, const bytes& old_path, size_t cp, Node b, NibbleView rest,
-               bytes_view value) {
-        if (cp == rest.size()) {
-            b.value.assign(value.begin(), value.end());
-        } else {
-            b.children[rest[cp]] = add_leaf(unpack(rest.sub(cp + 1)), value);
-        }
-        replace_with_branch(id,
-                            bytes(old_path.begin(), old_path.begin() + static_cast<ptrdiff_t>(cp)),
-                            std::move(b));
-    }
+    // Node id's path and the rest of a new key part after cp shared nibbles: a branch there,
+    // under an extension over those nibbles, takes what is left of the old node and the
+    // new value.
+    void split(uint32_t id, size_t cp, NibbleView rest, bytes_view value);
 
     Status resolve(uint32_t id, size_t depth);
     Status clear_side(Slot slot, NibbleView key, size_t pos, bool right_of_key);
@@ -194,6 +175,7 @@ Result<std::optional<bytes>> PartialTrie::resolve_path(NibbleView key) {
 }
 
 Status PartialTrie::clear_between(NibbleView lo, NibbleView hi) {
+    MPT_ASSERT(lo.size() == hi.size() && key_vs_short_node(lo, Nibbles(hi), true) < 0);
     // Down the common path of both edges to the fork point.
     Slot slot;
     size_t pos = 0;
@@ -234,9 +216,7 @@ Status PartialTrie::clear_between(NibbleView lo, NibbleView hi) {
             }
             case Kind::branch: {
                 // Equal lengths and lo != hi: both still have a nibble here.
-                if (pos >= lo.size() || pos >= hi.size()) {
-                    return invalid("range proofs require keys of equal length");
-                }
+                MPT_ASSERT(pos < lo.size());
                 const uint8_t a = lo[pos];
                 const uint8_t b = hi[pos];
                 if (a == b && n.children[a] != kNil) {
@@ -306,17 +286,32 @@ Status PartialTrie::clear_side(Slot slot, NibbleView key, size_t pos, bool right
     }
 }
 
-void PartialTrie::replace_with_branch(uint32_t id, bytes prefix, Node b) {
+void PartialTrie::split(uint32_t id, size_t cp, NibbleView rest, bytes_view value) {
+    Node old = std::move(nodes_[id]);
+    Node b;
     b.kind = Kind::branch;
-    if (prefix.empty()) {
+    if (cp == old.path.size()) {
+        b.value = std::move(old.value);  // a leaf whose key the new one continues
+    } else {
+        const uint8_t nibble = old.path[cp];
+        old.path.erase(old.path.begin(), old.path.begin() + static_cast<ptrdiff_t>(cp) + 1);
+        // An extension with no path left is its child.
+        const bool bare = old.kind == Kind::extension && old.path.empty();
+        b.children[nibble] = bare ? old.child : add(std::move(old));
+    }
+    if (cp == rest.size()) {
+        b.value.assign(value.begin(), value.end());
+    } else {
+        b.children[rest[cp]] = add_leaf(unpack(rest.sub(cp + 1)), value);
+    }
+    if (cp == 0) {
         nodes_[id] = std::move(b);
         return;
     }
-    const uint32_t bid = add(std::move(b));
     Node e;
     e.kind = Kind::extension;
-    e.path = std::move(prefix);
-    e.child = bid;
+    e.path = unpack(rest.sub(0, cp));
+    e.child = add(std::move(b));
     nodes_[id] = std::move(e);
 }
 
@@ -336,45 +331,20 @@ Status PartialTrie::insert(bytes_view key_bytes, bytes_view value) {
             case Kind::ref:
                 return invalid("key " + to_hex(key_bytes) +
                                " lies in a part of the trie the edge proofs do not open");
-            case Kind::leaf: {
-                Node& n = nodes_[id];
-                const size_t cp = common_prefix(n.path, rest);
-                if (cp == n.path.size() && cp == rest.size()) {
-                    n.value.assign(value.begin(), value.end());
-                    return {};
-                }
-                const bytes old_path = std::move(n.path);
-                const bytes old_value = std::move(n.value);
-                Node b;
-                if (cp == old_path.size()) {
-                    b.value = old_value;
-                } else {
-                    b.children[old_path[cp]] = add_leaf(
-                        bytes(old_path.begin() + static_cast<ptrdiff_t>(cp) + 1, old_path.end()),
-                        old_value);
-                }
-                split(id, old_path, cp, std::move(b), rest, value);
-                return {};
-            }
+            case Kind::leaf:
             case Kind::extension: {
                 Node& n = nodes_[id];
                 const size_t cp = common_prefix(n.path, rest);
-                if (cp == n.path.size()) {
+                if (n.kind == Kind::extension && cp == n.path.size()) {
                     pos += cp;
                     slot = {id, kExtChild};
                     continue;
                 }
-                const bytes old_path = std::move(n.path);
-                const uint32_t old_child = n.child;
-                Node b;
-                if (cp + 1 == old_path.size()) {
-                    b.children[old_path[cp]] = old_child;
-                } else {
-                    b.children[old_path[cp]] = add_extension(
-                        bytes(old_path.begin() + static_cast<ptrdiff_t>(cp) + 1, old_path.end()),
-                        old_child);
+                if (cp == n.path.size() && cp == rest.size()) {  // the leaf's own key
+                    n.value.assign(value.begin(), value.end());
+                    return {};
                 }
-                split(id, old_path, cp, std::move(b), rest, value);
+                split(id, cp, rest, value);
                 return {};
             }
             case Kind::branch:

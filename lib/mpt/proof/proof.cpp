@@ -11,28 +11,12 @@ Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_
     if (value != nullptr) value->reset();
     if (root == kEmptyRoot) return proof;
     PathCursor at(key);
-    Hash256 expected = root;
     bytes path;
-    while (true) {
-        path.clear();
-        append_unpacked(path, at.consumed());
-        MPT_TRY(NodeView v, load_verified(reader, path, expected));
-        proof.emplace_back(v.rlp.begin(), v.rlp.end());
-        // Embedded children travel inside this row; walk them without adding to the proof.
-        while (true) {
-            const Descent d = descend(v, at);
-            if (d.kind == Descent::Kind::absent) return proof;
-            if (d.kind == Descent::Kind::value) {
-                if (value != nullptr) value->emplace(d.ref.begin(), d.ref.end());
-                return proof;
-            }
-            if (d.ref.size() == 32) {
-                std::memcpy(expected.data(), d.ref.data(), 32);
-                break;
-            }
-            MPT_TRY(v, decode_stored(reader, path, d.ref));
-        }
-    }
+    MPT_TRY(const bytes_view found, descend_stored(reader, root, at, path, [&](bytes_view row) {
+                proof.emplace_back(row.begin(), row.end());
+            }));
+    if (value != nullptr && !found.empty()) value->emplace(found.begin(), found.end());
+    return proof;
 }
 
 Result<std::optional<bytes>> verify_proof(const Hash256& root, bytes_view key,

@@ -18,17 +18,4 @@ Error node_error(Errc code, const NodeReader& reader, bytes_view path, std::stri
     return e;
 }
 
-Result<NodeView> decode_stored(const NodeReader& reader, bytes_view path, bytes_view rlp) {
-    auto v = decode_node(rlp);
-    if (!v) return node_error(Errc::storage_bad_node, reader, path, v.error().message());
-    return v;
-}
-
-Result<NodeView> load_verified(NodeReader& reader, bytes_view path, const Hash256& expected) {
-    MPT_TRY(const bytes_view row, reader.read(path));
-    if (row.empty()) return node_error(Errc::storage_missing_node, reader, path);
-    if (keccak256(row) != expected) return node_error(Errc::storage_hash_mismatch, reader, path);
-    return decode_stored(reader, path, row);
-}
-
 }  // namespace mpt

@@ -8,6 +8,7 @@
 #include <mpt/core/error.hpp>
 #include <mpt/core/node.hpp>
 
+#include <cstring>
 #include <string>
 
 namespace mpt {
@@ -31,12 +32,46 @@ Error node_error(Errc code, const NodeReader& reader, bytes_view path, std::stri
 
 // rlp, a node of reader's trie at path that hashed as its parent says (a row, or a node
 // embedded in one), decoded; Errc::storage_bad_node when it is no valid node.
-Result<NodeView> decode_stored(const NodeReader& reader, bytes_view path, bytes_view rlp);
+inline Result<NodeView> decode_stored(const NodeReader& reader, bytes_view path, bytes_view rlp) {
+    auto v = decode_node(rlp);
+    if (!v) return node_error(Errc::storage_bad_node, reader, path, v.error().message());
+    return v;
+}
 
-// The node stored at path, whose hash its parent holds as expected: Errc::storage_missing_node
-// when no row is there, Errc::storage_hash_mismatch when the row hashes otherwise, and
-// decode_stored's Errc::storage_bad_node when it hashes right but is no valid node; read
-// errors pass through. The views (the node's rlp among them) are valid until the next read.
-Result<NodeView> load_verified(NodeReader& reader, bytes_view path, const Hash256& expected);
+// The node stored at path, whose parent holds expected for it: storage_missing_node (no
+// row), storage_hash_mismatch (the row hashes otherwise) or decode_stored's storage_bad_node;
+// read errors pass through. The views (its rlp too) are valid until the next read.
+inline Result<NodeView> load_verified(NodeReader& reader, bytes_view path,
+                                      const Hash256& expected) {
+    MPT_TRY(const bytes_view row, reader.read(path));
+    if (row.empty()) return node_error(Errc::storage_missing_node, reader, path);
+    if (keccak256(row) != expected) return node_error(Errc::storage_hash_mismatch, reader, path);
+    return decode_stored(reader, path, row);
+}
+
+// The stored half of a lookup: from the row where at stands, whose hash is expected, down
+// the key through rows and the nodes embedded in them, each row read (path: scratch) through
+// load_verified and passed to on_row(rlp). Returns the key's value, empty when absent.
+template <typename OnRow>
+Result<bytes_view> descend_stored(NodeReader& reader, Hash256 expected, PathCursor& at, bytes& path,
+                                  OnRow&& on_row) {
+    while (true) {
+        path.clear();
+        append_unpacked(path, at.consumed());
+        auto loaded = load_verified(reader, path, expected);
+        if (!loaded) return std::move(loaded).error();
+        NodeView& v = *loaded;  // not copied: this is the hot path of get and prove
+        on_row(v.rlp);
+        while (true) {  // embedded children live inside the row just read
+            const Descent d = descend(v, at);
+            if (d.kind != Descent::Kind::child) return d.ref;  // empty when absent
+            if (d.ref.size() == 32) {
+                std::memcpy(expected.data(), d.ref.data(), 32);
+                break;
+            }
+            MPT_TRY(v, decode_stored(reader, path, d.ref));
+        }
+    }
+}
 
 }  // namespace mpt

@@ -15,6 +15,7 @@ namespace {
 // The lengths are known first, so the node is written in one piece. REQUIRES: a nonempty
 // value (add_pair refuses an empty one).
 void encode_key_leaf(bytes& out, bytes_view key, size_t depth, bytes_view value) {
+    MPT_ASSERT(!value.empty());
     const size_t compact = (2 * key.size() - depth) / 2 + 1;
     // A one-byte compact path (0x20, 0x3n) is below 0x80: its own encoding.
     const size_t path_item = compact == 1 ? 1 : rlp::header_length(compact) + compact;
@@ -90,6 +91,8 @@ Status StackTrie::add_view(bytes_view key, bytes_view value) { return add_pair(k
 
 Status StackTrie::add_pair(bytes_view key, bytes_view value, bool copy) {
     if (value.empty()) return {Errc::bad_input, "empty value"};
+    MPT_ASSERT(2 * key.size() >= top_);
+    MPT_ASSERT(!has_pending_ || common_prefix(NibbleView(key), NibbleView(key_view_)) >= top_);
     const auto keep = [&] {
         if (copy) {
             key_.assign(key.begin(), key.end());
@@ -172,6 +175,7 @@ NodeRef StackTrie::finish_top(bool root) {
 }
 
 Hash256 StackTrie::finish() {
+    MPT_ASSERT(top_ == 0);
     if (!has_pending_) {
         open_ = 0;
         return kEmptyRoot;

@@ -22,6 +22,28 @@
 
 namespace mpt {
 
+// Walks a list by index: what a range-for over PackedBytes or RowList uses.
+template <typename List, typename Value>
+class IndexIterator {
+public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Value;
+    using difference_type = ptrdiff_t;
+    using pointer = void;
+    using reference = Value;
+    IndexIterator(const List* list, size_t i) noexcept : list_(list), i_(i) {}
+    Value operator*() const noexcept { return (*list_)[i_]; }
+    IndexIterator& operator++() noexcept {
+        ++i_;
+        return *this;
+    }
+    bool operator==(const IndexIterator& o) const noexcept { return i_ == o.i_; }
+
+private:
+    const List* list_;
+    size_t i_;
+};
+
 // Byte strings kept one after another in one buffer: appending allocates only when the
 // buffer grows. Views stay valid until the list is changed.
 class PackedBytes {
@@ -44,25 +66,7 @@ public:
         data_.reserve(bytes);
     }
 
-    class iterator {
-    public:
-        using iterator_category = std::forward_iterator_tag;
-        using value_type = bytes_view;
-        using difference_type = ptrdiff_t;
-        using pointer = void;
-        using reference = bytes_view;
-        iterator(const PackedBytes* p, size_t i) : p_(p), i_(i) {}
-        bytes_view operator*() const noexcept { return (*p_)[i_]; }
-        iterator& operator++() noexcept {
-            ++i_;
-            return *this;
-        }
-        bool operator==(const iterator& o) const noexcept { return i_ == o.i_; }
-
-    private:
-        const PackedBytes* p_;
-        size_t i_;
-    };
+    using iterator = IndexIterator<PackedBytes, bytes_view>;
     iterator begin() const noexcept { return {this, 0}; }
     iterator end() const noexcept { return {this, spans_.size()}; }
 
@@ -87,20 +91,7 @@ public:
     }
     const PackedBytes& paths() const noexcept { return paths_; }
 
-    class iterator {
-    public:
-        iterator(const RowList* r, size_t i) : r_(r), i_(i) {}
-        Row operator*() const noexcept { return (*r_)[i_]; }
-        iterator& operator++() noexcept {
-            ++i_;
-            return *this;
-        }
-        bool operator==(const iterator& o) const noexcept { return i_ == o.i_; }
-
-    private:
-        const RowList* r_;
-        size_t i_;
-    };
+    using iterator = IndexIterator<RowList, Row>;
     iterator begin() const noexcept { return {this, 0}; }
     iterator end() const noexcept { return {this, size()}; }
 

@@ -86,9 +86,7 @@ Result<CommitBatch> Trie::commit() {
     std::vector<bytes_view> del(impl_->deleted.begin(), impl_->deleted.end());
     std::sort(del.begin(), del.end(), bytes_less);
     del.erase(std::unique(del.begin(), del.end(), bytes_equal), del.end());
-    std::vector<bytes_view> written;
-    written.reserve(batch.puts.size());
-    for (const bytes_view p : batch.puts.paths()) written.push_back(p);
+    std::vector<bytes_view> written(batch.puts.paths().begin(), batch.puts.paths().end());
     std::sort(written.begin(), written.end(), bytes_less);
     size_t w = 0;
     for (const bytes_view p : del) {

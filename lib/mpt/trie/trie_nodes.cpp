@@ -44,14 +44,8 @@ Result<TrieNodePtr> from_view(const NodeView& v, const NodeRef& ref, bool has_ro
 
 }  // namespace
 
-bytes_view path_of(bytes& out, NibbleView key, size_t depth, int extra) {
-    out.clear();
-    append_unpacked(out, key.sub(0, depth));
-    if (extra >= 0) out.push_back(static_cast<uint8_t>(extra));
-    return out;
-}
-
 Status load_stored(NodeReader* reader, TrieNodePtr& slot, bytes_view path) {
+    MPT_ASSERT(slot != nullptr);
     if (slot->type != Type::stored) return {};
     if (reader == nullptr) return {Errc::internal, "stored node without a reader"};
     MPT_TRY(const NodeView v, load_verified(*reader, path, slot->ref.hash()));

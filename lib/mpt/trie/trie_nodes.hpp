@@ -135,7 +135,12 @@ inline TrieNodePtr make_ext(Nibbles path, TrieNodePtr child) {
 
 // Nibbles [0, depth) of key, plus one more nibble when extra >= 0: a node's database key,
 // written into out.
-bytes_view path_of(bytes& out, NibbleView key, size_t depth, int extra = -1);
+inline bytes_view path_of(bytes& out, NibbleView key, size_t depth, int extra = -1) {
+    out.clear();
+    append_unpacked(out, key.sub(0, depth));
+    if (extra >= 0) out.push_back(static_cast<uint8_t>(extra));
+    return out;
+}
 
 // Replaces a StoredNode in slot by the node its row holds at path, checked by load_verified;
 // does nothing to a node in memory. REQUIRES: slot is not empty.

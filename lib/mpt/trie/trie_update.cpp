@@ -94,28 +94,31 @@ public:
         return {Errc::internal, "unresolved node"};
     }
 
-    // Loads every node remove(key) will need before it changes anything, so that a failed
-    // read leaves the trie as it was: the nodes on the key's path and, where a branch is left
-    // with one entry, that entry (collapse joins it). Returns whether the subtree at slot
-    // would be emptied.
-    Result<bool> prepare_remove(TrieNodePtr& slot, NibbleView key, size_t depth) {
-        if (!slot) return false;
+    // What removing a key does to a subtree.
+    enum class Removal : uint8_t { absent, present, emptied };
+
+    // The first half of a remove: every read it needs, before anything changes, so that a
+    // failed read leaves the trie as it was. Loads the nodes on the key's path and, where a
+    // branch would be left with one entry, that entry (collapse joins it).
+    Result<Removal> find_removal(TrieNodePtr& slot, NibbleView key, size_t depth) {
+        if (!slot) return Removal::absent;
         MPT_RETURN_IF_ERROR(resolve_at(slot, key, depth));
         const NibbleView rest = key.sub(depth);
         switch (slot->type) {
             case Type::leaf:
-                return nibbles_equal(as_leaf(*slot).path, rest);
+                return nibbles_equal(as_leaf(*slot).path, rest) ? Removal::emptied
+                                                                : Removal::absent;
             case Type::extension: {
                 ExtensionNode& ext = as_ext(*slot);
-                if (common_prefix(ext.path, rest) != ext.path.size()) return false;
-                return prepare_remove(ext.child, key, depth + ext.path.size());
+                if (common_prefix(ext.path, rest) != ext.path.size()) return Removal::absent;
+                return find_removal(ext.child, key, depth + ext.path.size());
             }
             case Type::branch: {
                 BranchNode& b = as_branch(*slot);
                 const int gone = rest.empty() ? -1 : rest[0];
-                bool loses = rest.empty() && !b.value.empty();
+                Removal r = b.value.empty() ? Removal::absent : Removal::emptied;
                 if (gone >= 0) {
-                    MPT_TRY(loses, prepare_remove(b.children[gone], key, depth + 1));
+                    MPT_TRY(r, find_removal(b.children[gone], key, depth + 1));
                 }
                 int other = -1;
                 size_t entries = b.value.empty() ? 0 : 1;
@@ -125,10 +128,10 @@ public:
                     if (i != gone) other = i;
                 }
                 MPT_ASSERT(entries >= 2);
-                if (loses && entries == 2 && other >= 0) {
+                if (r == Removal::emptied && entries == 2 && other >= 0) {
                     MPT_RETURN_IF_ERROR(resolve_at(b.children[other], key, depth, other));
                 }
-                return false;  // it keeps an entry
+                return r == Removal::absent ? r : Removal::present;  // a branch keeps an entry
             }
             case Type::stored:
                 break;
@@ -136,52 +139,39 @@ public:
         return {Errc::internal, "unresolved node"};
     }
 
-    Result<bool> remove(TrieNodePtr& slot, NibbleView key, size_t depth) {
-        if (!slot) return false;
-        MPT_RETURN_IF_ERROR(resolve_at(slot, key, depth));
+    // The second half: the change, which reads nothing and cannot fail.
+    // REQUIRES: find_removal(slot, key, depth) found the key and nothing changed since.
+    void remove(TrieNodePtr& slot, NibbleView key, size_t depth) {
+        MPT_ASSERT(slot && slot->type != Type::stored);
         const NibbleView rest = key.sub(depth);
-        switch (slot->type) {
-            case Type::leaf: {
-                if (!nibbles_equal(as_leaf(*slot).path, rest)) return false;
-                drop(*slot, key, depth);
+        if (slot->type == Type::leaf) {
+            drop(*slot, key, depth);
+            slot.reset();
+        } else if (slot->type == Type::extension) {
+            ExtensionNode& ext = as_ext(*slot);
+            const size_t n = ext.path.size();
+            remove(ext.child, key, depth + n);
+            touch(ext, key, depth);
+            if (!ext.child) {  // only in a malformed stored trie: the child was a leaf
                 slot.reset();
-                return true;
+                return;
             }
-            case Type::extension: {
-                ExtensionNode& ext = as_ext(*slot);
-                const size_t n = ext.path.size();
-                if (common_prefix(ext.path, rest) != n) return false;
-                MPT_TRY(bool changed, remove(ext.child, key, depth + n));
-                if (!changed) return false;
-                touch(ext, key, depth);
-                if (!ext.child) {  // only in a malformed stored trie: the child was a leaf
-                    slot.reset();
-                    return true;
-                }
-                // The child was a branch; if it collapsed into a short node, absorb it.
-                TrieNode& child = *ext.child;
-                if (child.type == Type::leaf || child.type == Type::extension) {
-                    drop(child, key, depth + n);
-                    slot = merge(ext.path, std::move(ext.child));
-                }
-                return true;
+            // The child was a branch; if it collapsed into a short node, absorb it.
+            TrieNode& child = *ext.child;
+            if (child.type == Type::leaf || child.type == Type::extension) {
+                drop(child, key, depth + n);
+                slot = merge(ext.path, std::move(ext.child));
             }
-            case Type::branch: {
-                BranchNode& b = as_branch(*slot);
-                if (rest.empty()) {
-                    if (b.value.empty()) return false;
-                    b.value.clear();
-                } else {
-                    MPT_TRY(bool changed, remove(b.children[rest[0]], key, depth + 1));
-                    if (!changed) return false;
-                }
-                touch(b, key, depth);
-                return collapse(slot, key, depth);
+        } else {
+            BranchNode& b = as_branch(*slot);
+            if (rest.empty()) {
+                b.value.clear();
+            } else {
+                remove(b.children[rest[0]], key, depth + 1);
             }
-            case Type::stored:
-                break;
+            touch(b, key, depth);
+            collapse(slot, key, depth);
         }
-        return {Errc::internal, "unresolved node"};
     }
 
 private:
@@ -210,7 +200,7 @@ private:
     }
 
     // A branch left with one entry becomes a short node.
-    Result<bool> collapse(TrieNodePtr& slot, NibbleView key, size_t depth) {
+    void collapse(TrieNodePtr& slot, NibbleView key, size_t depth) {
         BranchNode& b = as_branch(*slot);
         int only = -1;
         size_t entries = b.value.empty() ? 0 : 1;
@@ -220,14 +210,13 @@ private:
                 only = i;
             }
         }
-        if (entries >= 2) return true;
+        if (entries >= 2) return;
         if (only < 0) {
             slot = make_leaf(Nibbles(), b.value);
-            return true;
+            return;
         }
         TrieNodePtr& child = b.children[only];
-        // prepare_remove loaded it: nothing is read once the branch has changed.
-        if (child->type == Type::stored) return {Errc::internal, "collapse into an unloaded node"};
+        MPT_ASSERT(child->type != Type::stored);  // find_removal loaded it
         const Nibbles prefix(bytes{static_cast<uint8_t>(only)});
         if (child->type == Type::branch) {
             slot = make_ext(prefix, std::move(child));
@@ -235,7 +224,6 @@ private:
             drop(*child, key, depth, only);
             slot = merge(prefix, std::move(child));
         }
-        return true;
     }
 
     NodeReader* reader_;
@@ -254,8 +242,8 @@ Status Trie::put(bytes_view key, bytes_view value) {
 Status Trie::remove(bytes_view key) {
     Mutator m(reader_, *impl_);
     // Every read first; the change itself then reads nothing.
-    MPT_TRY([[maybe_unused]] bool emptied, m.prepare_remove(root_, NibbleView(key), 0));
-    MPT_TRY([[maybe_unused]] bool changed, m.remove(root_, NibbleView(key), 0));
+    MPT_TRY(const Mutator::Removal r, m.find_removal(root_, NibbleView(key), 0));
+    if (r != Mutator::Removal::absent) m.remove(root_, NibbleView(key), 0);
     return {};
 }
 
