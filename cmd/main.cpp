@@ -9,7 +9,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registration mistakes only
     using namespace mpt::cli;
     CLI::App app{"mpt: Ethereum Merkle Patricia Trie toolkit"};
     app.set_version_flag("--version", "mpt " MPT_VERSION);
