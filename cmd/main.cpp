@@ -47,7 +47,7 @@ int run_command(const mpt::cli::Runner& runner) noexcept {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registration mistakes only
     using namespace mpt::cli;
     guard_standard_streams();
     CLI::App app{"mpt: Ethereum Merkle Patricia Trie toolkit"};
