@@ -3,11 +3,15 @@
 #include "common.hpp"
 
 #include <mpt/build/bulk_build.hpp>
+#include <mpt/build/limits.hpp>
 #include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace mpt::cli {
 namespace {
@@ -26,8 +30,19 @@ struct BuildCmdOptions {
 Result<BuildResult> build(const std::string& output, const KvInput& input, const BuildOptions& b) {
     MPT_TRY(std::optional<BuildResult> fresh, build_new_trie_file(output, input, b));
     if (fresh) return std::move(*fresh);
-    MPT_TRY(auto store, SqliteNodeStore::open(output, SqliteNodeStore::Mode::create));
-    return build_trie(*store, input, b);
+    struct stat st {};
+    const bool existed = ::stat(output.c_str(), &st) == 0;
+    Result<BuildResult> r = [&]() -> Result<BuildResult> {
+        MPT_TRY(auto store, SqliteNodeStore::open(output, SqliteNodeStore::Mode::create));
+        return build_trie(*store, input, b);
+    }();
+    // A file this build created and could not fill holds nothing: it goes, with its log.
+    if (!r && !existed) {
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+            ::unlink((output + suffix).c_str());
+        }
+    }
+    return r;
 }
 
 int run_build(const BuildCmdOptions& o) {
@@ -40,6 +55,10 @@ int run_build(const BuildCmdOptions& o) {
     }
     if (!input) return report(input.error(), o.input);
     *text = InputText();  // the pairs live in the input's own arena
+    // Entries no trie file could hold are refused before anything is written.
+    if (auto s = check_entry_limits(*input, o.secure, sqlite::default_length_limit()); !s) {
+        return report(s.error(), o.input);
+    }
     BuildOptions b;
     b.trie = o.trie;
     b.secure = o.secure;

@@ -102,6 +102,18 @@ Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
     return t;
 }
 
+Status verify_root_row(OpenTrie& t) {
+    if (t.info.root == kEmptyRoot) return {};
+    MPT_TRY(const bytes_view row, t.reader->read({}));
+    const std::string where = t.store->path() + ": " + t.reader->describe() + ", path (root)";
+    if (row.empty()) return Error{Errc::storage_missing_node, where};
+    if (keccak256(row) != t.info.root) {
+        return Error{Errc::storage_hash_mismatch,
+                     where + ": the root row's hash is not the stored root"};
+    }
+    return {};
+}
+
 bytes OpenTrie::trie_key(bytes_view key) const {
     if (!info.hashed_keys()) return bytes(key.begin(), key.end());
     const Hash256 h = keccak256(key);

@@ -77,6 +77,10 @@ struct OpenTrie {
 
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie);
 
+// Reads the trie's root row and checks it against the stored root: a missing row or another
+// hash is a storage error (a trie with the empty root needs no row).
+Status verify_root_row(OpenTrie& t);
+
 // A key given on the command line: 0x hex, or the bytes of the text.
 Result<bytes> parse_key(const std::string& text);
 

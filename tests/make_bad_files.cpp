@@ -223,6 +223,13 @@ int main(int argc, char** argv) {
         db.write("UPDATE tries SET root=?2 WHERE name='main' AND length(?1)=0", bytes{}, &root);
     }
     {
+        // The root row changed: it no longer hashes to the stored root.
+        Db db(copy_of(good, out, "rootrow.db"));
+        bytes rlp = *db.row(bytes{});
+        rlp[rlp.size() / 2] ^= 0x01;
+        db.write("UPDATE nodes SET rlp=?2 WHERE path=?1", bytes{}, &rlp);
+    }
+    {
         // A row of a trie id the tries table does not have.
         Db db(copy_of(good, out, "strayid.db"));
         db.exec("INSERT INTO nodes(trie, path, rlp) SELECT 7, path, rlp FROM nodes LIMIT 2");
