@@ -32,10 +32,12 @@ Result<BuildResult> build(const std::string& output, const KvInput& input, const
     if (fresh) return std::move(*fresh);
     struct stat st {};
     const bool existed = ::stat(output.c_str(), &st) == 0;
+    if (!existed) remove_on_abnormal_exit(output);
     Result<BuildResult> r = [&]() -> Result<BuildResult> {
         MPT_TRY(auto store, SqliteNodeStore::open(output, SqliteNodeStore::Mode::create));
         return build_trie(*store, input, b);
     }();
+    remove_on_abnormal_exit({});
     // A file this build created and could not fill holds nothing: it goes, with its log.
     if (!r && !existed) {
         for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {

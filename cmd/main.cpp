@@ -63,6 +63,7 @@ int run_command(const mpt::cli::Runner& runner) noexcept {
         } catch (...) {
         }
     }
+    mpt::cli::remove_abnormal_exit_file();
     mpt::cli::write_stderr(line);
     std::_Exit(mpt::cli::kInternal);
 }

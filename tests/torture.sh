@@ -159,3 +159,223 @@ for name in $'a\nb' $'tab\tname' $'cr\r' ''; do
     expect "existing file unchanged" 0 "^$dogs_root\$" '^$' -- "$MPT" root "$tmp/n.db"
 done
 expect "tries of the existing file" 0 '^trie main \(plain\)' '^$' -- "$MPT" stats "$tmp/n.db"
+
+# --- 5. Metadata bytes flipped in the tries table ---------------------------------------------
+# The record of tries row 1 in a file mpt built: header (size 6; id NULL, name TEXT(4),
+# root BLOB(32), kind TEXT(5), checksum BLOB(32)) then "main", the root, "plain", the checksum.
+header_at=$(LC_ALL=C grep -obUaP '\x06\x00\x15\x4c\x17\x4cmain' "$tmp/dogs.db" | head -1 | cut -d: -f1)
+if [ -z "$header_at" ]; then
+    bad "cannot find the tries row of dogs.db"
+else
+    flip() { # FILE OFFSET XOR
+        local old
+        old=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+        printf "\\x$(printf %02x $((old ^ $3)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+    }
+    # name: offset of the byte, xor mask
+    declare -A flips=(
+        [kind-header]="$((header_at + 4)) 2"   # TEXT(5) becomes TEXT(4): the fields shift
+        [kind-type]="$((header_at + 4)) 22"    # serial type 1: the kind is an integer
+        [root-bit]="$((header_at + 10)) 1"     # the first byte of the root
+        [root-last-bit]="$((header_at + 41)) 128"
+        [kind-byte]="$((header_at + 42)) 32"   # "plain" becomes "Plain"
+        [checksum-bit]="$((header_at + 47)) 1"
+    )
+    for f in "${!flips[@]}"; do
+        set -- ${flips[$f]}
+        cp "$tmp/dogs.db" "$tmp/flip.db"
+        flip "$tmp/flip.db" "$1" "$2"
+        cp "$tmp/flip.db" "$tmp/flip.before"
+        for c in "root" "get @ dog" "dump" "check" "stats" "build $FIX/diff_b.json -o"; do
+            cmd=${c/@/$tmp/flip.db}
+            [ "$cmd" = "$c" ] && cmd="$c $tmp/flip.db"
+            expect "flipped $f: $c" 3 '^$' '^mpt: error: (damaged trie record: .*flip.db: trie main: |storage I/O error: .*flip.db: .*corrupt)' -- "$MPT" $cmd
+        done
+        cmp -s "$tmp/flip.db" "$tmp/flip.before" && ok || bad "flipped $f: a command changed the file"
+    done
+fi
+
+# --- 6. Endless streams and huge declared lengths ---------------------------------------------
+for c in "root -" "build - -o $tmp/s.db" "verify-range -" "proof --verify -" "diff - $FIX/dogs.json"; do
+    expect "yes x | $c" 2 '^$' '^mpt: error: malformed JSON: -: line 1, column 1: ' -- timeout 20 bash -c "yes x | exec '$MPT' $c"
+    expect "/dev/zero | $c" 2 '^$' '^mpt: error: malformed JSON: -: line 1, column 1: ' -- timeout 20 bash -c "exec '$MPT' $c </dev/zero"
+done
+# JSON all along: stopped at a quarter of the memory available (here bounded by ulimit -v). A
+# sanitizer build cannot start under ulimit -v (its shadow memory is reserved up front).
+ulimit_ok=1
+(ulimit -v 600000; exec "$MPT" --version) >/dev/null 2>&1 || ulimit_ok=0
+[ $ulimit_ok -eq 1 ] || echo "torture: the ulimit -v cases not run: $MPT does not start under ulimit -v 600000 (a sanitizer build?)"
+for opener in '[' '{'; do
+    [ $ulimit_ok -eq 1 ] || break
+    for c in "root -" "build - -o $tmp/s.db" "verify-range -" "proof --verify -"; do
+        expect "yes '$opener' | $c (ulimit -v 600000)" 2 '^$' '^mpt: error: input too large: -: a stream of more than [0-9]+ bytes, the limit for piped input' -- \
+            timeout 60 bash -c "ulimit -v 600000; yes '$opener' | exec '$MPT' $c"
+    done
+done
+[ ! -e "$tmp/s.db" ] && ok || bad "a refused stream left $tmp/s.db"
+# Proof nodes whose RLP declares lengths far past their bytes: invalid, never an allocation.
+KECCAK=$(dirname "$MPT")/mpt_make_bad_files
+if [ -x "$KECCAK" ]; then
+    for node in bfffffffffffffffff fbffffffffffffffff f9ffff b8ff00 f8ffc0 c4bfffffffff; do
+        n=$node$(printf '%064d' 0)
+        r=$("$KECCAK" --keccak "0x$n")
+        printf '{"root":"%s","key":"0x646f67","value":"0x01","proof":["0x%s"]}\n' "$r" "$n" >"$tmp/huge.json"
+        expect "proof node declaring $node" 1 '^invalid: node RLP does not decode at depth 0: ' '^$' -- "$MPT" proof --verify "$tmp/huge.json"
+        printf '{"root":"%s","first":"0x646f67","keys":["0x646f67"],"values":["0x01"],"proof":["0x%s"]}\n' "$r" "$n" >"$tmp/huge.json"
+        expect "range proof node declaring $node" 1 '^invalid: ' '^$' -- "$MPT" verify-range "$tmp/huge.json"
+    done
+else
+    bad "$KECCAK not built: the huge-length proofs cannot be made"
+fi
+
+if [ $quick -eq 1 ]; then
+    echo "torture (quick): $pass passed, $fail failed in $((SECONDS - start)) s"
+    [ $fail -eq 0 ]
+    exit
+fi
+
+# A value past SQLite's length limit (10^9 bytes): refused before anything is written.
+{ printf '{"k": "'; head -c 1000000001 /dev/zero | tr '\0' 'a'; printf '"}'; } >"$tmp/toolong.json"
+rm -f "$tmp/t.db"
+expect "value past the length limit, new file" 2 '^$' '^mpt: error: input too large: .*toolong.json: entry 0: value of 1000000001 bytes exceeds the limit of 1000000000 bytes' -- "$MPT" build "$tmp/toolong.json" -o "$tmp/t.db"
+[ ! -e "$tmp/t.db" ] && ok || bad "a refused build left $tmp/t.db"
+cp "$tmp/dogs.db" "$tmp/t.db"
+expect "value past the length limit, existing file" 2 '^$' '^mpt: error: input too large: ' -- "$MPT" build "$tmp/toolong.json" -o "$tmp/t.db"
+expect "existing file as it was" 0 "^$dogs_root\$" '^$' -- "$MPT" root "$tmp/t.db"
+rm -f "$tmp/toolong.json"
+
+# --- Out of memory: ulimit -v on a 100k-pair build -------------------------------------------
+awk 'BEGIN { srand(5); printf "{"; for (i = 0; i < 100000; i++) printf "%s\"0x%08x%08x\":\"0x%064x\"", (i ? "," : ""), i * 7919, int(rand() * 1e9), i; print "}" }' >"$tmp/k100.json"
+k100_root=$("$MPT" root "$tmp/k100.json")
+"$MPT" build "$FIX/dogs.json" -o "$tmp/base.db" >/dev/null
+for v in 30000 40000 45000 50000 60000 100000; do
+    [ $ulimit_ok -eq 1 ] || break
+    for c in root build update; do
+        rm -f "$tmp/o.db" "$tmp/o.db-wal" "$tmp/o.db-shm"
+        cp "$tmp/base.db" "$tmp/upd.db"
+        case $c in
+            root) cmd=(root "$tmp/k100.json") ;;
+            build) cmd=(build "$tmp/k100.json" -o "$tmp/o.db") ;;
+            update) cmd=(build "$tmp/k100.json" -o "$tmp/upd.db") ;;
+        esac
+        (ulimit -v $v; exec "$MPT" "${cmd[@]}") >"$tmp/out" 2>"$tmp/err" </dev/null
+        rc=$?
+        if [ $rc -eq 0 ]; then
+            [ "$(cat "$tmp/out")" != "" ] && ok || bad "ulimit -v $v $c: exit 0 without a root"
+        elif [ $rc -eq 4 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^mpt: error: out of memory: ' "$tmp/err"; then
+            ok
+            if [ $c = build ]; then
+                [ ! -e "$tmp/o.db" ] && ok || bad "ulimit -v $v build: out of memory left $(ls "$tmp"/o.db* | tr '\n' ' ')"
+            fi
+            if [ $c = update ]; then
+                r=$("$MPT" root "$tmp/upd.db")
+                [ "$r" = "$dogs_root" ] && "$MPT" check "$tmp/upd.db" >/dev/null && ok || bad "ulimit -v $v update: file not as before ($r)"
+            fi
+        else
+            bad "ulimit -v $v $c: exit $rc, stderr $(head -c 300 "$tmp/err")"
+        fi
+    done
+done
+
+# --- 3. A small tmpfs filled to several levels ------------------------------------------------
+awk 'BEGIN { srand(7); printf "{"; for (i = 0; i < 8000; i++) printf "%s\"0x%08x%08x\":\"0x%040x\"", (i ? "," : ""), i * 7919, int(rand() * 1e9), i; print "}" }' >"$tmp/k8.json"
+awk 'BEGIN { srand(8); printf "{"; for (i = 0; i < 3000; i++) printf "%s\"0x%08x%08x\":\"0x%040x\"", (i ? "," : ""), i * 31, int(rand() * 1e9), i + 1; print "}" }' >"$tmp/u3.json"
+k8_root=$("$MPT" root "$tmp/k8.json")
+"$MPT" build "$tmp/k8.json" -o "$tmp/k8.db" >/dev/null
+cp "$tmp/k8.db" "$tmp/k8u.db"
+k8_line=$("$MPT" dump "$tmp/k8.db" | sed -n 777p)
+k8_key=${k8_line%% *}
+k8_value=${k8_line##* }
+k8u_root=$("$MPT" build "$tmp/u3.json" -o "$tmp/k8u.db")
+mkdir "$tmp/mnt"
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=4m tmpfs "$tmp/mnt" 2>/dev/null; then
+    mnt=$tmp/mnt
+    logs() { ls "$mnt" | grep -v '^fill$' | tr '\n' ' '; }
+    for free in 0 8192 32768 65536 131072 262144 1048576; do
+        rm -f "$mnt"/*
+        cp "$tmp/k8.db" "$mnt/t.db"
+        avail=$(($(stat -f -c '%a * %S' "$mnt")))
+        [ $avail -gt $free ] && head -c $((avail - free)) /dev/zero >"$mnt/fill" 2>/dev/null
+        before=$(logs)
+        # Reads of a healthy file answer, whatever the space; they leave no log behind.
+        expect "free $free: root" 0 "^$k8_root\$" '^$' -- "$MPT" root "$mnt/t.db"
+        expect "free $free: check" 0 '^ok: ' '^$' -- "$MPT" check "$mnt/t.db"
+        expect "free $free: get" 0 "^$k8_value\$" '^$' -- "$MPT" get "$mnt/t.db" "$k8_key"
+        n=$("$MPT" dump "$mnt/t.db" 2>"$tmp/err" | wc -l)
+        [ "$n" -eq 8000 ] && [ ! -s "$tmp/err" ] && ok || bad "free $free: dump gave $n pairs, $(head -c 200 "$tmp/err")"
+        [ "$(logs)" = "$before" ] && ok || bad "free $free: reads left $(logs) (before: $before)"
+        # An update: done, or refused for the space with a line that says so; the file holds
+        # the old root or the new one and checks clean.
+        "$MPT" build "$tmp/u3.json" -o "$mnt/t.db" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        if [ $rc -eq 0 ]; then
+            [ "$(cat "$tmp/out")" = "$k8u_root" ] && ok || bad "free $free: update printed $(cat "$tmp/out")"
+        elif [ $rc -eq 3 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^mpt: error: disk or database full: .*t.db: .*\(no space\|No space\)' "$tmp/err"; then
+            ok
+        else
+            bad "free $free: update exit $rc: $(head -c 300 "$tmp/err")"
+        fi
+        grep -q 'not an SQLite database\|corrupt' "$tmp/err" && bad "free $free: a healthy file called corrupt: $(cat "$tmp/err")"
+        r=$("$MPT" root "$mnt/t.db" 2>&1)
+        { [ "$r" = "$k8_root" ] || [ "$r" = "$k8u_root" ]; } && "$MPT" check "$mnt/t.db" >/dev/null && ok ||
+            bad "free $free: after the update, root $r"
+        # A new file: built, or refused for the space with no file left.
+        "$MPT" build "$tmp/k8.json" -o "$mnt/n.db" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        if [ $rc -eq 0 ]; then
+            expect "free $free: new file reads back" 0 "^$k8_root\$" '^$' -- "$MPT" root "$mnt/n.db"
+        elif [ $rc -eq 3 ] && grep -q '^mpt: error: disk or database full: .*n.db: ' "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then
+            [ ! -e "$mnt/n.db" ] && [ ! -e "$mnt/n.db-wal" ] && [ ! -e "$mnt/n.db-shm" ] && ok ||
+                bad "free $free: a refused build left $(logs)"
+        else
+            bad "free $free: new build exit $rc: $(head -c 300 "$tmp/err")"
+        fi
+    done
+    umount "$mnt" && mnt=""
+else
+    echo "torture: section 3 (small tmpfs) not run: cannot mount a tmpfs here (uid $(id -u)); CI runs it as root"
+fi
+
+# --- 4. kill -9 at random moments of an update ------------------------------------------------
+awk 'BEGIN { srand(9); printf "{"; for (i = 0; i < 40000; i++) printf "%s\"0x%08x%08x\":\"0x%040x\"", (i ? "," : ""), i * 7, int(rand() * 1e9), i; print "}" }' >"$tmp/k40.json"
+awk 'BEGIN { srand(10); printf "{"; for (i = 0; i < 20000; i++) printf "%s\"0x%08x%08x\":\"0x%040x\"", (i ? "," : ""), i * 13, int(rand() * 1e9), i + 7; print "}" }' >"$tmp/u20.json"
+"$MPT" build "$tmp/k40.json" -o "$tmp/k40.db" >/dev/null
+old_root=$("$MPT" root "$tmp/k40.db")
+cp "$tmp/k40.db" "$tmp/k.db"
+t0=$(date +%s%N)
+new_root=$("$MPT" build "$tmp/u20.json" -o "$tmp/k.db")
+span=$((($(date +%s%N) - t0) / 1000000))  # ms
+echo "torture: an update takes $span ms; killing at random moments within it"
+old_seen=0
+new_seen=0
+for round in $(seq 1 30); do
+    rm -f "$tmp/k.db" "$tmp/k.db-wal" "$tmp/k.db-shm"
+    cp "$tmp/k40.db" "$tmp/k.db"
+    at=$((RANDOM % (span + span / 4 + 1)))
+    "$MPT" build "$tmp/u20.json" -o "$tmp/k.db" >/dev/null 2>&1 &
+    pid=$!
+    sleep "$(printf '0.%03d' $((at % 1000)))"
+    [ $at -ge 1000 ] && sleep $((at / 1000))
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    r=$("$MPT" root "$tmp/k.db" 2>&1)
+    if [ "$r" = "$old_root" ]; then
+        old_seen=$((old_seen + 1))
+    elif [ "$r" = "$new_root" ]; then
+        new_seen=$((new_seen + 1))
+    else
+        bad "kill -9 after $at ms: root $r, neither old nor new"
+        continue
+    fi
+    "$MPT" check "$tmp/k.db" >"$tmp/out" 2>&1 && ok || bad "kill -9 after $at ms: check: $(tail -1 "$tmp/out")"
+    # The file takes the next update as if nothing had happened.
+    if [ $((round % 5)) -eq 0 ]; then
+        r2=$("$MPT" build "$tmp/u20.json" -o "$tmp/k.db" 2>&1)
+        [ "$r2" = "$new_root" ] && ok || bad "kill -9 after $at ms: the next update gave $r2"
+    fi
+done
+echo "torture: kill -9: $old_seen rounds left the old root, $new_seen the new one"
+[ $((old_seen + new_seen)) -eq 30 ] && ok || bad "kill -9: $((30 - old_seen - new_seen)) rounds lost the file"
+
+echo "torture: $pass passed, $fail failed in $((SECONDS - start)) s"
+[ $fail -eq 0 ]
