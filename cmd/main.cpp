@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iterator>
 #include <new>
@@ -45,10 +46,33 @@ int run_command(const mpt::cli::Runner& runner) noexcept {
     }
 }
 
+// An exception that leaves a worker thread (or a noexcept function) ends the process here: the
+// same line and exit code as in run_command, never SIGABRT. Nothing is committed, so a trie
+// file is as its last commit left it (the write-ahead log holds no partial transaction).
+[[noreturn]] void on_terminate() noexcept {
+    const char* line = "mpt: error: internal error: an exception escaped\n";
+    if (const std::exception_ptr e = std::current_exception()) {
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::bad_alloc&) {
+            line = "mpt: error: out of memory: an allocation failed\n";
+        } catch (const std::system_error& se) {
+            if (se.code() == std::errc::resource_unavailable_try_again) {
+                line = "mpt: error: out of memory: cannot start a thread\n";
+            }
+        } catch (...) {
+        }
+    }
+    mpt::cli::remove_abnormal_exit_file();
+    mpt::cli::write_stderr(line);
+    std::_Exit(mpt::cli::kInternal);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     using namespace mpt::cli;
+    std::set_terminate(on_terminate);
     guard_standard_streams();
     CLI::App app{"mpt: Ethereum Merkle Patricia Trie toolkit"};
     app.set_version_flag("--version", "mpt " MPT_VERSION);

@@ -15,6 +15,17 @@
 namespace mpt::cli {
 namespace {
 
+// True when the file's first byte after white space opens a JSON object or array.
+bool looks_like_json(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return false;
+    int c;
+    while ((c = std::fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r') {
+    }
+    std::fclose(f);
+    return c == '{' || c == '[';
+}
+
 struct RootOptions {
     std::string input;
     std::string trie = "main";
@@ -66,6 +77,7 @@ int run_root(const RootOptions& o) {
             return report_usage("root: --threads applies to key/value input, not to a trie file");
         auto t = open_trie(o.input, o.trie);
         if (!t) return report(t.error());
+        if (auto s = verify_root_row(*t); !s) return report(s.error());
         if (o.json) {
             fmt::print(
                 "{}\n",
@@ -75,8 +87,16 @@ int run_root(const RootOptions& o) {
         }
         return kOk;
     }
-    if (o.trie_given)
+    if (o.trie_given) {
+        // --trie says the input is meant as a trie file: an empty or damaged one is a storage
+        // error about the file, not a usage error about key/value input. JSON input is
+        // key/value input, which takes no --trie.
+        if (o.input != "-" && !looks_like_json(o.input)) {
+            auto t = open_trie(o.input, o.trie);
+            if (!t) return report(t.error());
+        }
         return report_usage("root: --trie applies to a trie file, not to key/value input");
+    }
     auto text = load_input(o.input);
     if (!text) return report(text.error());
     Result<KvInput> input = Errc::internal;

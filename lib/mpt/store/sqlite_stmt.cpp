@@ -90,6 +90,19 @@ Error error_of_code(int rc, const std::string& path, std::string_view what) {
 
 int64_t length_limit(sqlite3* db) noexcept { return sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1); }
 
+int64_t default_length_limit() noexcept {
+    static const int64_t limit = [] {
+        sqlite3* db = nullptr;
+        int64_t n = 1000000000;  // SQLite's default, should no connection open
+        if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
+            n = length_limit(db);
+        }
+        sqlite3_close(db);
+        return n;
+    }();
+    return limit;
+}
+
 Statement& Statement::operator=(Statement&& o) noexcept {
     if (this != &o) {
         finalize();

@@ -26,8 +26,10 @@ Error last_error(sqlite3* db, const std::string& path, std::string_view what);
 // cannot say more), "<path>: <what>: <cause>".
 Error error_of_code(int rc, const std::string& path, std::string_view what);
 
-// The largest string or BLOB, in bytes, the connection db stores (SQLITE_LIMIT_LENGTH).
+// The largest string, BLOB or row, in bytes, the connection db stores (SQLITE_LIMIT_LENGTH).
 int64_t length_limit(sqlite3* db) noexcept;
+// The same for a new connection: SQLITE_MAX_LENGTH as this SQLite was built, 10^9 by default.
+int64_t default_length_limit() noexcept;
 
 // An owned prepared statement: finalized when it goes. Views returned by column_* are valid
 // until the next step(), reset() or finalization.

@@ -79,6 +79,9 @@ public:
     Status set_max_pages(int64_t n);
 
 private:
+    // One attempt of open(); immutable reads the file alone (no log, no locks).
+    static Result<std::unique_ptr<SqliteNodeStore>> open_once(const std::string& path, Mode mode,
+                                                              bool immutable);
     SqliteNodeStore(sqlite3* db, std::string path)
         : db_(db), path_(std::move(path)), tries_(db, path_, kSchemaVersion) {}
     Status exec(const char* sql);
