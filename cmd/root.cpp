@@ -1,19 +1,26 @@
-// mpt root: the root hash of a key/value file, or a run of ethereum/tests trie vectors.
+// mpt root: the root hash of key/value files, trie files or state documents, or a run of
+// ethereum/tests vectors.
 #include "commands.hpp"
 #include "common.hpp"
 
 #include <mpt/build/kv_root.hpp>
+#include <mpt/build/state_root.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/state/document.hpp>
 #include <mpt/trie/stack_trie.hpp>
 #include "vectors.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <memory>
 
 namespace mpt::cli {
 namespace {
+
+using ojson = nlohmann::ordered_json;
 
 // True when the file's first byte after white space opens a JSON object or array.
 bool looks_like_json(const std::string& path) {
@@ -27,96 +34,236 @@ bool looks_like_json(const std::string& path) {
 }
 
 struct RootOptions {
-    std::string input;
+    std::vector<std::string> inputs;
     std::string trie = "main";
     std::vector<std::string> vectors;
+    std::vector<std::string> state;
     bool secure = false;
     bool json = false;
     unsigned threads = 0;  // 0: the CPUs this process may run on
     bool trie_given = false;
 };
 
+// The vector files named: files as given, folders walked for *.json in name order.
+Result<std::vector<std::string>> vector_files(const std::vector<std::string>& args) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> out;
+    for (const std::string& a : args) {
+        std::error_code ec;
+        if (!fs::is_directory(a, ec)) {
+            out.push_back(a);
+            continue;
+        }
+        std::vector<std::string> found;
+        for (auto it = fs::recursive_directory_iterator(a, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            if (it->path().extension() == ".json" && it->is_regular_file(ec)) {
+                found.push_back(it->path().string());
+            }
+        }
+        if (ec) return Error{Errc::bad_input, a + ": " + ec.message()};
+        std::sort(found.begin(), found.end());
+        out.insert(out.end(), found.begin(), found.end());
+    }
+    return out;
+}
+
 int run_vectors(const RootOptions& o) {
-    size_t passed = 0, failed = 0;
-    nlohmann::ordered_json cases = nlohmann::ordered_json::array();
-    for (const std::string& file : o.vectors) {
-        auto results = run_trie_vectors(file);
-        if (!results) return report(results.error());
-        for (const VectorCase& c : *results) {
+    auto files = vector_files(o.vectors);
+    if (!files) return report(files.error());
+    size_t passed = 0, failed = 0, skipped = 0;
+    ojson cases = ojson::array();
+    std::string out;
+    for (const std::string& file : *files) {
+        auto run = run_vector_file(file);
+        if (!run) return report(run.error());
+        skipped += run->skipped;
+        for (const VectorCase& c : run->cases) {
             (c.passed ? passed : failed) += 1;
             if (o.json) {
                 cases.push_back({{"name", c.name}, {"passed", c.passed}, {"detail", c.detail}});
             } else if (c.passed) {
-                fmt::print("ok   {}\n", c.name);
+                out += "ok   " + c.name + "\n";
             } else {
-                fmt::print("FAIL {}: {}\n", c.name, c.detail);
+                out += "FAIL " + c.name + ": " + c.detail + "\n";
             }
+        }
+        if (out.size() >= 65536) {
+            fmt::print("{}", out);
+            out.clear();
         }
     }
     if (o.json) {
-        fmt::print("{}\n",
-                   nlohmann::ordered_json{{"cases", cases}, {"passed", passed}, {"failed", failed}}
-                       .dump());
+        ojson doc{{"cases", cases}, {"passed", passed}, {"failed", failed}};
+        if (skipped != 0) doc["skipped"] = skipped;
+        fmt::print("{}\n", doc.dump());
     } else {
-        fmt::print("{} passed, {} failed\n", passed, failed);
+        if (skipped != 0) {
+            out +=
+                fmt::format("{} skipped (postStateHash only: no postState to compute)\n", skipped);
+        }
+        fmt::print("{}{} passed, {} failed\n", out, passed, failed);
     }
     return failed == 0 ? kOk : kNegative;
 }
 
-int run_root(const RootOptions& o) {
-    if (!o.vectors.empty()) {
-        if (!o.input.empty()) return report_usage("root: give INPUT or --vectors, not both");
-        return run_vectors(o);
-    }
-    if (o.input.empty())
-        return report_usage("root: INPUT is required (a key/value JSON file, or - for stdin)");
-    if (o.input != "-" && looks_like_sqlite(o.input)) {
-        if (o.secure)
-            return report_usage("root: --secure applies to key/value input, not to a trie file");
-        if (o.threads != 0)
-            return report_usage("root: --threads applies to key/value input, not to a trie file");
-        auto t = open_trie(o.input, o.trie);
-        if (!t) return report(t.error());
-        if (auto s = verify_root_row(*t); !s) return report(s.error());
-        if (o.json) {
-            fmt::print(
-                "{}\n",
-                nlohmann::ordered_json{{"root", to_hex(t->info.root)}, {"trie", o.trie}}.dump());
-        } else {
-            fmt::print("{}\n", to_hex(t->info.root));
+// One input's answer: its root and its --json object; code is its exit status.
+struct Answer {
+    Hash256 root{};
+    ojson json;
+    int code = kOk;
+    std::string note;  // a negative answer's reason, for stderr
+};
+
+std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, int& code) {
+    if (path != "-" && looks_like_sqlite(path)) {
+        if (o.secure) {
+            code = report_usage("root: --secure applies to key/value input, not to a trie file");
+            return std::nullopt;
         }
-        return kOk;
+        if (o.threads != 0) {
+            code = report_usage("root: --threads applies to key/value input, not to a trie file");
+            return std::nullopt;
+        }
+        auto t = open_trie(path, o.trie);
+        if (!t) {
+            code = report(t.error());
+            return std::nullopt;
+        }
+        if (auto v = verify_root_row(*t); !v) {
+            code = report(v.error());
+            return std::nullopt;
+        }
+        return Answer{
+            t->info.root, ojson{{"root", to_hex(t->info.root)}, {"trie", o.trie}}, kOk, {}};
     }
     if (o.trie_given) {
         // --trie says the input is meant as a trie file: an empty or damaged one is a storage
         // error about the file, not a usage error about key/value input. JSON input is
         // key/value input, which takes no --trie.
-        if (o.input != "-" && !looks_like_json(o.input)) {
-            auto t = open_trie(o.input, o.trie);
-            if (!t) return report(t.error());
+        if (path != "-" && !looks_like_json(path)) {
+            auto t = open_trie(path, o.trie);
+            if (!t) {
+                code = report(t.error());
+                return std::nullopt;
+            }
         }
-        return report_usage("root: --trie applies to a trie file, not to key/value input");
+        code = report_usage("root: --trie applies to a trie file, not to key/value input");
+        return std::nullopt;
     }
-    auto text = load_input(o.input);
-    if (!text) return report(text.error());
+    auto text = load_input(path);
+    if (!text) {
+        code = report(text.error());
+        return std::nullopt;
+    }
     Result<KvInput> input = Errc::internal;
     {
-        const SigbusGuard guard(o.input);  // the file is mapped while it is parsed
+        const SigbusGuard guard(path);  // the file is mapped while it is parsed
         input = parse_kv(text->view());
     }
-    if (!input) return report(input.error(), o.input);
+    if (!input) {
+        code = report(input.error(), path);
+        return std::nullopt;
+    }
     *text = InputText();  // the pairs live in the input's own arena
     const unsigned threads = o.threads != 0 ? o.threads : available_cpus();
     auto root = kv_root(*input, o.secure, threads);
-    if (!root) return report(root.error(), o.input);
-    if (o.json) {
-        fmt::print(
-            "{}\n",
-            nlohmann::ordered_json{{"root", to_hex(root->root)}, {"keys", root->pairs}}.dump());
-    } else {
-        fmt::print("{}\n", to_hex(root->root));
+    if (!root) {
+        code = report(root.error(), path);
+        return std::nullopt;
     }
-    return kOk;
+    return Answer{root->root, ojson{{"root", to_hex(root->root)}, {"keys", root->pairs}}, kOk, {}};
+}
+
+std::optional<Answer> state_answer(const RootOptions& o, const std::string& path, int& code) {
+    const unsigned threads = o.threads != 0 ? o.threads : available_cpus();
+    Result<StateDoc> doc = Errc::internal;
+    {
+        const SigbusGuard guard(path);  // the file is mapped while it is parsed
+        doc = read_state_document(path, threads);
+    }
+    if (!doc) {
+        code = report(doc.error(), path);
+        return std::nullopt;
+    }
+    auto info = state_root_info(*doc, threads);
+    if (!info) {
+        code = report(info.error(), path);
+        return std::nullopt;
+    }
+    Answer a{info->root,
+             ojson{{"root", to_hex(info->root)},
+                   {"shape", state_shape_name(doc->shape)},
+                   {"accounts", info->accounts},
+                   {"storage_slots", info->storage_slots},
+                   {"tries", 1 + info->storage_tries}},
+             kOk,
+             {}};
+    if (doc->claimed_root) {
+        const bool matched = *doc->claimed_root == info->root;
+        a.json["claimed_root"] = to_hex(*doc->claimed_root);
+        a.json["matched"] = matched;
+        if (!matched) {
+            a.code = kNegative;
+            a.note = "the document gives root " + to_hex(*doc->claimed_root) + ", computed " +
+                     to_hex(info->root);
+        }
+    }
+    return a;
+}
+
+int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool state) {
+    const bool several = inputs.size() > 1;
+    int status = kOk;
+    ojson all = ojson::array();
+    for (const std::string& path : inputs) {
+        int code = kOk;
+        std::optional<Answer> a = state ? state_answer(o, path, code) : kv_answer(o, path, code);
+        if (!a) {
+            // Reported; the other inputs still run, as sha256sum's do.
+            status = std::max(status, code);
+            continue;
+        }
+        status = std::max(status, a->code);
+        if (o.json) {
+            if (several) {
+                ojson j{{"file", path}};
+                for (auto& [k, v] : a->json.items()) j[k] = v;
+                all.push_back(std::move(j));
+            } else {
+                fmt::print("{}\n", a->json.dump());
+            }
+        } else if (several) {
+            // sha256sum's layout: the root, two spaces, the file.
+            fmt::print("{}  {}\n", to_hex(a->root), path);
+        } else {
+            fmt::print("{}\n", to_hex(a->root));
+        }
+        if (!a->note.empty()) {
+            std::fflush(stdout);
+            fmt::print(stderr, "mpt: root mismatch: {}: {}\n", path, a->note);
+        }
+    }
+    if (o.json && several) fmt::print("{}\n", all.dump());
+    return status;
+}
+
+int run_root(const RootOptions& o) {
+    if (!o.vectors.empty()) {
+        if (!o.inputs.empty() || !o.state.empty()) {
+            return report_usage("root: give INPUT or --vectors, not both");
+        }
+        return run_vectors(o);
+    }
+    if (!o.state.empty()) {
+        if (!o.inputs.empty()) return report_usage("root: give INPUT or --state, not both");
+        if (o.secure) return report_usage("root: --secure applies to key/value input");
+        if (o.trie_given) return report_usage("root: --trie applies to a trie file");
+        return run_roots(o, o.state, true);
+    }
+    if (o.inputs.empty())
+        return report_usage("root: INPUT is required (a key/value JSON file, or - for stdin)");
+    return run_roots(o, o.inputs, false);
 }
 
 }  // namespace
@@ -124,22 +271,33 @@ int run_root(const RootOptions& o) {
 void register_root(CLI::App& app, Runner& runner) {
     auto o = std::make_shared<RootOptions>();
     CLI::App* sub = app.add_subcommand(
-        "root", "Print the root hash of a key/value file, or run trie test vectors");
-    sub->add_option("input", o->input, "Key/value JSON file (- for stdin), or a trie file");
+        "root",
+        "Print the root hash of key/value files, trie files or state documents, or run test "
+        "vectors");
+    sub->add_option("input", o->inputs,
+                    "Key/value JSON files (- for stdin) or trie files; with several, one line "
+                    "each: 0x<root>  <file>");
     CLI::Option* trie = sub->add_option("--trie", o->trie, "Trie name, when INPUT is a trie file")
                             ->capture_default_str();
-    sub->add_option("--vectors", o->vectors, "ethereum/tests TrieTests files to run")
+    sub->add_option("--state", o->state,
+                    "State documents (genesis.json, alloc, geth or reth dump; - for stdin): "
+                    "their state roots")
+        ->expected(1, -1);
+    sub->add_option("--vectors", o->vectors,
+                    "ethereum/tests TrieTests or BlockchainTests files, or folders of *.json, "
+                    "to run")
         ->expected(1, -1);
     sub->add_flag("--secure", o->secure, "Hash every key with keccak256 (a secure trie)");
     sub->add_flag("--json", o->json, "Print one JSON document");
     sub->add_option("--threads", o->threads,
-                    "Threads for hashing a key/value file (default: the CPUs available)")
+                    "Threads for hashing a key/value file or state document (default: the CPUs "
+                    "available)")
         ->check(CLI::Range(1u, 1024u));
     sub->footer(
         "Input: a JSON object {\"key\": \"value\"} or an array of pairs [[\"key\", \"value\"], "
         "...]\n"
         "applied in order, where null or \"\" deletes. A 0x string is hex; any other string is\n"
-        "its UTF-8 bytes.");
+        "its UTF-8 bytes. State documents: see mpt-root(1).");
     sub->final_callback([o, trie, &runner] {
         o->trie_given = trie->count() > 0;
         runner = [o] { return run_root(*o); };

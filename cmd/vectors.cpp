@@ -1,6 +1,10 @@
 #include "vectors.hpp"
+#include "common.hpp"
+
 #include <mpt/build/kv_root.hpp>
+#include <mpt/build/state_root.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/state/document.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
 #include <nlohmann/json.hpp>
@@ -78,6 +82,10 @@ Status run_next_prev(const std::string& file, const std::string& name, const jso
 
 Result<std::vector<VectorCase>> run_trie_vectors(const std::string& path) {
     MPT_TRY(std::string text, read_file(path));
+    return run_trie_vectors(path, text);
+}
+
+Result<std::vector<VectorCase>> run_trie_vectors(const std::string& path, std::string_view text) {
     json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded()) return {Errc::bad_json, path + ": not valid JSON"};
     if (!doc.is_object()) return {Errc::bad_input, path + ": expected an object of test cases"};
@@ -112,6 +120,50 @@ Result<std::vector<VectorCase>> run_trie_vectors(const std::string& path) {
         out.push_back(std::move(vc));
     }
     return out;
+}
+
+namespace {
+
+VectorCase state_case(const std::string& name, const StateDoc& doc, const Hash256& expected) {
+    VectorCase vc{name, true, {}};
+    auto root = state_root(doc);
+    if (!root) {
+        vc.passed = false;
+        vc.detail = root.error().message();
+    } else if (*root != expected) {
+        vc.passed = false;
+        vc.detail = "state root " + to_hex(*root) + ", expected " + to_hex(expected);
+    }
+    return vc;
+}
+
+}  // namespace
+
+Result<VectorRun> run_vector_file(const std::string& path) {
+    MPT_TRY(const InputText text, load_input(path));
+    const cli::SigbusGuard guard(path);  // the file is mapped while it is read
+    auto tests = parse_blockchain_tests(text.view());
+    if (!tests) {
+        Error e = std::move(tests).error();
+        e.detail = path + ": " + e.detail;
+        return e;
+    }
+    VectorRun run;
+    if (!*tests) {
+        MPT_TRY(run.cases, run_trie_vectors(path, text.view()));
+        return run;
+    }
+    const std::string file = base_name(path);
+    for (const BlockchainTest& t : **tests) {
+        run.cases.push_back(state_case(file + ":" + t.name + ":pre", t.pre, t.genesis_state_root));
+        if (t.post) {
+            run.cases.push_back(
+                state_case(file + ":" + t.name + ":postState", *t.post, t.post_state_root));
+        } else {
+            ++run.skipped;
+        }
+    }
+    return run;
 }
 
 }  // namespace mpt

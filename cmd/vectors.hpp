@@ -7,6 +7,11 @@
 // every key with keccak256 first. Next/prev files: {"name": {"in": [keys], "tests":
 // [[key, prev, next], ...]}}, answered by ordered iteration ("" means none).
 //
+// BlockchainTests files ({"test": {"pre", "genesisBlockHeader", "blocks", "postState" or
+// "postStateHash"}}): per test, the state root of pre against genesisBlockHeader.stateRoot,
+// and of postState against the stateRoot of the last block whose header is given. A test
+// with only postStateHash has its pre checked alone, and counts as skipped.
+//
 // Thread safety: pure functions.
 #pragma once
 
@@ -31,5 +36,14 @@ struct VectorCase {
 
 // Runs every case of one TrieTests file. Errors only for an unreadable or malformed file.
 Result<std::vector<VectorCase>> run_trie_vectors(const std::string& path);
+Result<std::vector<VectorCase>> run_trie_vectors(const std::string& path, std::string_view text);
+
+struct VectorRun {
+    std::vector<VectorCase> cases;
+    size_t skipped = 0;  // postState checks not made: the test gives only postStateHash
+};
+
+// Runs one vector file of either kind, told apart by its shape.
+Result<VectorRun> run_vector_file(const std::string& path);
 
 }  // namespace mpt

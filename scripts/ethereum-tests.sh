@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the ethereum/tests vectors against a build:
 #   TrieTests/*.json                       through `mpt root --vectors` (all six files)
+#   BlockchainTests/ (when there)          through `mpt root --vectors` (the state roots of
+#                                          every test's pre and postState; at least one test)
 #   RLPTests/*.json, BasicTests/hexencodetest.json   through mpt_vectors
 #
 #   scripts/ethereum-tests.sh DIR [BUILD_DIR]    (DIR: an ethereum/tests checkout;
@@ -43,6 +45,19 @@ rc=$?
 printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/TrieTests: /'
 if [ $rc -ne 0 ]; then
     [ $rc -eq 1 ] && status=1 || exit $rc
+fi
+
+if [ -d "$dir/BlockchainTests" ]; then
+    out=$("$mpt" root --vectors "$dir/BlockchainTests")
+    rc=$?
+    printf '%s\n' "$out" | grep -v '^ok ' | sed 's/^/BlockchainTests: /'
+    if [ $rc -ne 0 ]; then
+        [ $rc -eq 1 ] && status=1 || exit $rc
+    fi
+    # A folder without tests passes nothing: that is a missing input, not a pass.
+    if printf '%s\n' "$out" | grep -q '^0 passed, 0 failed$'; then
+        die "$dir/BlockchainTests: no tests found"
+    fi
 fi
 
 "$vectors" "$dir" | sed 's/^/RLP and hex-prefix: /'

@@ -12,7 +12,7 @@ _mpt_commands="root build get dump check stats count-allocs diff get-node proof 
 _mpt_flags() {
     case $1 in
         "") echo "-h --help --version" ;;
-        root) echo "-h --help --trie --vectors --secure --threads --json" ;;
+        root) echo "-h --help --trie --state --vectors --secure --threads --json" ;;
         build) echo "-h --help -o --output --trie --secure --replace --state --no-preimages --json --threads" ;;
         get) echo "-h --help --account --slot --key-hashed --trie --json" ;;
         dump) echo "-h --help --from --limit --key-hashed --accounts --storage --trie --json" ;;
@@ -29,7 +29,7 @@ _mpt_flags() {
 # else), or nothing for a flag that takes no value.
 _mpt_option_kind() {
     case $1:$2 in
-        build:-o | build:--output | root:--vectors | proof:--verify) echo file ;;
+        build:-o | build:--output | root:--vectors | root:--state | proof:--verify) echo file ;;
         *:--trie | diff:--trie-b) echo trie ;;
         dump:--from | dump:--limit | count-allocs:--leaves | count-allocs:--samples) echo value ;;
         get-node:--max-bytes | root:--threads | build:--threads) echo value ;;

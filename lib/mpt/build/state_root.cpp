@@ -29,7 +29,9 @@ Result<StorageResult> build_storage(const StateAccount& a, StackTrie& st, bytes&
         if (a.claimed_storage_root) r.root = *a.claimed_storage_root;
         return r;
     }
-    const auto by_key = [&](const StorageEntry& x, const StorageEntry& y) { return x.key < y.key; };
+    const auto by_key = [&](const StorageEntry& x, const StorageEntry& y) {
+        return hash_less(x.key, y.key);
+    };
     // The readers give storage sorted; anything else is sorted here, by index.
     const bool sorted = std::is_sorted(a.storage.begin(), a.storage.end(), by_key);
     std::vector<uint32_t> order;
@@ -122,7 +124,7 @@ Result<StateRootInfo> state_root_info(const StateDoc& doc, unsigned threads) {
     std::vector<uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
     std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-        return doc.accounts[x].address_hash < doc.accounts[y].address_hash;
+        return hash_less(doc.accounts[x].address_hash, doc.accounts[y].address_hash);
     });
     std::vector<KvPair> pairs(n);
     for (size_t i = 0; i < n; ++i) {

@@ -14,6 +14,8 @@
 #include <mpt/core/error.hpp>
 #include <mpt/core/node.hpp>
 
+#include <bit>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +30,22 @@ using U256 = std::array<uint8_t, 32>;
 inline constexpr Hash256 kEmptyCodeHash = {
     0xc5, 0xd2, 0x46, 0x01, 0x86, 0xf7, 0x23, 0x3c, 0x92, 0x7e, 0x7d, 0xb2, 0xdc, 0xc7, 0x03, 0xc0,
     0xe5, 0x00, 0xb6, 0x53, 0xca, 0x82, 0x27, 0x3b, 0x7b, 0xfa, 0xd8, 0x04, 0x5d, 0x85, 0xa4, 0x70};
+
+// The trie order of two 32-byte keys (byte-wise): the first 8 bytes compared as one
+// big-endian word decide nearly always, for sorting accounts and slots by hashed key.
+inline bool hash_less(const Hash256& a, const Hash256& b) noexcept {
+    uint64_t x, y;
+    std::memcpy(&x, a.data(), 8);
+    std::memcpy(&y, b.data(), 8);
+    if (x != y) {
+        if constexpr (std::endian::native == std::endian::little) {
+            x = __builtin_bswap64(x);
+            y = __builtin_bswap64(y);
+        }
+        return x < y;
+    }
+    return std::memcmp(a.data() + 8, b.data() + 8, 24) < 0;
+}
 
 // An account as the state trie holds it.
 struct Account {
@@ -62,7 +80,8 @@ struct StorageEntry {
 
 // One account of a document. address_hash is the trie key; address is known unless the
 // document gives the hash only. account.storage_root is the root of storage once computed
-// (the readers leave kEmptyRoot; a dump's own root is claimed_storage_root).
+// (the readers leave kEmptyRoot; a dump's own root is claimed_storage_root, which the
+// builders take for an account that lists no slot: a dump made without storage).
 struct StateAccount {
     Hash256 address_hash{};
     std::optional<Address> address;

@@ -59,14 +59,30 @@ const char* parse_quantity(std::string_view s, size_t max_bytes, uint8_t* out) {
     }
     for (char c : s) {
         if (c < '0' || c > '9') return "not a decimal or 0x-prefixed hex integer";
-        // out = out * 10 + digit, over max_bytes bytes; a carry out of the top byte overflows.
-        unsigned carry = static_cast<unsigned>(c - '0');
-        for (size_t i = max_bytes; i-- > 0;) {
-            const unsigned v = out[i] * 10u + carry;
-            out[i] = static_cast<uint8_t>(v);
-            carry = v >> 8;
+    }
+    // Up to 19 digits at a time: limbs = limbs * 10^k + chunk, over four 64-bit limbs (least
+    // significant first); a carry out of the top limb, or bits beyond max_bytes, overflow.
+    uint64_t limbs[4] = {0, 0, 0, 0};
+    while (!s.empty()) {
+        const size_t k = std::min<size_t>(s.size(), 19);
+        uint64_t chunk = 0, scale = 1;
+        for (size_t i = 0; i < k; ++i) {
+            chunk = chunk * 10 + static_cast<uint64_t>(s[i] - '0');
+            scale *= 10;
         }
-        if (carry != 0) return max_bytes == 32 ? "more than 256 bits" : "more than 64 bits";
+        s.remove_prefix(k);
+        unsigned __int128 carry = chunk;
+        for (uint64_t& limb : limbs) {
+            const unsigned __int128 v = static_cast<unsigned __int128>(limb) * scale + carry;
+            limb = static_cast<uint64_t>(v);
+            carry = v >> 64;
+        }
+        if (carry != 0 || (max_bytes == 8 && (limbs[1] | limbs[2] | limbs[3]) != 0)) {
+            return max_bytes == 32 ? "more than 256 bits" : "more than 64 bits";
+        }
+    }
+    for (size_t i = 0; i < max_bytes; ++i) {
+        out[max_bytes - 1 - i] = static_cast<uint8_t>(limbs[i / 8] >> (8 * (i % 8)));
     }
     return nullptr;
 }
@@ -99,8 +115,13 @@ const char* parse_hash(std::string_view s, Hash256& out) {
     return nullptr;
 }
 
-// Bytes by hexutil.Bytes: the 0x prefix required, even length; "0x" is empty.
+// Bytes by hexutil.Bytes: the 0x prefix required, even length; "0x" is empty, and so is ""
+// (hexutil's checkText allows the empty string).
 const char* parse_hex_bytes(std::string_view s, bytes& out) {
+    if (s.empty()) {
+        out.clear();
+        return nullptr;
+    }
     if (!has_0x(s)) return "hex without the 0x prefix";
     s.remove_prefix(2);
     if (s.size() % 2 != 0) return "odd number of hex digits";
@@ -111,10 +132,19 @@ const char* parse_hex_bytes(std::string_view s, bytes& out) {
 
 enum class Rules : uint8_t { alloc, dump };
 
+// name in lower case (ASCII) in buf, or empty when it is longer than buf: no field name is.
+std::string_view lowered(std::string_view name, char (&buf)[16]) noexcept {
+    if (name.size() > sizeof buf) return {};
+    for (size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        buf[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    return {buf, name.size()};
+}
+
 // What the hash pass checks of an account beside its StateAccount.
 struct Pending {
     std::string_view label;  // the account's name in errors
-    const char* at = nullptr;
     const char* code_hash_at = nullptr;  // where a dump's codeHash is (nullptr: not given)
     const char* key_at = nullptr;        // where a dump's key is
     Hash256 code_hash{};
@@ -240,8 +270,10 @@ private:
             const char* name_at = p_;
             MPT_TRY(const std::string_view name_view, string_view_value());
             Address addr;
-            if (name_view == "alloc" || name_view == "accounts") {
-                const bool alloc = name_view == "alloc";
+            char lower[16];
+            const std::string_view member = lowered(name_view, lower);
+            if (member == "alloc" || member == "accounts") {
+                const bool alloc = member == "alloc";
                 MPT_RETURN_IF_ERROR(colon());
                 if ((alloc ? top.accounts_at : top.alloc_at) || top.address_at) {
                     return fail_at(name_at, "\"alloc\" beside \"accounts\" or addresses");
@@ -252,7 +284,7 @@ private:
                 c.accounts.clear();
                 c.pending.clear();
                 MPT_RETURN_IF_ERROR(alloc ? parse_alloc(c) : parse_dump_accounts(c));
-            } else if (name_view == "root") {
+            } else if (member == "root") {
                 MPT_RETURN_IF_ERROR(colon());
                 if (peek() != '"') return field_error(p_, "", "root", "not a string");
                 top.root_at = p_;
@@ -381,7 +413,6 @@ private:
         StateAccount& a = c.accounts.emplace_back();
         Pending& pd = c.pending.emplace_back();
         pd.label = label;
-        pd.at = at;
         a.line = line_of(at);
         if (addr) a.address = *addr;
         bool balance = false;
@@ -390,14 +421,20 @@ private:
                 skip_ws();
                 if (peek() != '"') return fail("expected a string key");
                 MPT_TRY(const std::string_view field_view, string_view_value());
-                // Field names are short; keep one past the next string.
+                // Go's encoding/json matches field names without regard to case; the name is
+                // kept, lowered, past the next string.
                 char field_buf[16];
-                const size_t fn = std::min(field_view.size(), sizeof field_buf);
-                std::memcpy(field_buf, field_view.data(), fn);
-                const std::string_view field(field_buf, field_view.size() <= 16 ? fn : 0);
+                std::string_view field = lowered(field_view, field_buf);
+                if (field == "codehash") field = "codeHash";  // as errors name it
                 MPT_RETURN_IF_ERROR(colon());
                 const char* value_at = p_;
-                if (field == "balance") {
+                if ((field == "balance" || field == "nonce") && peek() == 'n') {
+                    // A null quantity leaves the field unset (gencodec decodes into pointers):
+                    // a nonce of zero, a balance still missing.
+                    MPT_RETURN_IF_ERROR(skip_value(2));
+                    if (field == "balance") balance = false;
+                    if (field == "nonce") a.account.nonce = 0;
+                } else if (field == "balance") {
                     MPT_TRY(const std::string_view q, quantity_text(label, field));
                     if (const char* why = parse_quantity(q, 32, a.account.balance.data())) {
                         return field_error(value_at, label, field, why);
@@ -484,6 +521,16 @@ private:
             }
             MPT_RETURN_IF_ERROR(colon());
             const char* value_at = p_;
+            if (peek() == 'n') {
+                // Go leaves a map value it reads null at its zero value.
+                MPT_RETURN_IF_ERROR(skip_value(3));
+                StorageEntry& e = a.storage.emplace_back();
+                e.slot = slot;
+                e.value.fill(0);
+                MPT_TRY(const bool more, next_item('}'));
+                if (!more) return {};
+                continue;
+            }
             if (peek() != '"') {
                 return field_error(value_at, label, "storage",
                                    "slot " + to_hex(slot) + ": value is not a string");
@@ -671,7 +718,7 @@ private:
         // By key; of a repeated slot the last stays (a map's last assignment wins).
         std::stable_sort(
             a.storage.begin(), a.storage.end(),
-            [](const StorageEntry& x, const StorageEntry& y) { return x.key < y.key; });
+            [](const StorageEntry& x, const StorageEntry& y) { return hash_less(x.key, y.key); });
         size_t out = 0;
         for (size_t i = 0; i < a.storage.size(); ++i) {
             if (i + 1 < a.storage.size() && a.storage[i + 1].key == a.storage[i].key) continue;
@@ -688,7 +735,7 @@ private:
         std::vector<uint32_t> order(accounts.size());
         std::iota(order.begin(), order.end(), 0u);
         std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
-            return accounts[x].address_hash < accounts[y].address_hash;
+            return hash_less(accounts[x].address_hash, accounts[y].address_hash);
         });
         std::vector<bool> drop(accounts.size(), false);
         bool any = false;

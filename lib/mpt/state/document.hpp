@@ -15,9 +15,10 @@
 //               quantity, as a string or a JSON number, at most 2^256 - 1; "" is zero
 //               (math.HexOrDecimal256: ParseBig256). No sign, no "0x" without digits.
 //   nonce       optional; as balance, at most 2^64 - 1 (math.HexOrDecimal64)
-//   code        optional; 0x-prefixed hex of even length, "0x" is none (hexutil.Bytes)
+//   code        optional; 0x-prefixed hex of even length, "0x" or "" is none (hexutil.Bytes)
 //   storage     optional; keys and values hex of at most 64 digits, even length, "0x"
 //               optional, left-padded to 32 bytes; "" and "0x" are zero (storageJSON)
+// Field names match in any case, as Go's encoding/json matches them ("Balance" is "balance").
 // Dumps add "root" (the account's storage root), "codeHash", "key" (the address hash) and
 // "address"; a dump's storage values may lack the 0x prefix (geth writes them so). A key
 // given twice (an address, a slot, a field) keeps its last value, as Go's and serde's maps do.

@@ -1,0 +1,49 @@
+// State documents: any text parses or fails with an error naming its place, never a crash;
+// a document that parses has the reader's promises (storage sorted by key with no key twice,
+// no address hash twice) and one state root on one thread, on two, and through the in-memory
+// Trie over the accounts' encodings. BlockchainTests files parse or fail the same way.
+#include <mpt/build/state_root.hpp>
+#include <mpt/state/document.hpp>
+#include <mpt/trie/trie.hpp>
+
+#include "fuzz_check.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    using namespace mpt;
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    auto tests = parse_blockchain_tests(text);
+    if (!tests) FUZZ_CHECK(!tests.error().detail.empty());
+    auto doc = parse_state_document(text);
+    if (!doc) {
+        const Errc e = doc.error().code;
+        FUZZ_CHECK(e == Errc::bad_json || e == Errc::bad_input || e == Errc::bad_hex);
+        FUZZ_CHECK(!doc.error().detail.empty());
+        return 0;
+    }
+    for (const StateAccount& a : doc->accounts) {
+        for (size_t i = 0; i + 1 < a.storage.size(); ++i)
+            FUZZ_CHECK(hash_less(a.storage[i].key, a.storage[i + 1].key));
+    }
+    auto one = state_root(*doc, 1);
+    FUZZ_CHECK(one.ok());
+    auto two = state_root(*doc, 2);
+    FUZZ_CHECK(two.ok() && *two == *one);
+    Trie trie;
+    for (const StateAccount& a : doc->accounts) {
+        Account acct = a.account;
+        auto storage = storage_root(a);
+        FUZZ_CHECK(storage.ok());
+        acct.storage_root = *storage;
+        bytes rlp;
+        encode_account(rlp, acct);
+        auto back = decode_account(rlp);
+        FUZZ_CHECK(back.ok() && *back == acct);
+        // Distinct address hashes: no put overwrites another account's.
+        auto before = trie.get(a.address_hash);
+        FUZZ_CHECK(before.ok() && !before->has_value());
+        FUZZ_CHECK(trie.put(a.address_hash, rlp).ok());
+    }
+    auto root = trie.root_hash();
+    FUZZ_CHECK(root.ok() && *root == *one);
+    return 0;
+}
