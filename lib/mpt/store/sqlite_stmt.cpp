@@ -69,7 +69,8 @@ Error last_error(sqlite3* db, const std::string& path, std::string_view what) {
     std::string cause = cause_of(rc);
     if (cause.empty()) cause = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     // SQLite names the failing system call of an I/O error only through the errno it kept.
-    if ((rc & 0xff) == SQLITE_IOERR && db != nullptr && rc != SQLITE_IOERR_NOMEM) {
+    if (((rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_CANTOPEN) && db != nullptr &&
+        rc != SQLITE_IOERR_NOMEM) {
         if (const int e = sqlite3_system_errno(db); e != 0) {
             cause += std::string(" (") + std::strerror(e) + ")";
         }
