@@ -78,8 +78,9 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "mpt " MPT_VERSION);
     app.require_subcommand(1);
     app.footer(
-        "Exit codes: 0 success, 1 negative answer, 2 usage or input error, 3 storage error, "
-        "4 internal error.\nManual: man mpt once installed; man -l man/mpt.1 in the source tree.");
+        "Exit codes: 0 success, 1 negative answer, 2 usage or input error, 3 storage error or a "
+        "failed write to stdout, 4 internal error or out of memory; 141 killed by "
+        "SIGPIPE.\nManual: man mpt once installed; man -l man/mpt.1 in the source tree.");
 
     // Registering a command costs more than most commands' work (CLI11 builds every option's
     // names and help up front), so a named command registers alone; only help, an unknown

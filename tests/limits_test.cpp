@@ -32,6 +32,7 @@ TEST_CASE("limits: an entry past the row limit is named, with its size and the l
     CHECK(check_entry_limits(input, false, 3000 + 3 + kRowOverhead).ok());
     auto r = check_entry_limits(input, false, 3000 + 2 + kRowOverhead);
     REQUIRE_FALSE(r.ok());
+    INFO(r.error().detail);
     CHECK(r.error().code == Errc::input_too_large);
     CHECK(r.error().detail ==
           "entry 1: value of 3000 bytes exceeds the limit of 4026 bytes a row of the trie file "
@@ -43,4 +44,26 @@ TEST_CASE("limits: an entry past the row limit is named, with its size and the l
     REQUIRE_FALSE(k.ok());
     CHECK(k.error().detail.starts_with("entry 0: key of 3000 bytes exceeds the limit of "));
     CHECK(check_entry_limits(keyed, true, 200 + kRowOverhead).ok());
+}
+
+TEST_CASE("limits: a row past the connection's limit is named with its size and the limit") {
+    test::TempFile f;
+    auto s = SqliteNodeStore::open(f.path, SqliteNodeStore::Mode::create);
+    REQUIRE(s.ok());
+    REQUIRE((*s)->set_length_limit(1000).ok());
+    CHECK((*s)->max_blob_bytes() == 1000);
+    REQUIRE((*s)->begin_write().ok());
+    // In place, not staged: a trie with a row first.
+    auto id = (*s)->create_trie("main", TrieKind::plain);
+    REQUIRE(id.ok());
+    const bytes path = {1, 2};
+    auto r = (*s)->put(*id, path, bytes(2000, 0xab));
+    REQUIRE_FALSE(r.ok());
+    INFO(r.error().detail);
+    CHECK(r.error().code == Errc::input_too_large);
+    CHECK(
+        r.error().detail.ends_with(": write node: trie id 1, path 12: a row of 2000 bytes "
+                                   "exceeds the limit of 1000 bytes"));
+    CHECK((*s)->put(*id, path, bytes(100, 0xab)).ok());
+    (*s)->rollback();
 }

@@ -138,6 +138,10 @@ for c in "dump $tmp/big.db" "dump --json $tmp/big.db"; do
     [ "$rcs" -eq 141 ] && [ ! -s "$tmp/err" ] && ok || bad "SIGPIPE $c: exit $rcs, stderr $(head -c 200 "$tmp/err")"
 done
 
+# With SIGPIPE ignored (as some parents leave it), the write fails with EPIPE instead.
+rcs=$(bash -c "trap '' PIPE; '$MPT' dump '$tmp/big.db' 2>'$tmp/err' | head -c 10 >/dev/null; echo \${PIPESTATUS[0]}")
+[ "$rcs" -eq 3 ] && [ "$(cat "$tmp/err")" = "mpt: error: write: Broken pipe" ] && ok || bad "SIGPIPE ignored: exit $rcs, stderr $(head -c 200 "$tmp/err")"
+
 # --- 2. Slips --------------------------------------------------------------------------------
 expect "hex with a trailing space" 2 '^$' '^mpt: error: bad hex: -: entry 0 key \(line 1, column 2\): not a hex digit at offset 2 \(a space\)$' -- \
     bash -c "echo '{\"0x01 \": \"0x02\"}' | exec '$MPT' root -"
