@@ -57,10 +57,15 @@ int main(int argc, char** argv) {
     for (uint64_t i = 0; i < accounts; ++i) {
         const mpt::Hash256 h = hash_of(i);
         const bool bump = every != 0 && i % every == 0 && i / every < changed;
-        line = i == 0 ? "" : ",\n";
-        line += "\"" + mpt::to_hex(mpt::bytes_view(h.data() + 12, 20)) + "\":{\"nonce\":\"" +
-                std::to_string(i % 7) + "\",\"balance\":\"" + std::to_string(i + (bump ? 2 : 1)) +
-                "\"";
+        line.clear();
+        if (i > 0) line.append(",\n");
+        line.append("\"");
+        line.append(mpt::to_hex(mpt::bytes_view(h.data() + 12, 20)));
+        line.append("\":{\"nonce\":\"");
+        line.append(std::to_string(i % 7));
+        line.append("\",\"balance\":\"");
+        line.append(std::to_string(i + (bump ? 2 : 1)));
+        line.append("\"");
         if (i % 10 == 0 && per + extra > 0) {
             uint64_t n = per;
             if (extra > 0) {

@@ -3,6 +3,7 @@
 #include "common.hpp"
 
 #include <mpt/build/bulk_build.hpp>
+#include <mpt/build/limits.hpp>
 #include <mpt/build/state_file.hpp>
 #include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
@@ -10,6 +11,9 @@
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace mpt::cli {
 namespace {
@@ -30,8 +34,21 @@ struct BuildCmdOptions {
 Result<BuildResult> build(const std::string& output, const KvInput& input, const BuildOptions& b) {
     MPT_TRY(std::optional<BuildResult> fresh, build_new_trie_file(output, input, b));
     if (fresh) return *fresh;
-    MPT_TRY(auto store, SqliteNodeStore::open(output, SqliteNodeStore::Mode::create));
-    return build_trie(*store, input, b);
+    struct stat st {};
+    const bool existed = ::stat(output.c_str(), &st) == 0;
+    if (!existed) remove_on_abnormal_exit(output);
+    Result<BuildResult> r = [&]() -> Result<BuildResult> {
+        MPT_TRY(auto store, SqliteNodeStore::open(output, SqliteNodeStore::Mode::create));
+        return build_trie(*store, input, b);
+    }();
+    remove_on_abnormal_exit({});
+    // A file this build created and could not fill holds nothing: it goes, with its log.
+    if (!r && !existed) {
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+            ::unlink((output + suffix).c_str());
+        }
+    }
+    return r;
 }
 
 // mpt build --state: the account trie and the storage tries of a state document.
@@ -61,8 +78,21 @@ int run_build_state(const BuildCmdOptions& o) {
     auto r = [&]() -> Result<StateBuildResult> {
         MPT_TRY(std::optional<StateBuildResult> fresh, build_new_state_file(o.output, *doc, b));
         if (fresh) return *fresh;
-        MPT_TRY(auto store, SqliteNodeStore::open(o.output, SqliteNodeStore::Mode::create));
-        return build_state(*store, *doc, b);
+        // As a key/value build through the store: a file it created and could not fill goes.
+        struct stat st {};
+        const bool existed = ::stat(o.output.c_str(), &st) == 0;
+        if (!existed) remove_on_abnormal_exit(o.output);
+        Result<StateBuildResult> built = [&]() -> Result<StateBuildResult> {
+            MPT_TRY(auto store, SqliteNodeStore::open(o.output, SqliteNodeStore::Mode::create));
+            return build_state(*store, *doc, b);
+        }();
+        remove_on_abnormal_exit({});
+        if (!built && !existed) {
+            for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+                ::unlink((o.output + suffix).c_str());
+            }
+        }
+        return built;
     }();
     if (tty) fmt::print(stderr, "\r\033[K");
     if (!r) return report(r.error(), o.output);
@@ -89,6 +119,10 @@ int run_build(const BuildCmdOptions& o) {
     }
     if (!input) return report(input.error(), o.input);
     *text = InputText();  // the pairs live in the input's own arena
+    // Entries no trie file could hold are refused before anything is written.
+    if (auto s = check_entry_limits(*input, o.secure, sqlite::default_length_limit()); !s) {
+        return report(s.error(), o.input);
+    }
     BuildOptions b;
     b.trie = o.trie;
     b.secure = o.secure;

@@ -63,6 +63,26 @@ void write_stderr(std::string_view text) noexcept {
     }
 }
 
+namespace {
+char g_remove_path[4096];  // a signal-safe copy: the terminate handler only unlinks
+}  // namespace
+
+void remove_on_abnormal_exit(const std::string& path) noexcept {
+    const size_t n = std::min(path.size(), sizeof g_remove_path - 16);
+    std::memcpy(g_remove_path, path.data(), n);
+    g_remove_path[n] = 0;
+}
+
+void remove_abnormal_exit_file() noexcept {
+    if (g_remove_path[0] == 0) return;
+    char name[sizeof g_remove_path];
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+        std::strcpy(name, g_remove_path);
+        std::strcat(name, suffix);
+        ::unlink(name);
+    }
+}
+
 void guard_standard_streams() noexcept {
     for (int fd = 0; fd <= 2; ++fd) {
         if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
@@ -103,6 +123,18 @@ Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
     t.info = std::move(*info);
     t.reader = std::make_unique<TrieReader>(*t.store, t.info);
     return t;
+}
+
+Status verify_root_row(OpenTrie& t) {
+    if (t.info.root == kEmptyRoot) return {};
+    MPT_TRY(const bytes_view row, t.reader->read({}));
+    const std::string where = t.store->path() + ": " + t.reader->describe() + ", path (root)";
+    if (row.empty()) return Error{Errc::storage_missing_node, where};
+    if (keccak256(row) != t.info.root) {
+        return Error{Errc::storage_hash_mismatch,
+                     where + ": the root row's hash is not the stored root"};
+    }
+    return {};
 }
 
 bytes OpenTrie::trie_key(bytes_view key, bool key_hashed) const {

@@ -48,6 +48,12 @@ void guard_standard_streams() noexcept;
 // Flushes stdout. Returns code when every write to stdout succeeded; otherwise reports the
 // write error (unless code already reported an error) and returns kStorage.
 int finish_output(int code) noexcept;
+// While set, the file (with its -wal, -shm and -journal) that an abnormal end of the process
+// (an exception escaping a worker thread) removes: a new file that holds nothing yet. An empty
+// path clears it. One at a time.
+void remove_on_abnormal_exit(const std::string& path) noexcept;
+// Removes that file; called by the terminate handler.
+void remove_abnormal_exit_file() noexcept;
 // The line and exit code for a failed write to stdout, errno_value its cause.
 int report_write_error(int errno_value) noexcept;
 
@@ -77,6 +83,10 @@ struct OpenTrie {
 };
 
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie);
+
+// Reads the trie's root row and checks it against the stored root: a missing row or another
+// hash is a storage error (a trie with the empty root needs no row).
+Status verify_root_row(OpenTrie& t);
 
 // A key given on the command line: 0x hex, or the bytes of the text.
 Result<bytes> parse_key(const std::string& text);

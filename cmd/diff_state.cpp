@@ -9,42 +9,52 @@
 
 #include <fmt/core.h>
 
-#include <map>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include <unistd.h>
 
 namespace mpt::cli {
 namespace {
 
-// One side: a state file opened for reading, or a document built into memory.
+// One side: a state file opened for reading, or a document built into a temporary state
+// file (written whole, as build --state writes a new file) that goes with the side.
 struct StateSide {
     std::unique_ptr<NodeStore> store;
     std::optional<StateView> view;
     bool reading = false;
+    std::string temp_dir;  // holds the temporary file, when there is one
 
     StateSide() = default;
-    StateSide(StateSide&&) = default;
+    StateSide(StateSide&& o) noexcept
+        : store(std::move(o.store)),
+          view(std::move(o.view)),
+          reading(o.reading),
+          temp_dir(std::move(o.temp_dir)) {
+        o.reading = false;
+        o.temp_dir.clear();
+    }
     ~StateSide() {
-        if (reading && store) store->end_read();  // a moved-from side has no store
+        if (reading && store) store->end_read();
+        store.reset();
+        if (!temp_dir.empty()) {
+            for (const char* f : {"/state.db", "/state.db-wal", "/state.db-shm"}) {
+                ::unlink((temp_dir + f).c_str());
+            }
+            ::rmdir(temp_dir.c_str());
+        }
     }
 };
 
-// Preimages of address and slot hashes: a document's from the document, a file's from its
-// preimages table.
+// Preimages of address and slot hashes, from either side's preimages table (a document's
+// built file records those the document gives).
 class Preimages {
 public:
-    void add(const StateDoc& doc) {
-        for (const StateAccount& acc : doc.accounts) {
-            if (acc.address)
-                known_[acc.address_hash] = bytes(acc.address->begin(), acc.address->end());
-            for (const StorageEntry& e : acc.storage) {
-                if (e.slot) known_[e.key] = bytes(e.slot->begin(), e.slot->end());
-            }
-        }
-    }
     void add(NodeStore& store) { stores_.push_back(&store); }
 
     // The preimage of h when one side knows it.
     Result<std::optional<bytes>> find(const Hash256& h) const {
-        if (auto it = known_.find(h); it != known_.end()) return std::optional<bytes>(it->second);
         for (NodeStore* s : stores_) {
             MPT_TRY(std::optional<bytes> p, s->get_preimage(h));
             if (p) return p;
@@ -53,7 +63,6 @@ public:
     }
 
 private:
-    std::map<Hash256, bytes> known_;
     std::vector<NodeStore*> stores_;
 };
 
@@ -71,12 +80,31 @@ Result<StateSide> open_side(const std::string& path, Preimages& pre) {
         return side;
     }
     MPT_TRY(const StateDoc doc, read_state_document(path, available_cpus()));
-    pre.add(doc);
-    side.store = std::make_unique<MemoryNodeStore>();
     StateBuildOptions b;
-    b.preimages = false;  // kept in Preimages instead
-    auto r = build_state(*side.store, doc, b);
-    if (!r) return Error{r.error().code, path + ": " + r.error().detail};
+    b.threads = available_cpus();
+    const char* tmp = std::getenv("TMPDIR");
+    std::string dir =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/mpt-diff-XXXXXX";
+    if (::mkdtemp(dir.data()) == nullptr) {
+        return Error{Errc::storage_io,
+                     dir + ": cannot make a temporary folder: " + std::strerror(errno)};
+    }
+    side.temp_dir = dir;
+    const std::string file = dir + "/state.db";
+    // Into a temporary file, whole; the store's way (in memory) only when that way is closed.
+    auto whole = build_new_state_file(file, doc, b);
+    if (!whole) return Error{whole.error().code, path + ": " + whole.error().detail};
+    if (*whole) {
+        MPT_TRY(auto store, SqliteNodeStore::open(file, SqliteNodeStore::Mode::read_only));
+        MPT_RETURN_IF_ERROR(store->begin_read());
+        side.reading = true;
+        side.store = std::move(store);
+    } else {
+        side.store = std::make_unique<MemoryNodeStore>();
+        auto r = build_state(*side.store, doc, b);
+        if (!r) return Error{r.error().code, path + ": " + r.error().detail};
+    }
+    pre.add(*side.store);
     MPT_TRY(StateView view, StateView::open(*side.store));
     side.view = std::move(view);
     return side;

@@ -90,10 +90,7 @@ int run_dump_accounts(const DumpOptions& o) {
 
 int run_dump(const DumpOptions& o) {
     if (o.storage && !o.accounts) return report_usage("dump: --storage goes with --accounts");
-    if (o.accounts) {
-        if (o.json) return report_usage("dump: --accounts prints JSON lines already");
-        return run_dump_accounts(o);
-    }
+    if (o.accounts) return run_dump_accounts(o);  // JSON lines, with or without --json
     std::optional<bytes> from_key;
     if (!o.from.empty()) {
         auto k = parse_key(o.from);

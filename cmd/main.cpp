@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iterator>
 #include <new>
@@ -45,17 +46,41 @@ int run_command(const mpt::cli::Runner& runner) noexcept {
     }
 }
 
+// An exception that leaves a worker thread (or a noexcept function) ends the process here: the
+// same line and exit code as in run_command, never SIGABRT. Nothing is committed, so a trie
+// file is as its last commit left it (the write-ahead log holds no partial transaction).
+[[noreturn]] void on_terminate() noexcept {
+    const char* line = "mpt: error: internal error: an exception escaped\n";
+    if (const std::exception_ptr e = std::current_exception()) {
+        try {
+            std::rethrow_exception(e);
+        } catch (const std::bad_alloc&) {
+            line = "mpt: error: out of memory: an allocation failed\n";
+        } catch (const std::system_error& se) {
+            if (se.code() == std::errc::resource_unavailable_try_again) {
+                line = "mpt: error: out of memory: cannot start a thread\n";
+            }
+        } catch (...) {
+        }
+    }
+    mpt::cli::remove_abnormal_exit_file();
+    mpt::cli::write_stderr(line);
+    std::_Exit(mpt::cli::kInternal);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registration mistakes only
     using namespace mpt::cli;
+    std::set_terminate(on_terminate);
     guard_standard_streams();
     CLI::App app{"mpt: Ethereum Merkle Patricia Trie toolkit"};
     app.set_version_flag("--version", "mpt " MPT_VERSION);
     app.require_subcommand(1);
     app.footer(
-        "Exit codes: 0 success, 1 negative answer, 2 usage or input error, 3 storage error, "
-        "4 internal error.\nManual: man mpt once installed; man -l man/mpt.1 in the source tree.");
+        "Exit codes: 0 success, 1 negative answer, 2 usage or input error, 3 storage error or a "
+        "failed write to stdout, 4 internal error or out of memory; 141 killed by "
+        "SIGPIPE.\nManual: man mpt once installed; man -l man/mpt.1 in the source tree.");
 
     // Registering a command costs more than most commands' work (CLI11 builds every option's
     // names and help up front), so a named command registers alone; only help, an unknown

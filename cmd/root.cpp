@@ -22,6 +22,17 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
+// True when the file's first byte after white space opens a JSON object or array.
+bool looks_like_json(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return false;
+    int c;
+    while ((c = std::fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r') {
+    }
+    std::fclose(f);
+    return c == '{' || c == '[';
+}
+
 struct RootOptions {
     std::vector<std::string> inputs;
     std::string trie = "main";
@@ -121,10 +132,24 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
             code = report(t.error());
             return std::nullopt;
         }
+        if (auto v = verify_root_row(*t); !v) {
+            code = report(v.error());
+            return std::nullopt;
+        }
         return Answer{
             t->info.root, ojson{{"root", to_hex(t->info.root)}, {"trie", o.trie}}, kOk, {}};
     }
     if (o.trie_given) {
+        // --trie says the input is meant as a trie file: an empty or damaged one is a storage
+        // error about the file, not a usage error about key/value input. JSON input is
+        // key/value input, which takes no --trie.
+        if (path != "-" && !looks_like_json(path)) {
+            auto t = open_trie(path, o.trie);
+            if (!t) {
+                code = report(t.error());
+                return std::nullopt;
+            }
+        }
         code = report_usage("root: --trie applies to a trie file, not to key/value input");
         return std::nullopt;
     }

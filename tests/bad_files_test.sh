@@ -111,6 +111,13 @@ if command -v sqlite3 >/dev/null; then
     [ "$v" = "$(printf '2\nplain')" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL v1 upgrade: $v"; }
 fi
 
+# root reads the root row and checks its hash before printing the stored root.
+expect "root rootrow" 3 '^$' '^mpt: error: node hash mismatch: .*rootrow.db: trie main, path \(root\): ' -- "$MPT" root "$tmp/rootrow.db"
+expect "check rootrow" 1 '^hash mismatch at path \(root\)$' '^$' -- "$MPT" check "$tmp/rootrow.db"
+# --trie names a trie file: an empty or foreign one is a storage error about the file.
+expect "root --trie empty" 3 '^$' '^mpt: error: .*empty.db: an empty file, not a trie file$' -- "$MPT" root --trie main "$tmp/empty.db"
+expect "root --trie text" 3 '^$' "^mpt: error: .*text.db: $not_sqlite" -- "$MPT" root --trie main "$tmp/text.db"
+
 # Rows of a trie id that the tries table does not have: check names them.
 expect "check strayid" 1 '^rows of trie id 7, which is not in the tries table: 2$' '^$' -- "$MPT" check "$tmp/strayid.db"
 

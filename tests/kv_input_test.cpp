@@ -85,21 +85,23 @@ TEST_CASE("error messages name line, column and entry exactly") {
     const Case cases[] = {
         {"{\"a\": \"0x123\"}", Errc::bad_hex,
          "entry 0 value (line 1, column 7): odd number of hex digits"},
-        {"{\"a\": \"0xzz\"}", Errc::bad_hex, "entry 0 value (line 1, column 7): not a hex digit"},
-        {"{\"a\": \"0x0g\"}", Errc::bad_hex, "entry 0 value (line 1, column 7): not a hex digit"},
+        {"{\"a\": \"0xzz\"}", Errc::bad_hex,
+         "entry 0 value (line 1, column 7): not a hex digit at offset 0 ('z')"},
+        {"{\"a\": \"0x0g\"}", Errc::bad_hex,
+         "entry 0 value (line 1, column 7): not a hex digit at offset 1 ('g')"},
         {"{\"0xabc\": \"1\"}", Errc::bad_hex,
          "entry 0 key (line 1, column 2): odd number of hex digits"},
         {"{\"a\": \"0x12\\u0033\"}", Errc::bad_hex,
          "entry 0 value (line 1, column 7): odd number of hex digits"},
         {"{\"a\": \"0xAbCd\", \"b\": \"0x12 \"}", Errc::bad_hex,
-         "entry 1 value (line 1, column 22): odd number of hex digits"},
+         "entry 1 value (line 1, column 22): not a hex digit at offset 2 (a space)"},
         {"{\"a\": \"b\",", Errc::bad_json, "line 1, column 11: expected a string key"},
         {" \"c\": \"0x1\"}", Errc::bad_json,
          "line 1, column 2: expected an object or an array of [key, value] pairs"},
         {"[[\"a\", \"b\"], [\"0xq1\", \"c\"]]", Errc::bad_hex,
-         "entry 1 key (line 1, column 15): not a hex digit"},
+         "entry 1 key (line 1, column 15): not a hex digit at offset 0 ('q')"},
         {"[[\"a\", \"b\"], [\"c\", \"0xq\"]]", Errc::bad_hex,
-         "entry 1 value (line 1, column 20): odd number of hex digits"},
+         "entry 1 value (line 1, column 20): not a hex digit at offset 0 ('q')"},
         {"{\"a\": 1}", Errc::bad_json, "line 1, column 7: value is not a string or null"},
         {"{\"a\" \"b\"}", Errc::bad_json, "line 1, column 6: expected ':'"},
         {"{\"a\": \"b\" \"c\": \"d\"}", Errc::bad_json, "line 1, column 11: expected ',' or '}'"},
@@ -157,7 +159,8 @@ TEST_CASE("error messages name line, column and entry exactly") {
          "entry 0 value (line 4, column 2): odd number of hex digits"},
         {"{\"a\": \"0xff\x7f"
          "\"}",
-         Errc::bad_hex, "entry 0 value (line 1, column 7): odd number of hex digits"},
+         Errc::bad_hex,
+         "entry 0 value (line 1, column 7): not a hex digit at offset 2 (byte 0x7f)"},
     };
     for (const Case& c : cases) {
         auto r = parse_kv(c.text);

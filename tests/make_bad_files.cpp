@@ -1,4 +1,5 @@
 // mpt_make_bad_files GOOD_DB OUTDIR: writes damaged and foreign files for bad_files_test.sh.
+// mpt_make_bad_files --keccak HEX: prints keccak256 of the bytes.
 //
 // GOOD_DB is a trie file made by `mpt build` (plain trie `main`, closed cleanly, so the file
 // alone holds it). Each output is a copy of it damaged in one way, or a file mpt never made.
@@ -158,6 +159,14 @@ bytes rewrite_branch(bytes_view branch_rlp, uint8_t nibble, bytes_view child_rlp
 }  // namespace
 
 int main(int argc, char** argv) {
+    // mpt_make_bad_files --keccak HEX: prints keccak256 of the bytes, for documents whose
+    // hashes must check (torture.sh).
+    if (argc == 3 && std::string(argv[1]) == "--keccak") {
+        auto b = mpt::from_hex(argv[2]);
+        if (!b) fail("--keccak: " + b.error().message());
+        std::printf("%s\n", mpt::to_hex(mpt::keccak256(*b)).c_str());
+        return 0;
+    }
     if (argc != 3) {
         std::fprintf(stderr, "usage: mpt_make_bad_files GOOD_DB OUTDIR\n");
         return 2;
@@ -221,6 +230,13 @@ int main(int argc, char** argv) {
         bytes root = db.blob("SELECT root FROM tries WHERE name='main'");
         root[31] ^= 0x01;
         db.write("UPDATE tries SET root=?2 WHERE name='main' AND length(?1)=0", bytes{}, &root);
+    }
+    {
+        // The root row changed: it no longer hashes to the stored root.
+        Db db(copy_of(good, out, "rootrow.db"));
+        bytes rlp = *db.row(bytes{});
+        rlp[rlp.size() / 2] ^= 0x01;
+        db.write("UPDATE nodes SET rlp=?2 WHERE path=?1", bytes{}, &rlp);
     }
     {
         // A row of a trie id the tries table does not have.

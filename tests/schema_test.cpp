@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <mpt/build/trie_file.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/store/faulty_store.hpp>
 #include <mpt/store/file_image.hpp>
@@ -218,4 +219,43 @@ TEST_CASE("a new-file image holds the kind, the root and the preimages") {
     REQUIRE(got.ok());
     REQUIRE(got->has_value());
     CHECK(**got == key);
+}
+
+TEST_CASE("check verifies the kind from the structure: hashed keys end at 64 nibbles") {
+    MemoryNodeStore s;
+    auto input = parse_kv(R"({"do": "verb", "dog": "puppy", "doge": "coin", "horse": "stallion"})");
+    REQUIRE(input.ok());
+    BuildOptions o;
+    REQUIRE(build_trie(s, *input, o).ok());
+    auto t = s.find_trie("main");
+    REQUIRE(t.ok());
+    REQUIRE(t->has_value());
+    TrieInfo info = **t;
+    auto plain = check_trie(s, info);
+    REQUIRE(plain.ok());
+    CHECK(plain->problems.empty());
+    // The same rows said to be a secure or state trie: short leaves, and a branch value.
+    for (const TrieKind k : {TrieKind::secure, TrieKind::state}) {
+        info.kind = k;
+        auto r = check_trie(s, info);
+        REQUIRE(r.ok());
+        REQUIRE_FALSE(r->problems.empty());
+        bool leaf = false, branch_value = false;
+        for (const std::string& p : r->problems) {
+            leaf |= p.starts_with("leaf ending at ");
+            branch_value |= p.starts_with("branch value ");
+        }
+        CHECK(leaf);
+        CHECK(branch_value);
+    }
+    // A secure build of the same input checks clean as what it is.
+    MemoryNodeStore h;
+    o.secure = true;
+    REQUIRE(build_trie(h, *input, o).ok());
+    auto ht = h.find_trie("main");
+    REQUIRE(ht.ok());
+    CHECK((*ht)->kind == TrieKind::secure);
+    auto hr = check_trie(h, **ht);
+    REQUIRE(hr.ok());
+    CHECK(hr->problems.empty());
 }

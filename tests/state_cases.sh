@@ -93,3 +93,5 @@ expect "key rule: state dump --accounts --from --key-hashed" 0 "^\\{\"address\":
 expect "key rule: state get KEY hashes" 0 '^0xf8' '^$' -- "$MPT" get "$tmp/state_a.db" "$a1"
 expect "get --account on a secure trie" 3 '^$' '^mpt: error: .*secure\.db: trie main is secure, not an account trie' -- "$MPT" get "$tmp/secure.db" --account "$a1"
 expect "storage trie of an account is named by its hash" 0 '^0x2a$' '^$' -- "$MPT" get --trie "$a1_hash" "$tmp/state_a.db" 0x0000000000000000000000000000000000000000000000000000000000000001
+# The printed root of build --state is the state root mpt root --state computes.
+expect "build --state root equals root --state" 0 '^$' '^$' -- sh -c "rm -f '$tmp/sb.db' && test \"\$('$MPT' build --state '$FIX/state_b.json' -o '$tmp/sb.db')\" = \"\$('$MPT' root --state '$FIX/state_b.json' | cut -d' ' -f1)\""

@@ -26,9 +26,26 @@ std::string to_hex(bytes_view b) {
     return out;
 }
 
+std::string describe_non_hex(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == ' ') return "a space";
+    if (u > 0x20 && u < 0x7f) return std::string("'") + c + "'";
+    static const char kDigits[] = "0123456789abcdef";
+    return std::string("byte 0x") + kDigits[u >> 4] + kDigits[u & 0x0f];
+}
+
 Result<bytes> from_hex(std::string_view s) {
     if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
-    if (s.size() % 2 != 0) return Error{Errc::bad_hex, "odd number of hex digits"};
+    if (s.size() % 2 != 0) {
+        // A stray character (a trailing space, say) is named as such, not counted as a digit.
+        for (size_t at = 0; at < s.size(); ++at) {
+            if (kHexDigitValue[static_cast<uint8_t>(s[at])] > 0x0f) {
+                return Error{Errc::bad_hex, "not a hex digit at offset " + std::to_string(at) +
+                                                " (" + describe_non_hex(s[at]) + ")"};
+            }
+        }
+        return Error{Errc::bad_hex, "odd number of hex digits"};
+    }
     bytes out(s.size() / 2);
     uint8_t* o = out.data();
     // A byte that is not a digit maps to 0xff, so one test of all the values or-ed together
@@ -43,7 +60,8 @@ Result<bytes> from_hex(std::string_view s) {
     if (bad > 0x0f) {
         size_t at = 0;
         while (kHexDigitValue[static_cast<uint8_t>(s[at])] <= 0x0f) ++at;
-        return Error{Errc::bad_hex, "not a hex digit at offset " + std::to_string(at)};
+        return Error{Errc::bad_hex, "not a hex digit at offset " + std::to_string(at) + " (" +
+                                        describe_non_hex(s[at]) + ")"};
     }
     return out;
 }

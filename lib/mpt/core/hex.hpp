@@ -25,6 +25,9 @@ std::string to_hex(bytes_view b);
 // Appends the lowercase digits of b, without a prefix.
 void append_hex_digits(std::string& out, bytes_view b);
 
+// How a character that is no hex digit is named in errors: "a space", 'g', "byte 0x0a".
+std::string describe_non_hex(char c);
+
 // Parses hex digits of even length, with or without a 0x prefix. Upper and lower case are
 // accepted. An odd length or a non-hex character is Errc::bad_hex.
 Result<bytes> from_hex(std::string_view s);

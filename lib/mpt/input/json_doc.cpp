@@ -104,9 +104,11 @@ std::string field_name(std::string_view name) { return "field \"" + std::string(
 
 // The error's detail lacks the field's name, which the caller puts in front.
 Result<bytes> decode_hex(std::string_view s) {
-    if (s.size() < 2 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) {
-        return Error{Errc::bad_hex, "missing 0x prefix"};
+    if (s.size() >= 2 && s[0] == '0' && s[1] == 'X') {
+        return Error{Errc::bad_hex, "0X prefix: hex strings start with a lowercase 0x"};
     }
+    if (s.size() < 2 || s[0] != '0' || s[1] != 'x')
+        return Error{Errc::bad_hex, "missing 0x prefix"};
     return from_hex(s);
 }
 

@@ -12,6 +12,7 @@
 #include <mpt/core/keccak.hpp>
 #include <mpt/input/json_lexer.hpp>
 #include <mpt/input/kv_input.hpp>
+#include <mpt/input/stream_limit.hpp>
 #include <utility>
 
 namespace mpt {
@@ -41,12 +42,30 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path) {
     auto json_byte = [](char c) {
         return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
     };
+    // Every document mpt reads is an object or an array: a stream whose first byte after
+    // white space is anything else (`yes x | mpt root -`) stops there too.
+    auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    bool opened = std::find_if_not(data.begin(), data.end(), blank) != data.end();
+    // A stream that is JSON all along stops at a bound instead of at the OOM killer.
+    const size_t limit = stream_byte_limit();
     char buf[1 << 16];
+    bool too_large = false;
     while (!std::feof(f) && !std::ferror(f)) {
         const size_t n = std::fread(buf, 1, sizeof buf, f);
         const char* bad = std::find_if_not(buf, buf + n, json_byte);
+        if (!opened) {
+            const char* first = std::find_if_not(static_cast<const char*>(buf), bad, blank);
+            if (first != bad) {
+                opened = true;
+                if (*first != '{' && *first != '[') bad = first;
+            }
+        }
         if (bad != buf + n) {
             data.append(buf, static_cast<size_t>(bad - buf) + 1);
+            break;
+        }
+        if (data.size() + n > limit) {
+            too_large = true;
             break;
         }
         data.append(buf, n);
@@ -55,6 +74,12 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path) {
     const int err = errno;
     if (f != stdin) std::fclose(f);
     if (failed) return {Errc::bad_input, path + ": " + std::strerror(err)};
+    if (too_large) {
+        return {Errc::input_too_large,
+                path + ": a stream of more than " + std::to_string(limit) +
+                    " bytes, the limit for piped input (a quarter of the memory available); "
+                    "give a file instead"};
+    }
     return data;
 }
 
@@ -281,11 +306,19 @@ private:
                                  const char* what) const {
         if (s.size() >= 2 && s[0] == '0' && s[1] == 'x') {
             const size_t digits = s.size() - 2;
+            // A character that is no digit is named first: "0x01 " has a trailing space, not
+            // an odd number of digits.
+            for (size_t i = 2; i < s.size(); ++i) {
+                if (kHexDigitValue[static_cast<uint8_t>(s[i])] > 0x0f) {
+                    return entry_error(start, what,
+                                       "not a hex digit at offset " + std::to_string(i - 2) + " (" +
+                                           describe_non_hex(s[i]) + ")");
+                }
+            }
             if (digits % 2 != 0) return entry_error(start, what, "odd number of hex digits");
             for (size_t i = 0; i < digits / 2; ++i) {
                 const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(s[2 + 2 * i])];
                 const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(s[3 + 2 * i])];
-                if ((hi | lo) > 0x0f) return entry_error(start, what, "not a hex digit");
                 *o++ = static_cast<uint8_t>(hi << 4 | lo);
             }
             return o;

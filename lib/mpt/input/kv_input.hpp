@@ -52,8 +52,10 @@ Result<KvInput> parse_kv(std::string_view text);
 
 // Reads a whole JSON file ("-" for standard input). A stream that is not a regular file is
 // read up to its end, or up to and with the first control character that no JSON text
-// holds (not tab, line feed or carriage return), so that an endless stream of bytes that
-// cannot be JSON ends.
+// holds (not tab, line feed or carriage return), or up to and with its first byte after white
+// space when that is not '{' or '[' (no document mpt reads is anything else), so that an
+// endless stream of bytes that cannot be JSON ends at once; the parser then reports that
+// byte. A stream past stream_byte_limit() bytes is Errc::input_too_large.
 Result<std::string> read_file(const std::string& path);
 
 // A whole input document in memory, for reading once: a regular file is mapped read-only

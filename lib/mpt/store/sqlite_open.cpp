@@ -1,4 +1,5 @@
 // SqliteNodeStore: opening a file, and making or checking its schema (sqlite_store.hpp).
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,6 +43,35 @@ bool has_sqlite_header(const std::string& path) {
     return n == 16 && std::memcmp(header, "SQLite format 3", 16) == 0;
 }
 
+// Removes the log (-wal, when empty) and its index (-shm) that a failed open made, when they
+// were not there before and no other connection uses them: SQLite's connections hold a shared
+// lock on the index's byte 128 (the "DMS" lock of os_unix.c) while they live, so an exclusive
+// lock on it proves the files are no one's.
+void remove_new_log(const std::string& wal, bool had_wal, const std::string& shm, bool had_shm) {
+    if (had_wal && had_shm) return;
+    int fd = -1;
+    if (!had_shm) {
+        fd = ::open(shm.c_str(), O_RDWR | O_CLOEXEC);
+        if (fd >= 0) {
+            struct flock lk {};
+            lk.l_type = F_WRLCK;
+            lk.l_whence = SEEK_SET;
+            lk.l_start = 128;
+            lk.l_len = 1;
+            if (::fcntl(fd, F_SETLK, &lk) != 0) {
+                ::close(fd);
+                return;  // in use
+            }
+        }
+    }
+    struct stat s {};
+    if (!had_wal && ::stat(wal.c_str(), &s) == 0 && s.st_size == 0) ::unlink(wal.c_str());
+    if (fd >= 0) {
+        ::unlink(shm.c_str());
+        ::close(fd);
+    }
+}
+
 }  // namespace
 
 bool looks_like_sqlite(const std::string& path) {
@@ -50,6 +80,33 @@ bool looks_like_sqlite(const std::string& path) {
 }
 
 Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string& path, Mode mode) {
+    // The log and its index, when an open fails, are left only if they were there before or
+    // hold something: an open that fails for want of space leaves no empty -wal and -shm.
+    struct stat st {};
+    const std::string wal = path + "-wal";
+    const std::string shm = path + "-shm";
+    const bool had_wal = ::stat(wal.c_str(), &st) == 0;
+    const bool wal_has_content = had_wal && st.st_size > 0;
+    const bool had_shm = ::stat(shm.c_str(), &st) == 0;
+    const bool hot_journal = ::stat((path + "-journal").c_str(), &st) == 0 && st.st_size > 0;
+    auto r = open_once(path, mode, false);
+    if (r.ok()) return r;
+    const auto cleanup = [&] { remove_new_log(wal, had_wal, shm, had_shm); };
+    cleanup();
+    // A reader on a full disk cannot make the -shm file a WAL reader needs. With no log
+    // content there is nothing the log could add: the file alone is the state, read as
+    // immutable (no log, no locks), as for a reader that may not write the folder.
+    if (r.error().code == Errc::storage_full && mode == Mode::read_only && !wal_has_content &&
+        !hot_journal) {
+        auto again = open_once(path, mode, true);
+        if (again.ok()) return again;
+        cleanup();
+    }
+    return r;
+}
+
+Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open_once(const std::string& path,
+                                                                    Mode mode, bool immutable) {
     // SQLite's memory statistics, which nothing here reads, take a global mutex on every
     // allocation it makes (2% of a large build's instructions). Only possible before SQLite
     // initializes, on the first open; later calls are refused and change nothing.
@@ -75,7 +132,8 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string
     // A reader opens a writable file read-write, with writes refused (query_only below): a
     // read-only connection cannot roll back the journal a killed writer left, and would
     // refuse the file instead of reading the state before that write.
-    const bool reader_can_recover = mode == Mode::read_only && ::access(path.c_str(), W_OK) == 0;
+    const bool reader_can_recover =
+        mode == Mode::read_only && !immutable && ::access(path.c_str(), W_OK) == 0;
     int flags = mode == Mode::read_only && !reader_can_recover ? SQLITE_OPEN_READONLY
                                                                : SQLITE_OPEN_READWRITE;
     if (mode == Mode::create) flags |= SQLITE_OPEN_CREATE;
@@ -92,7 +150,7 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open(const std::string
         const bool wal_has_content = ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
         std::filesystem::path dir = std::filesystem::path(path).parent_path();
         if (dir.empty()) dir = ".";
-        if (!wal_has_content && ::access(dir.c_str(), W_OK) != 0) {
+        if (immutable || (!wal_has_content && ::access(dir.c_str(), W_OK) != 0)) {
             open_name = immutable_uri(path);
             flags |= SQLITE_OPEN_URI;
         }

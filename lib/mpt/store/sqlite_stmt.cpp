@@ -69,7 +69,8 @@ Error last_error(sqlite3* db, const std::string& path, std::string_view what) {
     std::string cause = cause_of(rc);
     if (cause.empty()) cause = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     // SQLite names the failing system call of an I/O error only through the errno it kept.
-    if ((rc & 0xff) == SQLITE_IOERR && db != nullptr && rc != SQLITE_IOERR_NOMEM) {
+    if (((rc & 0xff) == SQLITE_IOERR || (rc & 0xff) == SQLITE_CANTOPEN) && db != nullptr &&
+        rc != SQLITE_IOERR_NOMEM) {
         if (const int e = sqlite3_system_errno(db); e != 0) {
             cause += std::string(" (") + std::strerror(e) + ")";
         }
@@ -90,10 +91,24 @@ Error error_of_code(int rc, const std::string& path, std::string_view what) {
 
 int64_t length_limit(sqlite3* db) noexcept { return sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1); }
 
+int64_t default_length_limit() noexcept {
+    static const int64_t limit = [] {
+        sqlite3* db = nullptr;
+        int64_t n = 1000000000;  // SQLite's default, should no connection open
+        if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
+            n = length_limit(db);
+        }
+        sqlite3_close(db);
+        return n;
+    }();
+    return limit;
+}
+
 Statement& Statement::operator=(Statement&& o) noexcept {
     if (this != &o) {
         finalize();
         s_ = o.s_;
+        bind_rc_ = o.bind_rc_;
         o.s_ = nullptr;
     }
     return *this;
@@ -108,25 +123,35 @@ int Statement::prepare(sqlite3* db, std::string_view sql, bool persistent) noexc
 void Statement::finalize() noexcept {
     sqlite3_finalize(s_);
     s_ = nullptr;
+    bind_rc_ = SQLITE_OK;
 }
 
-void Statement::bind(int i, int64_t v) noexcept { sqlite3_bind_int64(s_, i, v); }
+void Statement::bind(int i, int64_t v) noexcept {
+    const int rc = sqlite3_bind_int64(s_, i, v);
+    if (bind_rc_ == SQLITE_OK) bind_rc_ = rc;
+}
 
 void Statement::bind(int i, bytes_view blob) noexcept {
     // SQLite reads a NULL pointer as SQL NULL even with length 0; paths may be empty.
     static const uint8_t kEmpty = 0;
-    sqlite3_bind_blob64(s_, i, blob.empty() ? &kEmpty : blob.data(), blob.size(), SQLITE_STATIC);
+    const int rc = sqlite3_bind_blob64(s_, i, blob.empty() ? &kEmpty : blob.data(), blob.size(),
+                                       SQLITE_STATIC);
+    if (bind_rc_ == SQLITE_OK) bind_rc_ = rc;
 }
 
 void Statement::bind_text(int i, std::string_view text) noexcept {
     static const char kEmpty = 0;
-    sqlite3_bind_text64(s_, i, text.empty() ? &kEmpty : text.data(), text.size(), SQLITE_STATIC,
-                        SQLITE_UTF8);
+    const int rc = sqlite3_bind_text64(s_, i, text.empty() ? &kEmpty : text.data(), text.size(),
+                                       SQLITE_STATIC, SQLITE_UTF8);
+    if (bind_rc_ == SQLITE_OK) bind_rc_ = rc;
 }
 
-int Statement::step() noexcept { return sqlite3_step(s_); }
+int Statement::step() noexcept { return bind_rc_ != SQLITE_OK ? bind_rc_ : sqlite3_step(s_); }
 
-void Statement::reset() noexcept { sqlite3_reset(s_); }
+void Statement::reset() noexcept {
+    sqlite3_reset(s_);
+    bind_rc_ = SQLITE_OK;
+}
 
 int Statement::column_type(int i) const noexcept { return sqlite3_column_type(s_, i); }
 

@@ -26,8 +26,10 @@ Error last_error(sqlite3* db, const std::string& path, std::string_view what);
 // cannot say more), "<path>: <what>: <cause>".
 Error error_of_code(int rc, const std::string& path, std::string_view what);
 
-// The largest string or BLOB, in bytes, the connection db stores (SQLITE_LIMIT_LENGTH).
+// The largest string, BLOB or row, in bytes, the connection db stores (SQLITE_LIMIT_LENGTH).
 int64_t length_limit(sqlite3* db) noexcept;
+// The same for a new connection: SQLITE_MAX_LENGTH as this SQLite was built, 10^9 by default.
+int64_t default_length_limit() noexcept;
 
 // An owned prepared statement: finalized when it goes. Views returned by column_* are valid
 // until the next step(), reset() or finalization.
@@ -35,7 +37,7 @@ class Statement {
 public:
     Statement() = default;
     ~Statement() { finalize(); }
-    Statement(Statement&& o) noexcept : s_(o.s_) { o.s_ = nullptr; }
+    Statement(Statement&& o) noexcept : s_(o.s_), bind_rc_(o.bind_rc_) { o.s_ = nullptr; }
     Statement& operator=(Statement&& o) noexcept;
     Statement(const Statement&) = delete;
     Statement& operator=(const Statement&) = delete;
@@ -47,12 +49,14 @@ public:
     explicit operator bool() const noexcept { return s_ != nullptr; }
 
     // Bind parameter i (from 1). A blob or text is not copied: it must stay valid until the
-    // statement is reset or bound again.
+    // statement is reset or bound again. A failed bind (SQLITE_TOOBIG past the length limit)
+    // is kept, and the next step() returns it without running the statement: SQLite would
+    // otherwise run it with NULL in that place.
     void bind(int i, int64_t v) noexcept;
     void bind(int i, bytes_view blob) noexcept;
     void bind_text(int i, std::string_view text) noexcept;
 
-    // SQLITE_ROW, SQLITE_DONE or an error code.
+    // SQLITE_ROW, SQLITE_DONE or an error code (that of a failed bind first).
     int step() noexcept;
     void reset() noexcept;
 
@@ -63,6 +67,7 @@ public:
 
 private:
     sqlite3_stmt* s_ = nullptr;
+    int bind_rc_ = 0;  // SQLITE_OK, or the first failed bind since the last reset
 };
 
 }  // namespace mpt::sqlite

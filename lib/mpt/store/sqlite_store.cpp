@@ -2,6 +2,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -211,7 +212,25 @@ Status SqliteNodeStore::put(TrieId trie, bytes_view path, bytes_view rlp) {
     put.bind(3, rlp);
     const int rc = put.step();
     put.reset();
-    if (rc != SQLITE_DONE) return error("write node");
+    if (rc != SQLITE_DONE) return row_error(rc, trie, path, rlp.size());
+    return {};
+}
+
+Error SqliteNodeStore::row_error(int rc, TrieId trie, bytes_view path, size_t rlp_bytes) const {
+    if ((rc & 0xff) == SQLITE_TOOBIG) {
+        // Callers check entries first (build/limits.hpp); a row that still does not fit says
+        // how large it is against the limit.
+        return {Errc::input_too_large, path_ + ": write node: trie id " + std::to_string(trie) +
+                                           (path.empty() ? "" : ", path " + path_string(path)) +
+                                           ": a row of " + std::to_string(rlp_bytes) +
+                                           " bytes exceeds the limit of " +
+                                           std::to_string(max_blob_bytes()) + " bytes"};
+    }
+    return error("write node");
+}
+
+Status SqliteNodeStore::set_length_limit(int64_t n) {
+    sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, static_cast<int>(n));
     return {};
 }
 
@@ -238,7 +257,12 @@ Status SqliteNodeStore::put_rows(TrieId trie, std::span<const RowList::Row> rows
         }
         const int rc = put.step();
         put.reset();
-        if (rc != SQLITE_DONE) return error("write node");
+        if (rc != SQLITE_DONE) {
+            size_t largest = 0;
+            for (size_t j = 0; j < kPutRowsBatch; ++j)
+                largest = std::max(largest, rows[i + j].rlp.size());
+            return row_error(rc, trie, {}, largest);
+        }
     }
     for (; i < rows.size(); ++i) MPT_RETURN_IF_ERROR(put(trie, rows[i].path, rows[i].rlp));
     return {};

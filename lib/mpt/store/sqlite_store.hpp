@@ -77,11 +77,18 @@ public:
     Result<int64_t> file_size();
     // Caps the file at n pages (PRAGMA max_page_count), to test a full disk.
     Status set_max_pages(int64_t n);
+    // Lowers this connection's length limit to n bytes (SQLITE_LIMIT_LENGTH), to test rows past it.
+    Status set_length_limit(int64_t n);
 
 private:
+    // One attempt of open(); immutable reads the file alone (no log, no locks).
+    static Result<std::unique_ptr<SqliteNodeStore>> open_once(const std::string& path, Mode mode,
+                                                              bool immutable);
     SqliteNodeStore(sqlite3* db, std::string path)
         : db_(db), path_(std::move(path)), tries_(db, path_, kSchemaVersion) {}
     Status exec(const char* sql);
+    // The error of a failed row write: a row past the length limit is named with its size.
+    Error row_error(int rc, TrieId trie, bytes_view path, size_t rlp_bytes) const;
     Status prepare(sqlite::Statement& st, const std::string& sql);
     Error error(std::string_view what) const { return sqlite::last_error(db_, path_, what); }
     // Reads the header and the schema's version; validates the tries table.

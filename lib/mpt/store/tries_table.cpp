@@ -185,6 +185,18 @@ Status TriesTable::upgrade() {
     };
     MPT_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
     const auto body = [&]() -> Status {
+        // Another writer may have upgraded the file while this one waited for the lock.
+        Statement v;
+        if (v.prepare(db_, "PRAGMA user_version") != SQLITE_OK || v.step() != SQLITE_ROW) {
+            return error("upgrade to schema version 2");
+        }
+        if (v.column_int64(0) == kSchemaVersion) {
+            v.finalize();
+            version_ = kSchemaVersion;
+            MPT_RETURN_IF_ERROR(list());
+            return exec("COMMIT");
+        }
+        v.finalize();
         MPT_TRY(const std::vector<TrieInfo> tries, list());
         std::string create = schema_sql();
         // Only the tries table's definition, under a new name, and the preimages table.

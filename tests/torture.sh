@@ -1,0 +1,385 @@
+#!/usr/bin/env bash
+# Torture cases for the command contract: every case asserts the exit code, the one error line,
+# and that nothing was lost (the file answers as before, or as after the write).
+#
+# Usage: torture.sh MPT [--quick]
+#
+# Sections (--quick runs 1, 2, 5 and 6, which need no root and take seconds):
+#  1. stdout and stderr at /dev/full and closed, for every command: a failed stdout write is
+#     one line 'mpt: error: write: <reason>' and exit 3; a failed stderr write keeps the exit
+#     code and the output; SIGPIPE is exit 141 with no line.
+#  2. Slips: hex with a stray character, 0X in proof documents, --trie on a file that is no
+#     trie file, trie names with control characters, rows of unknown trie ids.
+#  3. A small tmpfs (as root, when one can be mounted; said so when not) filled to several
+#     levels, for builds, updates and reads.
+#  4. kill -9 at random moments of an update: the root is the old or the new one, check is
+#     clean, and no -wal/-shm is left where the open failed.
+#  5. Metadata bytes flipped in the tries table: the record-header byte of kind and a root bit.
+#  6. Endless piped streams and huge declared lengths.
+# Random choices print their seed; MPT_SEED replays them.
+set -u
+MPT=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+quick=0
+[ "${2:-}" = "--quick" ] && quick=1
+here=$(cd "$(dirname "$0")" && pwd)
+FIX=$here/../fixtures
+tmp=$(mktemp -d)
+mnt=""
+cleanup() {
+    [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+pass=0
+fail=0
+. "$here/expect.sh"
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL $*"
+}
+seed=${MPT_SEED:-$(date +%s)}
+echo "torture: seed $seed (set MPT_SEED to replay)"
+RANDOM=$seed
+start=$SECONDS
+
+"$MPT" build "$FIX/dogs.json" -o "$tmp/dogs.db" >/dev/null || { echo "FAIL build dogs"; exit 1; }
+"$MPT" build "$FIX/diff_a.json" -o "$tmp/a.db" >/dev/null || { echo "FAIL build a"; exit 1; }
+dogs_root=$("$MPT" root "$FIX/dogs.json")
+
+# --- 1. Output at /dev/full and closed -----------------------------------------------------
+# out_cases NAME -- CMD...: CMD runs once as reference, then with stdout at /dev/full, stdout
+# closed, stderr at /dev/full and stderr closed. A CMD that writes a file gets a fresh copy
+# from its own setup (bash -c '...; exec mpt ...').
+out_cases() {
+    local name=$1
+    shift 2
+    "$@" >"$tmp/ref.out" 2>"$tmp/ref.err" </dev/null
+    local rc0=$?
+    [ "$rc0" -lt 128 ] || { bad "$name: reference run killed by signal $((rc0 - 128))"; return; }
+    local how rc
+    for how in full closed; do
+        if [ $how = full ]; then
+            "$@" >/dev/full 2>"$tmp/err" </dev/null
+        else
+            "$@" >&- 2>"$tmp/err" </dev/null
+        fi
+        rc=$?
+        if [ ! -s "$tmp/ref.out" ]; then
+            # Nothing to write: nothing fails.
+            [ $rc -eq $rc0 ] && cmp -s "$tmp/err" "$tmp/ref.err" && ok ||
+                bad "$name, stdout $how, no output: exit $rc (want $rc0), stderr $(head -c 200 "$tmp/err")"
+        elif [ $rc0 -ge 2 ]; then
+            # An error reported already: its code and line stay.
+            [ $rc -eq $rc0 ] && cmp -s "$tmp/err" "$tmp/ref.err" && ok ||
+                bad "$name, stdout $how after an error: exit $rc (want $rc0), stderr $(head -c 200 "$tmp/err")"
+        else
+            local want='No space left on device'
+            [ $how = closed ] && want='Bad file descriptor'
+            # The write error is the last line; what the command said before it stays.
+            [ $rc -eq 3 ] && [ "$(tail -n 1 "$tmp/err")" = "mpt: error: write: $want" ] &&
+                [ "$(head -n -1 "$tmp/err")" = "$(cat "$tmp/ref.err")" ] && ok ||
+                bad "$name, stdout $how: exit $rc (want 3), stderr $(head -c 200 "$tmp/err")"
+        fi
+    done
+    for how in full closed; do
+        if [ $how = full ]; then
+            "$@" >"$tmp/out" 2>/dev/full </dev/null
+        else
+            "$@" >"$tmp/out" 2>&- </dev/null
+        fi
+        rc=$?
+        [ $rc -eq $rc0 ] && cmp -s "$tmp/out" "$tmp/ref.out" && ok ||
+            bad "$name, stderr $how: exit $rc (want $rc0), stdout differs or signal"
+    done
+}
+
+fresh_build() { echo "rm -f '$tmp/b.db' '$tmp/b.db-wal' '$tmp/b.db-shm'; exec '$MPT' build $* -o '$tmp/b.db'"; }
+update_build() { echo "cp '$tmp/dogs.db' '$tmp/u.db'; rm -f '$tmp/u.db-wal' '$tmp/u.db-shm'; exec '$MPT' build $* -o '$tmp/u.db'"; }
+
+out_cases "root json" -- "$MPT" root "$FIX/dogs.json"
+out_cases "root --json" -- "$MPT" root --json "$FIX/dogs.json"
+out_cases "root db" -- "$MPT" root "$tmp/dogs.db"
+out_cases "root --vectors" -- "$MPT" root --vectors "$FIX/trie_vectors.json"
+out_cases "root missing" -- "$MPT" root "$tmp/missing.json"
+out_cases "root usage" -- "$MPT" root
+out_cases "build new" -- bash -c "$(fresh_build "'$FIX/dogs.json'")"
+out_cases "build --json" -- bash -c "$(fresh_build --json "'$FIX/dogs.json'")"
+out_cases "build update" -- bash -c "$(update_build "'$FIX/diff_b.json'")"
+out_cases "get" -- "$MPT" get "$tmp/dogs.db" dog
+out_cases "get absent" -- "$MPT" get "$tmp/dogs.db" cat
+out_cases "get no file" -- "$MPT" get "$tmp/missing.db" dog
+out_cases "dump" -- "$MPT" dump "$tmp/dogs.db"
+out_cases "dump --json" -- "$MPT" dump --json "$tmp/dogs.db"
+out_cases "check" -- "$MPT" check "$tmp/dogs.db"
+out_cases "check --json" -- "$MPT" check --json "$tmp/dogs.db"
+out_cases "stats" -- "$MPT" stats "$tmp/dogs.db"
+out_cases "diff" -- "$MPT" diff "$FIX/diff_a.json" "$FIX/diff_b.json"
+out_cases "diff db" -- "$MPT" diff "$tmp/a.db" "$FIX/diff_b.json"
+out_cases "diff --stats" -- "$MPT" diff --stats "$FIX/diff_a.json" "$FIX/diff_b.json"
+out_cases "get-node" -- "$MPT" get-node "$tmp/dogs.db" 0x00
+out_cases "proof" -- "$MPT" proof "$tmp/dogs.db" dog
+out_cases "proof --verify" -- "$MPT" proof --verify "$FIX/proof_present.json"
+out_cases "verify-range" -- "$MPT" verify-range "$FIX/range_valid.json"
+out_cases "verify-range invalid" -- "$MPT" verify-range "$FIX/range_gap.json"
+out_cases "count-allocs" -- "$MPT" count-allocs --leaves 20 --samples 2
+out_cases "help" -- "$MPT" --help
+out_cases "command help" -- "$MPT" dump --help
+out_cases "version" -- "$MPT" --version
+# The builds whose stdout failed still wrote their file whole.
+bash -c "$(fresh_build "'$FIX/dogs.json'")" >/dev/full 2>/dev/null
+expect "build at /dev/full kept its file" 0 "^$dogs_root\$" '^$' -- "$MPT" root "$tmp/b.db"
+expect "build at /dev/full: check" 0 '^ok: ' '^$' -- "$MPT" check "$tmp/b.db"
+# SIGPIPE: the reader goes away; the UNIX way is exit 141 and no line.
+awk 'BEGIN { printf "{"; for (i = 0; i < 20000; i++) printf "%s\"k%d\":\"v%d\"", (i ? "," : ""), i, i; print "}" }' >"$tmp/big.json"
+"$MPT" build "$tmp/big.json" -o "$tmp/big.db" >/dev/null
+for c in "dump $tmp/big.db" "dump --json $tmp/big.db"; do
+    rcs=$(bash -c "'$MPT' $c 2>'$tmp/err' | head -c 10 >/dev/null; echo \${PIPESTATUS[0]}")
+    [ "$rcs" -eq 141 ] && [ ! -s "$tmp/err" ] && ok || bad "SIGPIPE $c: exit $rcs, stderr $(head -c 200 "$tmp/err")"
+done
+
+# With SIGPIPE ignored (as some parents leave it), the write fails with EPIPE instead.
+rcs=$(bash -c "trap '' PIPE; '$MPT' dump '$tmp/big.db' 2>'$tmp/err' | head -c 10 >/dev/null; echo \${PIPESTATUS[0]}")
+[ "$rcs" -eq 3 ] && [ "$(cat "$tmp/err")" = "mpt: error: write: Broken pipe" ] && ok || bad "SIGPIPE ignored: exit $rcs, stderr $(head -c 200 "$tmp/err")"
+
+# --- 2. Slips --------------------------------------------------------------------------------
+expect "hex with a trailing space" 2 '^$' '^mpt: error: bad hex: -: entry 0 key \(line 1, column 2\): not a hex digit at offset 2 \(a space\)$' -- \
+    bash -c "echo '{\"0x01 \": \"0x02\"}' | exec '$MPT' root -"
+expect "odd hex is odd" 2 '^$' '^mpt: error: bad hex: -: entry 0 value .*: odd number of hex digits$' -- \
+    bash -c "echo '{\"0x01\": \"0x123\"}' | exec '$MPT' root -"
+sed 's/"root": "0x/"root": "0X/' "$FIX/proof_present.json" >"$tmp/p0X.json"
+expect "proof document with 0X" 2 '^$' '^mpt: error: bad hex: .*p0X.json: field "root": 0X prefix: hex strings start with a lowercase 0x$' -- \
+    "$MPT" proof --verify "$tmp/p0X.json"
+: >"$tmp/empty.db"
+echo "not a trie" >"$tmp/text.db"
+expect "root --trie empty file" 3 '^$' '^mpt: error: not an mpt trie file: .*empty.db: an empty file, not a trie file$' -- "$MPT" root --trie main "$tmp/empty.db"
+expect "root --trie text file" 3 '^$' '^mpt: error: not an mpt trie file: .*text.db: not an SQLite database$' -- "$MPT" root --trie main "$tmp/text.db"
+for name in $'a\nb' $'tab\tname' $'cr\r' ''; do
+    rm -f "$tmp/n.db"
+    expect "trie name $(printf %q "$name")" 2 '^$' '^mpt: error: bad input: .*n.db: .*trie name' -- "$MPT" build "$FIX/dogs.json" -o "$tmp/n.db" --trie "$name"
+    [ ! -e "$tmp/n.db" ] && ok || bad "trie name $(printf %q "$name"): a file was left"
+    cp "$tmp/dogs.db" "$tmp/n.db"
+    expect "trie name $(printf %q "$name") in an existing file" 2 '^$' '^mpt: error: bad input: .*trie name' -- "$MPT" build "$FIX/dogs.json" -o "$tmp/n.db" --trie "$name"
+    expect "existing file unchanged" 0 "^$dogs_root\$" '^$' -- "$MPT" root "$tmp/n.db"
+done
+expect "tries of the existing file" 0 '^trie main \(plain\)' '^$' -- "$MPT" stats "$tmp/n.db"
+
+# --- 5. Metadata bytes flipped in the tries table ---------------------------------------------
+# The record of tries row 1 in a file mpt built: header (size 6; id NULL, name TEXT(4),
+# root BLOB(32), kind TEXT(5), checksum BLOB(32)) then "main", the root, "plain", the checksum.
+header_at=$(LC_ALL=C grep -obUaP '\x06\x00\x15\x4c\x17\x4cmain' "$tmp/dogs.db" | head -1 | cut -d: -f1)
+if [ -z "$header_at" ]; then
+    bad "cannot find the tries row of dogs.db"
+else
+    flip() { # FILE OFFSET XOR
+        local old
+        old=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+        printf "\\x$(printf %02x $((old ^ $3)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+    }
+    # name: offset of the byte, xor mask
+    declare -A flips=(
+        [kind-header]="$((header_at + 4)) 2"   # TEXT(5) becomes TEXT(4): the fields shift
+        [kind-type]="$((header_at + 4)) 22"    # serial type 1: the kind is an integer
+        [root-bit]="$((header_at + 10)) 1"     # the first byte of the root
+        [root-last-bit]="$((header_at + 41)) 128"
+        [kind-byte]="$((header_at + 42)) 32"   # "plain" becomes "Plain"
+        [checksum-bit]="$((header_at + 47)) 1"
+    )
+    for f in "${!flips[@]}"; do
+        set -- ${flips[$f]}
+        cp "$tmp/dogs.db" "$tmp/flip.db"
+        flip "$tmp/flip.db" "$1" "$2"
+        cp "$tmp/flip.db" "$tmp/flip.before"
+        for c in "root" "get @ dog" "dump" "check" "stats" "build $FIX/diff_b.json -o"; do
+            cmd=${c/@/$tmp/flip.db}
+            [ "$cmd" = "$c" ] && cmd="$c $tmp/flip.db"
+            expect "flipped $f: $c" 3 '^$' '^mpt: error: (damaged trie record: .*flip.db: trie main: |storage I/O error: .*flip.db: .*corrupt)' -- "$MPT" $cmd
+        done
+        cmp -s "$tmp/flip.db" "$tmp/flip.before" && ok || bad "flipped $f: a command changed the file"
+    done
+fi
+
+# --- 6. Endless streams and huge declared lengths ---------------------------------------------
+for c in "root -" "build - -o $tmp/s.db" "verify-range -" "proof --verify -" "diff - $FIX/dogs.json"; do
+    expect "yes x | $c" 2 '^$' '^mpt: error: malformed JSON: -: line 1, column 1: ' -- timeout 20 bash -c "yes x | exec '$MPT' $c"
+    expect "/dev/zero | $c" 2 '^$' '^mpt: error: malformed JSON: -: line 1, column 1: ' -- timeout 20 bash -c "exec '$MPT' $c </dev/zero"
+done
+# JSON all along: stopped at a quarter of the memory available (here bounded by ulimit -v). A
+# sanitizer build cannot start under ulimit -v (its shadow memory is reserved up front).
+ulimit_ok=1
+(ulimit -v 600000; exec "$MPT" --version) >/dev/null 2>&1 || ulimit_ok=0
+[ $ulimit_ok -eq 1 ] || echo "torture: the ulimit -v cases not run: $MPT does not start under ulimit -v 600000 (a sanitizer build?)"
+for opener in '[' '{'; do
+    [ $ulimit_ok -eq 1 ] || break
+    for c in "root -" "build - -o $tmp/s.db" "verify-range -" "proof --verify -"; do
+        expect "yes '$opener' | $c (ulimit -v 600000)" 2 '^$' '^mpt: error: input too large: -: a stream of more than [0-9]+ bytes, the limit for piped input' -- \
+            timeout 60 bash -c "ulimit -v 600000; yes '$opener' | exec '$MPT' $c"
+    done
+done
+[ ! -e "$tmp/s.db" ] && ok || bad "a refused stream left $tmp/s.db"
+# Proof nodes whose RLP declares lengths far past their bytes: invalid, never an allocation.
+KECCAK=$(dirname "$MPT")/mpt_make_bad_files
+if [ -x "$KECCAK" ]; then
+    for node in bfffffffffffffffff fbffffffffffffffff f9ffff b8ff00 f8ffc0 c4bfffffffff; do
+        n=$node$(printf '%064d' 0)
+        r=$("$KECCAK" --keccak "0x$n")
+        printf '{"root":"%s","key":"0x646f67","value":"0x01","proof":["0x%s"]}\n' "$r" "$n" >"$tmp/huge.json"
+        expect "proof node declaring $node" 1 '^invalid: node RLP does not decode at depth 0: ' '^$' -- "$MPT" proof --verify "$tmp/huge.json"
+        printf '{"root":"%s","first":"0x646f67","keys":["0x646f67"],"values":["0x01"],"proof":["0x%s"]}\n' "$r" "$n" >"$tmp/huge.json"
+        expect "range proof node declaring $node" 1 '^invalid: ' '^$' -- "$MPT" verify-range "$tmp/huge.json"
+    done
+else
+    bad "$KECCAK not built: the huge-length proofs cannot be made"
+fi
+
+if [ $quick -eq 1 ]; then
+    echo "torture (quick): $pass passed, $fail failed in $((SECONDS - start)) s"
+    [ $fail -eq 0 ]
+    exit
+fi
+
+# A value past SQLite's length limit (10^9 bytes): refused before anything is written.
+{ printf '{"k": "'; head -c 1000000001 /dev/zero | tr '\0' 'a'; printf '"}'; } >"$tmp/toolong.json"
+rm -f "$tmp/t.db"
+expect "value past the length limit, new file" 2 '^$' '^mpt: error: input too large: .*toolong.json: entry 0: value of 1000000001 bytes exceeds the limit of 1000000000 bytes' -- "$MPT" build "$tmp/toolong.json" -o "$tmp/t.db"
+[ ! -e "$tmp/t.db" ] && ok || bad "a refused build left $tmp/t.db"
+cp "$tmp/dogs.db" "$tmp/t.db"
+expect "value past the length limit, existing file" 2 '^$' '^mpt: error: input too large: ' -- "$MPT" build "$tmp/toolong.json" -o "$tmp/t.db"
+expect "existing file as it was" 0 "^$dogs_root\$" '^$' -- "$MPT" root "$tmp/t.db"
+rm -f "$tmp/toolong.json"
+
+# --- Out of memory: ulimit -v on a 100k-pair build -------------------------------------------
+awk 'BEGIN { srand(5); printf "{"; for (i = 0; i < 100000; i++) printf "%s\"0x%08x%08x\":\"0x%064x\"", (i ? "," : ""), i * 7919, int(rand() * 1e9), i; print "}" }' >"$tmp/k100.json"
+k100_root=$("$MPT" root "$tmp/k100.json")
+"$MPT" build "$FIX/dogs.json" -o "$tmp/base.db" >/dev/null
+for v in 30000 40000 45000 50000 60000 100000; do
+    [ $ulimit_ok -eq 1 ] || break
+    for c in root build update; do
+        rm -f "$tmp/o.db" "$tmp/o.db-wal" "$tmp/o.db-shm"
+        cp "$tmp/base.db" "$tmp/upd.db"
+        case $c in
+            root) cmd=(root "$tmp/k100.json") ;;
+            build) cmd=(build "$tmp/k100.json" -o "$tmp/o.db") ;;
+            update) cmd=(build "$tmp/k100.json" -o "$tmp/upd.db") ;;
+        esac
+        (ulimit -v $v; exec "$MPT" "${cmd[@]}") >"$tmp/out" 2>"$tmp/err" </dev/null
+        rc=$?
+        if [ $rc -eq 0 ]; then
+            [ "$(cat "$tmp/out")" != "" ] && ok || bad "ulimit -v $v $c: exit 0 without a root"
+        elif [ $rc -eq 4 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^mpt: error: out of memory: ' "$tmp/err"; then
+            ok
+            if [ $c = build ]; then
+                [ ! -e "$tmp/o.db" ] && ok || bad "ulimit -v $v build: out of memory left $(ls "$tmp"/o.db* | tr '\n' ' ')"
+            fi
+            if [ $c = update ]; then
+                r=$("$MPT" root "$tmp/upd.db")
+                [ "$r" = "$dogs_root" ] && "$MPT" check "$tmp/upd.db" >/dev/null && ok || bad "ulimit -v $v update: file not as before ($r)"
+            fi
+        else
+            bad "ulimit -v $v $c: exit $rc, stderr $(head -c 300 "$tmp/err")"
+        fi
+    done
+done
+
+# --- 3. A small tmpfs filled to several levels ------------------------------------------------
+awk 'BEGIN { srand(7); printf "{"; for (i = 0; i < 8000; i++) printf "%s\"0x%08x%08x\":\"0x%040x\"", (i ? "," : ""), i * 7919, int(rand() * 1e9), i; print "}" }' >"$tmp/k8.json"
+awk 'BEGIN { srand(8); printf "{"; for (i = 0; i < 3000; i++) printf "%s\"0x%08x%08x\":\"0x%040x\"", (i ? "," : ""), i * 31, int(rand() * 1e9), i + 1; print "}" }' >"$tmp/u3.json"
+k8_root=$("$MPT" root "$tmp/k8.json")
+"$MPT" build "$tmp/k8.json" -o "$tmp/k8.db" >/dev/null
+cp "$tmp/k8.db" "$tmp/k8u.db"
+k8_line=$("$MPT" dump "$tmp/k8.db" | sed -n 777p)
+k8_key=${k8_line%% *}
+k8_value=${k8_line##* }
+k8u_root=$("$MPT" build "$tmp/u3.json" -o "$tmp/k8u.db")
+mkdir "$tmp/mnt"
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=4m tmpfs "$tmp/mnt" 2>/dev/null; then
+    mnt=$tmp/mnt
+    logs() { ls "$mnt" | grep -v '^fill$' | tr '\n' ' '; }
+    for free in 0 8192 32768 65536 131072 262144 1048576; do
+        rm -f "$mnt"/*
+        cp "$tmp/k8.db" "$mnt/t.db"
+        avail=$(($(stat -f -c '%a * %S' "$mnt")))
+        [ $avail -gt $free ] && head -c $((avail - free)) /dev/zero >"$mnt/fill" 2>/dev/null
+        before=$(logs)
+        # Reads of a healthy file answer, whatever the space; they leave no log behind.
+        expect "free $free: root" 0 "^$k8_root\$" '^$' -- "$MPT" root "$mnt/t.db"
+        expect "free $free: check" 0 '^ok: ' '^$' -- "$MPT" check "$mnt/t.db"
+        expect "free $free: get" 0 "^$k8_value\$" '^$' -- "$MPT" get "$mnt/t.db" "$k8_key"
+        n=$("$MPT" dump "$mnt/t.db" 2>"$tmp/err" | wc -l)
+        [ "$n" -eq 8000 ] && [ ! -s "$tmp/err" ] && ok || bad "free $free: dump gave $n pairs, $(head -c 200 "$tmp/err")"
+        [ "$(logs)" = "$before" ] && ok || bad "free $free: reads left $(logs) (before: $before)"
+        # An update: done, or refused for the space with a line that says so; the file holds
+        # the old root or the new one and checks clean.
+        "$MPT" build "$tmp/u3.json" -o "$mnt/t.db" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        if [ $rc -eq 0 ]; then
+            [ "$(cat "$tmp/out")" = "$k8u_root" ] && ok || bad "free $free: update printed $(cat "$tmp/out")"
+        elif [ $rc -eq 3 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^mpt: error: disk or database full: .*t.db: .*\(no space\|No space\)' "$tmp/err"; then
+            ok
+        else
+            bad "free $free: update exit $rc: $(head -c 300 "$tmp/err")"
+        fi
+        grep -q 'not an SQLite database\|corrupt' "$tmp/err" && bad "free $free: a healthy file called corrupt: $(cat "$tmp/err")"
+        r=$("$MPT" root "$mnt/t.db" 2>&1)
+        { [ "$r" = "$k8_root" ] || [ "$r" = "$k8u_root" ]; } && "$MPT" check "$mnt/t.db" >/dev/null && ok ||
+            bad "free $free: after the update, root $r"
+        # A new file: built, or refused for the space with no file left.
+        "$MPT" build "$tmp/k8.json" -o "$mnt/n.db" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        if [ $rc -eq 0 ]; then
+            expect "free $free: new file reads back" 0 "^$k8_root\$" '^$' -- "$MPT" root "$mnt/n.db"
+        elif [ $rc -eq 3 ] && grep -q '^mpt: error: disk or database full: .*n.db: ' "$tmp/err" && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then
+            [ ! -e "$mnt/n.db" ] && [ ! -e "$mnt/n.db-wal" ] && [ ! -e "$mnt/n.db-shm" ] && ok ||
+                bad "free $free: a refused build left $(logs)"
+        else
+            bad "free $free: new build exit $rc: $(head -c 300 "$tmp/err")"
+        fi
+    done
+    umount "$mnt" && mnt=""
+else
+    echo "torture: section 3 (small tmpfs) not run: cannot mount a tmpfs here (uid $(id -u)); CI runs it as root"
+fi
+
+# --- 4. kill -9 at random moments of an update ------------------------------------------------
+awk 'BEGIN { srand(9); printf "{"; for (i = 0; i < 40000; i++) printf "%s\"0x%08x%08x\":\"0x%040x\"", (i ? "," : ""), i * 7, int(rand() * 1e9), i; print "}" }' >"$tmp/k40.json"
+awk 'BEGIN { srand(10); printf "{"; for (i = 0; i < 20000; i++) printf "%s\"0x%08x%08x\":\"0x%040x\"", (i ? "," : ""), i * 13, int(rand() * 1e9), i + 7; print "}" }' >"$tmp/u20.json"
+"$MPT" build "$tmp/k40.json" -o "$tmp/k40.db" >/dev/null
+old_root=$("$MPT" root "$tmp/k40.db")
+cp "$tmp/k40.db" "$tmp/k.db"
+t0=$(date +%s%N)
+new_root=$("$MPT" build "$tmp/u20.json" -o "$tmp/k.db")
+span=$((($(date +%s%N) - t0) / 1000000))  # ms
+echo "torture: an update takes $span ms; killing at random moments within it"
+old_seen=0
+new_seen=0
+for round in $(seq 1 30); do
+    rm -f "$tmp/k.db" "$tmp/k.db-wal" "$tmp/k.db-shm"
+    cp "$tmp/k40.db" "$tmp/k.db"
+    at=$((RANDOM % (span + span / 4 + 1)))
+    "$MPT" build "$tmp/u20.json" -o "$tmp/k.db" >/dev/null 2>&1 &
+    pid=$!
+    sleep "$(printf '0.%03d' $((at % 1000)))"
+    [ $at -ge 1000 ] && sleep $((at / 1000))
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    r=$("$MPT" root "$tmp/k.db" 2>&1)
+    if [ "$r" = "$old_root" ]; then
+        old_seen=$((old_seen + 1))
+    elif [ "$r" = "$new_root" ]; then
+        new_seen=$((new_seen + 1))
+    else
+        bad "kill -9 after $at ms: root $r, neither old nor new"
+        continue
+    fi
+    "$MPT" check "$tmp/k.db" >"$tmp/out" 2>&1 && ok || bad "kill -9 after $at ms: check: $(tail -1 "$tmp/out")"
+    # The file takes the next update as if nothing had happened.
+    if [ $((round % 5)) -eq 0 ]; then
+        r2=$("$MPT" build "$tmp/u20.json" -o "$tmp/k.db" 2>&1)
+        [ "$r2" = "$new_root" ] && ok || bad "kill -9 after $at ms: the next update gave $r2"
+    fi
+done
+echo "torture: kill -9: $old_seen rounds left the old root, $new_seen the new one"
+[ $((old_seen + new_seen)) -eq 30 ] && ok || bad "kill -9: $((30 - old_seen - new_seen)) rounds lost the file"
+
+echo "torture: $pass passed, $fail failed in $((SECONDS - start)) s"
+[ $fail -eq 0 ]
