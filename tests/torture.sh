@@ -206,8 +206,7 @@ for c in "root -" "build - -o $tmp/s.db" "verify-range -" "proof --verify -" "di
 done
 # JSON all along: stopped at a quarter of the memory available (here bounded by ulimit -v). A
 # sanitizer build cannot start under ulimit -v (its shadow memory is reserved up front).
-ulimit_ok=1
-(ulimit -v 600000; exec "$MPT" --version) >/dev/null 2>&1 || ulimit_ok=0
+ulimit_ok=$( (ulimit -v 600000; "$MPT" --version >/dev/null 2>&1 && echo 1 || echo 0) 2>/dev/null)
 [ $ulimit_ok -eq 1 ] || echo "torture: the ulimit -v cases not run: $MPT does not start under ulimit -v 600000 (a sanitizer build?)"
 for opener in '[' '{'; do
     [ $ulimit_ok -eq 1 ] || break
