@@ -15,10 +15,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace mpt;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     auto tree = JsonTree::parse(text);
-    const bool ascii = std::all_of(text.begin(), text.end(), [](char c) { return c >= 0; });
+    // nlohmann/json ends its input at a NUL byte, which RFC 8259 allows nowhere: texts with
+    // one are left out of the comparison.
+    const bool ascii = std::all_of(text.begin(), text.end(), [](char c) { return c > 0; });
     const bool shallow =
         std::count_if(text.begin(), text.end(), [](char c) { return c == '[' || c == '{'; }) < 200;
-    if (ascii && shallow) FUZZ_CHECK(tree.ok() == nlohmann::json::accept(text));
+    // nlohmann/json also refuses a number beyond a double's range ("2e7946", 400 digits),
+    // which RFC 8259 allows: texts with an exponent or a long run of digits are left out too.
+    bool huge_number = false;
+    size_t digits = 0;
+    for (size_t i = 0; i < text.size() && !huge_number; ++i) {
+        const char c = text[i];
+        digits = c >= '0' && c <= '9' ? digits + 1 : 0;
+        huge_number =
+            digits >= 300 || ((c == 'e' || c == 'E') && i > 0 &&
+                              ((text[i - 1] >= '0' && text[i - 1] <= '9') || text[i - 1] == '.'));
+    }
+    if (ascii && shallow && !huge_number) FUZZ_CHECK(tree.ok() == nlohmann::json::accept(text));
     if (!tree) {
         FUZZ_CHECK(tree.error().code == Errc::bad_json || tree.error().code == Errc::bad_input);
         FUZZ_CHECK(!tree.error().detail.empty());
