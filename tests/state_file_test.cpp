@@ -184,9 +184,9 @@ TEST_CASE("state file: build, reopen, every account and slot reads back, roots b
             if (whole) {
                 // Written whole: the rows and preimages as b-trees, page by page.
                 // Three threads for the storage tries: the same file as one would make.
-            StateBuildOptions threaded;
-            threaded.threads = 3;
-            auto r = build_new_state_file(file.path, doc, threaded);
+                StateBuildOptions threaded;
+                threaded.threads = 3;
+                auto r = build_new_state_file(file.path, doc, threaded);
                 REQUIRE_MESSAGE(r.ok(), why(r));
                 REQUIRE(r->has_value());
                 CHECK(to_hex((*r)->root) == to_hex(expected));

@@ -42,8 +42,9 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path) {
     auto json_byte = [](char c) {
         return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
     };
-    // Every document mpt reads is an object or an array: a stream whose first byte after
-    // white space is anything else (`yes x | mpt root -`) stops there too.
+    // Every document mpt reads is an object, an array, or (an RLP tree for `rlp encode`) a
+    // string: a stream whose first byte after white space is anything else
+    // (`yes x | mpt root -`) stops there too.
     auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
     bool opened = std::find_if_not(data.begin(), data.end(), blank) != data.end();
     // A stream that is JSON all along stops at a bound instead of at the OOM killer.
@@ -57,7 +58,7 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path) {
             const char* first = std::find_if_not(static_cast<const char*>(buf), bad, blank);
             if (first != bad) {
                 opened = true;
-                if (*first != '{' && *first != '[') bad = first;
+                if (*first != '{' && *first != '[' && *first != '"') bad = first;
             }
         }
         if (bad != buf + n) {

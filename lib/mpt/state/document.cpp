@@ -144,7 +144,7 @@ std::string_view lowered(std::string_view name, char (&buf)[16]) noexcept {
 
 // What the hash pass checks of an account beside its StateAccount.
 struct Pending {
-    std::string_view label;  // the account's name in errors
+    std::string_view label;              // the account's name in errors
     const char* code_hash_at = nullptr;  // where a dump's codeHash is (nullptr: not given)
     const char* key_at = nullptr;        // where a dump's key is
     Hash256 code_hash{};
