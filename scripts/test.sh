@@ -6,4 +6,6 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 "$root/scripts/setup.sh"
-ctest --test-dir "$root/build" --output-on-failure
+# One process per unit case (CMakeLists.txt), so the tests run MPT_JOBS at a time (default:
+# the cores); each makes its own temporary files.
+ctest --test-dir "$root/build" --output-on-failure -j "${MPT_JOBS:-$(nproc)}"
