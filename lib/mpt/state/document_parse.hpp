@@ -1,0 +1,194 @@
+// What the state document readers share: the field parsers of more than one file, the
+// per-account bookkeeping, and the StateParser class whose members are defined in
+// document.cpp (shape detection, whole-document and line-by-line readers, the hash pass),
+// document_fields.cpp (field values, account objects) and document_tests.cpp
+// (BlockchainTests files). Private to lib/mpt/state/: not part of the public API; use
+// state/document.hpp.
+//
+// Thread safety: a StateParser is used by one thread (its hash pass starts its own).
+#pragma once
+
+#include <mpt/core/hex.hpp>
+#include <mpt/input/json_lexer.hpp>
+#include <mpt/state/document.hpp>
+
+#include <cstring>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mpt::document_detail {
+
+inline bool has_0x(std::string_view s) noexcept {
+    return s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
+// Hex digits into out (exactly out.size() * 2 of them). False on a non-hex digit.
+inline bool decode_digits(std::string_view digits, uint8_t* out) noexcept {
+    for (size_t i = 0; i < digits.size(); i += 2) {
+        const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(digits[i])];
+        const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(digits[i + 1])];
+        if ((hi | lo) > 0x0f) return false;
+        out[i / 2] = static_cast<uint8_t>(hi << 4 | lo);
+    }
+    return true;
+}
+
+// An address by common.UnprefixedAddress: 0x optional (either case), exactly 40 hex digits.
+inline const char* parse_address(std::string_view s, Address& out) {
+    if (has_0x(s)) s.remove_prefix(2);
+    if (s.size() != 40) return "an address is 40 hex digits";
+    if (!decode_digits(s, out.data())) return "not a hex digit";
+    return nullptr;
+}
+
+// A hash: 0x optional, exactly 64 hex digits (geth writes a dump's root without the prefix).
+inline const char* parse_hash(std::string_view s, Hash256& out) {
+    if (has_0x(s)) s.remove_prefix(2);
+    if (s.size() != 64) return "a hash is 64 hex digits";
+    if (!decode_digits(s, out.data())) return "not a hex digit";
+    return nullptr;
+}
+
+enum class Rules : uint8_t { alloc, dump };
+
+// name in lower case (ASCII) in buf, or empty when it is longer than buf: no field name is.
+inline std::string_view lowered(std::string_view name, char (&buf)[16]) noexcept {
+    if (name.size() > sizeof buf) return {};
+    for (size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        buf[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    return {buf, name.size()};
+}
+
+// What the hash pass checks of an account beside its StateAccount.
+struct Pending {
+    std::string_view label;              // the account's name in errors
+    const char* code_hash_at = nullptr;  // where a dump's codeHash is (nullptr: not given)
+    const char* key_at = nullptr;        // where a dump's key is
+    Hash256 code_hash{};
+    Hash256 key{};
+};
+
+struct Collected {
+    std::vector<StateAccount> accounts;
+    std::vector<Pending> pending;
+};
+
+class StateParser : json_detail::JsonLexer {
+public:
+    explicit StateParser(std::string_view text) : JsonLexer(text), line_at_(text.data()) {}
+
+    Result<StateDoc> parse(unsigned threads);
+    Result<std::optional<std::vector<BlockchainTest>>> parse_tests();
+
+private:
+    // What the top-level object held (nullptr: not seen).
+    struct Top {
+        const char* at = nullptr;
+        const char* alloc_at = nullptr;
+        const char* accounts_at = nullptr;
+        const char* root_at = nullptr;
+        const char* address_at = nullptr;       // the first address member
+        const char* other_at = nullptr;         // the first member of none of these kinds
+        const char* shape_member_at = nullptr;  // "alloc" or "accounts"
+        std::string other_name;
+        std::string root;
+    };
+
+    // document.cpp
+    Status parse_top(Collected& c, Top& top);
+    Status parse_alloc(Collected& c);
+    Status parse_dump_accounts(Collected& c);
+    Status parse_lines(Collected& c, StateDoc& doc);
+    Status finish(Collected& c, StateDoc& doc, unsigned threads);
+    std::string hash_account(StateAccount& a, const Pending& pd) const;
+    static void merge_repeated_accounts(std::vector<StateAccount>& accounts);
+
+    // document_fields.cpp
+    Status parse_account(Collected& c, Rules rules, std::string_view label, const char* at,
+                         const Address* addr);
+    Status parse_storage(StateAccount& a, std::string_view label);
+
+    // document_tests.cpp
+    Result<bool> parse_test(BlockchainTest& t);
+    Status parse_blocks(std::optional<Hash256>& last);
+    Result<std::optional<Hash256>> header_state_root();
+    static Status in_test(const std::string& test, std::string_view member, Status s);
+
+    Status colon() {
+        skip_ws();
+        if (peek() != ':') return fail("expected ':'");
+        ++p_;
+        skip_ws();
+        return {};
+    }
+
+    // REQUIRES: p_ at a string. Its content: a view into the text when it has no escapes,
+    // else into scratch_ (valid until the next string).
+    Result<std::string_view> string_view_value() {
+        const char* s = p_ + 1;
+        const char* q = json_detail::scan_plain(s, end_);
+        if (q != end_ && *q == '"') {
+            p_ = q + 1;
+            return std::string_view(s, static_cast<size_t>(q - s));
+        }
+        MPT_RETURN_IF_ERROR(lex_string());
+        return std::string_view(scratch_);
+    }
+
+    Result<std::string_view> string_field(std::string_view label, std::string_view field) {
+        if (peek() != '"') return field_error(p_, label, field, "not a string");
+        return string_view_value();
+    }
+
+    // A quantity as a string, or as a JSON number (math.HexOrDecimal* take both).
+    Result<std::string_view> quantity_text(std::string_view label, std::string_view field) {
+        if (peek() == '"') return string_view_value();
+        const char* start = p_;
+        if (peek() == '-' || (peek() >= '0' && peek() <= '9')) {
+            MPT_RETURN_IF_ERROR(skip_number());
+            return std::string_view(start, static_cast<size_t>(p_ - start));
+        }
+        return field_error(p_, label, field, "not a string or a number");
+    }
+
+    Error field_error(const char* at, std::string_view label, std::string_view field,
+                      const std::string& why) const {
+        std::string d = where(at) + ": ";
+        if (!label.empty()) d += "account " + std::string(label) + ": ";
+        d += "field \"" + std::string(field) + "\": " + why;
+        return {Errc::bad_input, d};
+    }
+
+    // A label that outlives the parse of the next string.
+    std::string_view keep_label(std::string_view s) {
+        if (s.data() >= begin_ && s.data() + s.size() <= end_) return s;
+        return labels_.emplace_back(s);
+    }
+    std::string_view keep_label(std::string s) { return labels_.emplace_back(std::move(s)); }
+
+    // The line of at, counted on from the last line asked for (accounts come in order).
+    size_t line_of(const char* at) {
+        if (at < line_at_) {
+            line_at_ = begin_;
+            line_ = 1;
+        }
+        for (const char* q;
+             (q = static_cast<const char*>(
+                  std::memchr(line_at_, '\n', static_cast<size_t>(at - line_at_)))) != nullptr;) {
+            ++line_;
+            line_at_ = q + 1;
+        }
+        return line_;
+    }
+
+    const char* line_at_;  // the start of line line_
+    size_t line_ = 1;
+    std::deque<std::string> labels_;
+};
+
+}  // namespace mpt::document_detail
