@@ -1,3 +1,8 @@
+// Range verification (verify_range, proof.hpp): the partial trie that a range's edge proofs
+// and pairs rebuild, and the checks on it. One mechanism in one file, a little over the
+// library's ~500 lines: inserting the proven nodes, clearing what lies between the edges and
+// hashing the result are three parts of one invariant (every node the proofs do not fix
+// is rebuilt from the pairs), and split apart each would need the others' internals.
 #include <mpt/proof/proof.hpp>
 #include <mpt/proof/proof_index.hpp>
 #include <mpt/trie/stack_trie.hpp>
