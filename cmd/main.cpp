@@ -17,15 +17,17 @@
 namespace {
 
 // The command's exit code, with the exceptions that may escape a command turned into the
-// documented lines: a failed write to stdout, and running out of memory or threads (one
-// answer, exit 4: "out of memory").
+// documented lines (a new file the command registered for removal goes first): a failed write to
+// stdout, and running out of memory or threads (one answer, exit 4: "out of memory").
 int run_command(const mpt::cli::Runner& runner) noexcept {
     using namespace mpt::cli;
     try {
         return runner ? runner() : kInternal;
     } catch (const std::bad_alloc&) {
+        remove_abnormal_exit_file();
         return report(mpt::Error{mpt::Errc::out_of_memory, "an allocation failed"});
     } catch (const std::system_error& e) {
+        remove_abnormal_exit_file();
         // fmt::print throws when a write to stdout fails.
         if (std::ferror(stdout)) {
             return report_write_error(e.code().category() == std::generic_category() ||
@@ -40,8 +42,10 @@ int run_command(const mpt::cli::Runner& runner) noexcept {
         }
         return report(mpt::Error{mpt::Errc::internal, e.what()});
     } catch (const std::exception& e) {
+        remove_abnormal_exit_file();
         return report(mpt::Error{mpt::Errc::internal, e.what()});
     } catch (...) {
+        remove_abnormal_exit_file();
         return report(mpt::Error{mpt::Errc::internal, "unknown exception"});
     }
 }
