@@ -3,6 +3,7 @@
 #include <mpt/build/trie_file.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/input/kv_input.hpp>
+#include <mpt/trie/node_source.hpp>
 
 #include <fmt/core.h>
 
@@ -28,8 +29,7 @@ std::string error_line(const Error& e, const std::string& where) {
     // file comes first; the caller's is for errors that do not name one.
     std::string line = "mpt: error: " + std::string(errc_name(e.code));
     const std::string& file = e.file.empty() ? where : e.file;
-    // The SQLite store still writes its file at the head of the detail.
-    if (!file.empty() && !e.detail.starts_with(file + ": ")) line += ": " + file;
+    if (!file.empty()) line += ": " + file;
     if (const std::string c = e.context(); !c.empty()) line += ": " + c;
     // One line, whatever the detail held.
     for (char& c : line) {
@@ -128,11 +128,15 @@ Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
 Status verify_root_row(OpenTrie& t) {
     if (t.info.root == kEmptyRoot) return {};
     MPT_TRY(const bytes_view row, t.reader->read({}));
-    const std::string where = t.store->path() + ": " + t.reader->describe() + ", path (root)";
-    if (row.empty()) return Error{Errc::storage_missing_node, where};
+    const auto root_error = [&](Errc code, std::string detail) {
+        Error e = node_error(code, *t.reader, {}, std::move(detail));
+        e.file = t.store->path();
+        return e;
+    };
+    if (row.empty()) return root_error(Errc::storage_missing_node, {});
     if (keccak256(row) != t.info.root) {
-        return Error{Errc::storage_hash_mismatch,
-                     where + ": the root row's hash is not the stored root"};
+        return root_error(Errc::storage_hash_mismatch,
+                          "the root row's hash is not the stored root");
     }
     return {};
 }

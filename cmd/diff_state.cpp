@@ -66,6 +66,13 @@ private:
     std::vector<NodeStore*> stores_;
 };
 
+// An error of one side, named by the side's file; a store error about another file (the
+// temporary one) keeps that file's name after it.
+Error side_error(Error e, const std::string& path) {
+    const bool other = !e.file.empty() && e.file != path;
+    return Error{e.code, path + ": " + (other ? e.file + ": " : std::string()) + e.detail};
+}
+
 Result<StateSide> open_side(const std::string& path, Preimages& pre) {
     StateSide side;
     if (path != "-" && looks_like_sqlite(path)) {
@@ -74,7 +81,7 @@ Result<StateSide> open_side(const std::string& path, Preimages& pre) {
         side.reading = true;
         side.store = std::move(store);
         auto view = StateView::open(*side.store);
-        if (!view) return Error{view.error().code, path + ": " + view.error().detail};
+        if (!view) return side_error(std::move(view).error(), path);
         side.view = std::move(*view);
         pre.add(*side.store);
         return side;
@@ -93,7 +100,7 @@ Result<StateSide> open_side(const std::string& path, Preimages& pre) {
     const std::string file = dir + "/state.db";
     // Into a temporary file, whole; the store's way (in memory) only when that way is closed.
     auto whole = build_new_state_file(file, doc, b);
-    if (!whole) return Error{whole.error().code, path + ": " + whole.error().detail};
+    if (!whole) return side_error(std::move(whole).error(), path);
     if (*whole) {
         MPT_TRY(auto store, SqliteNodeStore::open(file, SqliteNodeStore::Mode::read_only));
         MPT_RETURN_IF_ERROR(store->begin_read());
@@ -102,7 +109,7 @@ Result<StateSide> open_side(const std::string& path, Preimages& pre) {
     } else {
         side.store = std::make_unique<MemoryNodeStore>();
         auto r = build_state(*side.store, doc, b);
-        if (!r) return Error{r.error().code, path + ": " + r.error().detail};
+        if (!r) return side_error(std::move(r).error(), path);
     }
     pre.add(*side.store);
     MPT_TRY(StateView view, StateView::open(*side.store));

@@ -2,7 +2,8 @@
 # with no input and counts a pass when its exit code is EXIT, no signal killed it, each stream
 # matches its pattern ('^$': the stream must be empty; '.*': anything; else an extended
 # regular expression some line matches), and an error (EXIT 2 or more) is one line
-# 'mpt: error: ...' (another program's prefix in EXPECT_ERROR_PREFIX). Otherwise prints why and counts a failure. Uses the caller's $tmp, pass
+# 'mpt: error: ...' (another program's prefix in EXPECT_ERROR_PREFIX) naming no place twice in
+# a row. Otherwise prints why and counts a failure. Uses the caller's $tmp, pass
 # and fail.
 expect() {
     local name=$1 code=$2 out_re=$3 err_re=$4
@@ -25,6 +26,8 @@ expect() {
         [ "$(wc -l <"$tmp/err")" -eq 1 ] || { ok=0; why="$why; stderr is not one line"; }
         local prefix=${EXPECT_ERROR_PREFIX:-mpt: error: }
         grep -q "^$prefix" "$tmp/err" || { ok=0; why="$why; stderr is not '$prefix...'"; }
+        # Each place once: a file named by both the error and its detail shows up twice.
+        ! grep -Eq ': ([^ :]+): \1(: |$)' "$tmp/err" || { ok=0; why="$why; stderr names a place twice"; }
     fi
     if [ $ok -eq 1 ]; then
         pass=$((pass + 1))

@@ -157,7 +157,7 @@ private:
 Error io_error(const std::string& path, const char* what) {
     const int e = errno;
     const Errc code = e == ENOSPC || e == EDQUOT ? Errc::storage_full : Errc::storage_io;
-    return {code, path + ": " + what + ": " + std::strerror(e)};
+    return file_error(code, path, std::string(what) + ": " + std::strerror(e));
 }
 
 // Writes the pages of a new file: the b-tree's pages, numbered from just after the image's
@@ -181,7 +181,7 @@ public:
                       image_.pages.begin() + static_cast<ptrdiff_t>(number - 1) * page.size());
             return {};
         }
-        if (number != next_) return {Errc::internal, path_ + ": b-tree pages out of order"};
+        if (number != next_) return file_error(Errc::internal, path_, "b-tree pages out of order");
         ++next_;
         buffer_.insert(buffer_.end(), page.begin(), page.end());
         if (buffer_.size() >= kFlushBytes) return flush();

@@ -102,6 +102,12 @@ std::string Error::message() const {
     return m;
 }
 
+Error file_error(Errc code, std::string file, std::string detail) {
+    Error e{code, std::move(detail)};
+    e.file = std::move(file);
+    return e;
+}
+
 void assertion_failed(const char* expr, const char* file, int line) noexcept {
     std::fprintf(stderr, "mpt: assertion failed: %s (%s:%d)\n", expr, file, line);
     std::abort();

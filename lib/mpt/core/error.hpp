@@ -75,6 +75,9 @@ struct Error {
     std::string message() const;
 };
 
+// An error about a file: the file goes in Error::file, the detail says the rest.
+Error file_error(Errc code, std::string file, std::string detail = {});
+
 // An expected-like result: either a T or an Error. std::expected is C++23.
 template <typename T>
 class [[nodiscard]] Result {

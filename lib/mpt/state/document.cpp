@@ -313,7 +313,7 @@ Result<StateDoc> read_state_document(const std::string& path, unsigned threads) 
     auto doc = parse_state_document(text.view(), threads);
     if (!doc) {
         Error e = std::move(doc).error();
-        if (!e.detail.starts_with(path + ": ")) e.detail = path + ": " + e.detail;
+        if (e.file.empty()) e.file = path;
         return e;
     }
     return doc;

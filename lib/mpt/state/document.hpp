@@ -48,7 +48,7 @@ namespace mpt {
 Result<StateDoc> parse_state_document(std::string_view text, unsigned threads = 1);
 
 // Reads the file at path ("-" for standard input) through load_input and parses it. Errors
-// start with "path: ". A regular file is mapped while it is read (see InputText).
+// name path in Error::file. A regular file is mapped while it is read (see InputText).
 Result<StateDoc> read_state_document(const std::string& path, unsigned threads = 1);
 
 // One test of an ethereum/tests BlockchainTests file: {"name": {"pre", "genesisBlockHeader",

@@ -8,9 +8,10 @@
 
 namespace mpt {
 
-Result<FileImage> new_file_image(std::string_view name, TrieKind kind, const Hash256& root,
-                                 std::span<const Preimage> preimages) {
-    MPT_RETURN_IF_ERROR(check_trie_name(name));
+namespace {
+
+Result<FileImage> make_image(std::string_view name, TrieKind kind, const Hash256& root,
+                             std::span<const Preimage> preimages) {
     const std::string where = "in-memory database";
     sqlite3* raw = nullptr;
     const int rc =
@@ -65,6 +66,22 @@ Result<FileImage> new_file_image(std::string_view name, TrieKind kind, const Has
     image.nodes_root = static_cast<uint32_t>(nodes_root);
     image.trie = id;
     return image;
+}
+
+}  // namespace
+
+Result<FileImage> new_file_image(std::string_view name, TrieKind kind, const Hash256& root,
+                                 std::span<const Preimage> preimages) {
+    MPT_RETURN_IF_ERROR(check_trie_name(name));
+    auto image = make_image(name, kind, root, preimages);
+    if (image) return image;
+    // The image has no file: its errors name the in-memory database in the detail.
+    Error e = std::move(image).error();
+    if (!e.file.empty()) {
+        e.detail = e.file + ": " + e.detail;
+        e.file.clear();
+    }
+    return e;
 }
 
 void finish_image_header(bytes& page1, uint32_t pages) noexcept {

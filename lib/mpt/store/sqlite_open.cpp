@@ -116,18 +116,19 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open_once(const std::s
     struct stat st {};
     const bool exists = ::stat(path.c_str(), &st) == 0;
     if (!exists && mode != Mode::create) {
-        return {Errc::storage_open, path + ": " + std::strerror(errno)};
+        return file_error(Errc::storage_open, path, std::strerror(errno));
     }
-    if (exists && S_ISDIR(st.st_mode)) return {Errc::storage_open, path + ": is a directory"};
+    if (exists && S_ISDIR(st.st_mode))
+        return file_error(Errc::storage_open, path, "is a directory");
     if (exists && !S_ISREG(st.st_mode)) {
-        return {Errc::storage_open, path + ": not a regular file"};
+        return file_error(Errc::storage_open, path, "not a regular file");
     }
     const bool fresh = !exists || st.st_size == 0;
     if (exists && mode != Mode::read_only && ::access(path.c_str(), W_OK) != 0) {
-        return {Errc::storage_readonly, path + ": " + std::strerror(errno)};
+        return file_error(Errc::storage_readonly, path, std::strerror(errno));
     }
     if (exists && !fresh && !has_sqlite_header(path)) {
-        return {Errc::storage_not_mpt, path + ": not an SQLite database"};
+        return file_error(Errc::storage_not_mpt, path, "not an SQLite database");
     }
     // A reader opens a writable file read-write, with writes refused (query_only below): a
     // read-only connection cannot roll back the journal a killed writer left, and would
@@ -172,7 +173,7 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open_once(const std::s
         MPT_TRY(empty, store->is_empty_database());
     }
     if (empty && mode != Mode::create) {
-        return {Errc::storage_not_mpt, path + ": an empty file, not a trie file"};
+        return file_error(Errc::storage_not_mpt, path, "an empty file, not a trie file");
     }
     if (empty) {
         MPT_RETURN_IF_ERROR(store->create_schema());
@@ -218,7 +219,7 @@ namespace {
 Error header_error(Error e, const std::string& path) {
     if (e.code == Errc::storage_not_mpt ||
         (e.code == Errc::storage_io && e.detail.find("corrupt") != std::string::npos)) {
-        return {Errc::storage_not_mpt, path + ": not an SQLite database, or corrupt"};
+        return file_error(Errc::storage_not_mpt, path, "not an SQLite database, or corrupt");
     }
     return e;
 }
@@ -244,14 +245,15 @@ Status SqliteNodeStore::check_schema(bool writable) {
     auto app = query_int("PRAGMA application_id");
     if (!app) return header_error(app.error(), path_);
     if (*app != kApplicationId) {
-        return {Errc::storage_not_mpt, path_ + ": an SQLite database not made by mpt"};
+        return file_error(Errc::storage_not_mpt, path_, "an SQLite database not made by mpt");
     }
     MPT_TRY(int64_t version, query_int("PRAGMA user_version"));
     if (version < sqlite::kOldestSchemaVersion || version > kSchemaVersion) {
-        return {Errc::storage_version, path_ + ": schema version " + std::to_string(version) +
-                                           ", this mpt reads versions " +
-                                           std::to_string(sqlite::kOldestSchemaVersion) + " to " +
-                                           std::to_string(kSchemaVersion)};
+        return file_error(Errc::storage_version, path_,
+                          "schema version " + std::to_string(version) +
+                              ", this mpt reads versions " +
+                              std::to_string(sqlite::kOldestSchemaVersion) + " to " +
+                              std::to_string(kSchemaVersion));
     }
     const std::string names =
         version >= 2 ? "('tries', 'nodes', 'preimages')" : "('tries', 'nodes')";
@@ -259,7 +261,7 @@ Status SqliteNodeStore::check_schema(bool writable) {
     MPT_TRY(int64_t tables,
             query_int(("SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN " + names)
                           .c_str()));
-    if (tables != want) return {Errc::storage_not_mpt, path_ + ": tables missing"};
+    if (tables != want) return file_error(Errc::storage_not_mpt, path_, "tables missing");
     tries_.set_version(static_cast<int>(version));
     // Every row is validated once here, and again whenever it is read.
     MPT_RETURN_IF_ERROR(tries_.list());

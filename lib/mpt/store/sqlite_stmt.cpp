@@ -80,13 +80,13 @@ Error last_error(sqlite3* db, const std::string& path, std::string_view what) {
     if ((rc & 0xff) == SQLITE_IOERR && db != nullptr && sqlite3_system_errno(db) == ENOSPC) {
         code = Errc::storage_full;
     }
-    return {code, path + ": " + std::string(what) + ": " + cause};
+    return file_error(code, path, std::string(what) + ": " + cause);
 }
 
 Error error_of_code(int rc, const std::string& path, std::string_view what) {
     std::string cause = cause_of(rc);
     if (cause.empty()) cause = sqlite3_errstr(rc);
-    return {errc_of(rc), path + ": " + std::string(what) + ": " + cause};
+    return file_error(errc_of(rc), path, std::string(what) + ": " + cause);
 }
 
 int64_t length_limit(sqlite3* db) noexcept { return sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1); }

@@ -101,11 +101,12 @@ Status SqliteNodeStore::exec(const char* sql) {
 
 Status SqliteNodeStore::prepare(Statement& st, const std::string& sql) {
     if (st.prepare(db_, sql, true) != SQLITE_OK) {
-        const Error e = error("prepare");
+        Error e = error("prepare");
         if (e.code != Errc::storage_io) return e;
         // A failure to prepare against a file that passed the schema check means the
         // tables are not what they should be.
-        return {Errc::storage_not_mpt, e.detail};
+        e.code = Errc::storage_not_mpt;
+        return e;
     }
     return {};
 }
@@ -190,7 +191,7 @@ void SqliteNodeStore::end_read() noexcept {
 }
 
 Status SqliteNodeStore::begin_write() {
-    if (!writable_) return {Errc::storage_readonly, path_ + ": opened read-only"};
+    if (!writable_) return file_error(Errc::storage_readonly, path_, "opened read-only");
     rows_->get.reset();
     MPT_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
     in_txn_ = true;
@@ -220,11 +221,11 @@ Error SqliteNodeStore::row_error(int rc, TrieId trie, bytes_view path, size_t rl
     if ((rc & 0xff) == SQLITE_TOOBIG) {
         // Callers check entries first (build/limits.hpp); a row that still does not fit says
         // how large it is against the limit.
-        return {Errc::input_too_large, path_ + ": write node: trie id " + std::to_string(trie) +
-                                           (path.empty() ? "" : ", path " + path_string(path)) +
-                                           ": a row of " + std::to_string(rlp_bytes) +
-                                           " bytes exceeds the limit of " +
-                                           std::to_string(max_blob_bytes()) + " bytes"};
+        return file_error(Errc::input_too_large, path_,
+                          "write node: trie id " + std::to_string(trie) +
+                              (path.empty() ? "" : ", path " + path_string(path)) + ": a row of " +
+                              std::to_string(rlp_bytes) + " bytes exceeds the limit of " +
+                              std::to_string(max_blob_bytes()) + " bytes");
     }
     return error("write node");
 }
@@ -297,7 +298,7 @@ Status SqliteNodeStore::set_root(TrieId trie, const Hash256& root) {
 }
 
 Status SqliteNodeStore::put_preimages(std::span<const Preimage> items) {
-    if (!writable_) return {Errc::storage_readonly, path_ + ": opened read-only"};
+    if (!writable_) return file_error(Errc::storage_readonly, path_, "opened read-only");
     if (!put_preimage_) {
         MPT_RETURN_IF_ERROR(prepare(
             put_preimage_, "INSERT OR IGNORE INTO preimages(hash, preimage) VALUES(?1, ?2)"));
@@ -362,7 +363,7 @@ int64_t SqliteNodeStore::max_blob_bytes() const noexcept { return sqlite::length
 Result<int64_t> SqliteNodeStore::file_size() {
     struct stat st {};
     if (::stat(path_.c_str(), &st) != 0)
-        return {Errc::storage_io, path_ + ": " + std::strerror(errno)};
+        return file_error(Errc::storage_io, path_, std::strerror(errno));
     return static_cast<int64_t>(st.st_size);
 }
 

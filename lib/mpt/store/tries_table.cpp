@@ -53,15 +53,16 @@ std::string TriesTable::select_sql() const {
 Result<TrieInfo> TriesTable::read_row(const Statement& st) const {
     TrieInfo t;
     t.id = st.column_int64(0);
-    const std::string where = path_ + ": trie ";
+    const std::string where = "trie ";
     if (st.column_type(1) != SQLITE_TEXT) {
-        return Error{Errc::storage_bad_record,
-                     where + "id " + std::to_string(t.id) + ": the name is not text"};
+        return file_error(Errc::storage_bad_record, path_,
+                          where + "id " + std::to_string(t.id) + ": the name is not text");
     }
     t.name = std::string(st.column_text(1));
     const std::string named = where + t.name + ": ";
     if (st.column_type(2) != SQLITE_BLOB || st.column_blob(2).size() != 32) {
-        return Error{Errc::storage_bad_record, named + "the stored root is not 32 bytes"};
+        return file_error(Errc::storage_bad_record, path_,
+                          named + "the stored root is not 32 bytes");
     }
     std::memcpy(t.root.data(), st.column_blob(2).data(), 32);
     const std::string quoted(st.column_text(5));
@@ -70,8 +71,8 @@ Result<TrieInfo> TriesTable::read_row(const Statement& st) const {
         // kind to guess at.
         const int64_t v = st.column_int64(3);
         if (st.column_type(3) != SQLITE_INTEGER || (v != 0 && v != 1)) {
-            return Error{Errc::storage_bad_record,
-                         named + "the secure column holds " + quoted + ", not 0 or 1"};
+            return file_error(Errc::storage_bad_record, path_,
+                              named + "the secure column holds " + quoted + ", not 0 or 1");
         }
         t.kind = v == 1 ? TrieKind::secure : TrieKind::plain;
         return t;
@@ -79,16 +80,16 @@ Result<TrieInfo> TriesTable::read_row(const Statement& st) const {
     const std::optional<TrieKind> kind =
         st.column_type(3) == SQLITE_TEXT ? parse_trie_kind(st.column_text(3)) : std::nullopt;
     if (!kind) {
-        return Error{Errc::storage_bad_record,
-                     named + "the kind is " + quoted + ", none of 'plain', 'secure', 'state'"};
+        return file_error(Errc::storage_bad_record, path_,
+                          named + "the kind is " + quoted + ", none of 'plain', 'secure', 'state'");
     }
     t.kind = *kind;
     const Hash256 want = tries_row_checksum(t.id, t.name, t.kind, t.root);
     const bytes_view got = st.column_blob(4);
     if (st.column_type(4) != SQLITE_BLOB || got.size() != 32 ||
         std::memcmp(got.data(), want.data(), 32) != 0) {
-        return Error{Errc::storage_bad_record,
-                     named + "the row's checksum does not match its id, name, kind and root"};
+        return file_error(Errc::storage_bad_record, path_,
+                          named + "the row's checksum does not match its id, name, kind and root");
     }
     return t;
 }
@@ -129,7 +130,7 @@ Result<std::vector<TrieInfo>> TriesTable::list() {
 }
 
 Result<TrieId> TriesTable::insert(std::string_view name, TrieKind kind) {
-    if (version_ < 2) return Error{Errc::internal, path_ + ": insert into a version-1 table"};
+    if (version_ < 2) return file_error(Errc::internal, path_, "insert into a version-1 table");
     // The id is chosen here, not by SQLite, because the checksum covers it.
     Statement next;
     if (next.prepare(db_, "SELECT coalesce(max(id), 0) + 1 FROM tries") != SQLITE_OK ||
@@ -151,8 +152,8 @@ Result<TrieId> TriesTable::insert(std::string_view name, TrieKind kind) {
     st.bind(5, sum);
     if (st.step() != SQLITE_DONE) {
         if ((sqlite3_extended_errcode(db_)) == SQLITE_CONSTRAINT_UNIQUE) {
-            return Error{Errc::bad_input,
-                         path_ + ": trie " + std::string(name) + " exists already"};
+            return file_error(Errc::bad_input, path_,
+                              "trie " + std::string(name) + " exists already");
         }
         return error("create trie");
     }
@@ -160,9 +161,9 @@ Result<TrieId> TriesTable::insert(std::string_view name, TrieKind kind) {
 }
 
 Status TriesTable::set_root(TrieId id, const Hash256& root) {
-    if (version_ < 2) return {Errc::internal, path_ + ": write to a version-1 table"};
+    if (version_ < 2) return file_error(Errc::internal, path_, "write to a version-1 table");
     MPT_TRY(std::optional<TrieInfo> t, find(id));
-    if (!t) return {Errc::no_such_trie, path_ + ": trie id " + std::to_string(id)};
+    if (!t) return file_error(Errc::no_such_trie, path_, "trie id " + std::to_string(id));
     const Hash256 sum = tries_row_checksum(id, t->name, t->kind, root);
     Statement st;
     if (st.prepare(db_, "UPDATE tries SET root=?2, checksum=?3 WHERE id=?1") != SQLITE_OK) {
@@ -176,7 +177,7 @@ Status TriesTable::set_root(TrieId id, const Hash256& root) {
 }
 
 Status TriesTable::upgrade() {
-    if (version_ != 1) return {Errc::internal, path_ + ": upgrade of a version-2 file"};
+    if (version_ != 1) return file_error(Errc::internal, path_, "upgrade of a version-2 file");
     const auto exec = [&](const std::string& sql) -> Status {
         if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
             return error("upgrade to schema version 2");
