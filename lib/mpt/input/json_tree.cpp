@@ -118,32 +118,6 @@ private:
         return std::string_view(tree_.decoded_.emplace_back(scratch_));
     }
 
-    // RFC 8259: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
-    Status skip_number() {
-        const auto digit = [&] { return p_ != end_ && *p_ >= '0' && *p_ <= '9'; };
-        const auto digits = [&] {
-            if (!digit()) return false;
-            while (digit()) ++p_;
-            return true;
-        };
-        if (peek() == '-') ++p_;
-        if (peek() == '0') {
-            ++p_;
-        } else if (!digits()) {
-            return fail(p_ == end_ ? "unexpected end of the document" : "expected a value");
-        }
-        if (peek() == '.') {
-            ++p_;
-            if (!digits()) return fail("expected a digit");
-        }
-        if (peek() == 'e' || peek() == 'E') {
-            ++p_;
-            if (peek() == '+' || peek() == '-') ++p_;
-            if (!digits()) return fail("expected a digit");
-        }
-        return {};
-    }
-
     JsonTree tree_;
     std::vector<uint32_t> pending_;  // children of the open containers, innermost last
 };
