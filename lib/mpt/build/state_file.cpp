@@ -226,17 +226,7 @@ Hash256 hash_from_view(bytes_view v) noexcept {
 
 Result<StateBuildResult> build_state(NodeStore& store, const StateDoc& doc,
                                      const StateBuildOptions& o) {
-    MPT_RETURN_IF_ERROR(store.begin_write());
-    auto r = build_in_write(store, doc, o);
-    if (!r) {
-        store.rollback();
-        return r;
-    }
-    if (Status c = store.commit_write(); !c.ok()) {
-        store.rollback();
-        return std::move(c).error();
-    }
-    return r;
+    return in_one_write(store, [&](NodeStore& s) { return build_in_write(s, doc, o); });
 }
 
 Result<StateView> StateView::open(NodeStore& store, std::string_view accounts) {

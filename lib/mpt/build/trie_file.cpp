@@ -195,19 +195,7 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
 }  // namespace
 
 Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const BuildOptions& o) {
-    MPT_RETURN_IF_ERROR(store.begin_write());
-    auto r = build_in_write(store, input, o);
-    if (!r) {
-        store.rollback();
-        return r;
-    }
-    if (Status c = store.commit_write(); !c.ok()) {
-        // A commit that failed published nothing, but the store may still be inside the
-        // write (a busy or interrupted commit): end it, or the next write cannot begin.
-        store.rollback();
-        return std::move(c).error();
-    }
-    return r;
+    return in_one_write(store, [&](NodeStore& s) { return build_in_write(s, input, o); });
 }
 
 std::vector<Preimage> secure_preimages(const KvInput& input, const SortedPairs& sorted) {

@@ -106,6 +106,25 @@ public:
     virtual void rollback() noexcept = 0;
 };
 
+// Runs f(store) inside one write and publishes what it did, or nothing: f's error, or a
+// failed commit, rolls the write back (a commit that failed published nothing, but the store
+// may still be inside the write, a busy or interrupted commit, and must leave it before the
+// next write can begin). f returns a Result.
+template <typename F>
+auto in_one_write(NodeStore& store, F&& f) -> decltype(f(store)) {
+    MPT_RETURN_IF_ERROR(store.begin_write());
+    auto r = f(store);
+    if (!r) {
+        store.rollback();
+        return r;
+    }
+    if (Status c = store.commit_write(); !c.ok()) {
+        store.rollback();
+        return std::move(c).error();
+    }
+    return r;
+}
+
 // Applies a commit's rows to trie and publishes its root last. REQUIRES: inside a write.
 Status apply_commit(NodeStore& store, TrieId trie, const CommitBatch& batch);
 
