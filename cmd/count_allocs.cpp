@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <charconv>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 
 namespace mpt::cli {
@@ -132,11 +133,14 @@ Status build_file(SqliteNodeStore& store, size_t n) {
 }
 
 Status measure(size_t n, size_t samples, std::vector<Row>& rows) {
-    char tmpl[] = "/tmp/mpt-count-allocs-XXXXXX";
-    const int fd = ::mkstemp(tmpl);
-    if (fd < 0) return {Errc::storage_open, "cannot create a temporary file"};
+    const char* dir = std::getenv("TMPDIR");
+    std::string path = (dir != nullptr && *dir != '\0') ? dir : "/tmp";
+    path += "/mpt-count-allocs-XXXXXX";
+    const int fd = ::mkstemp(path.data());
+    if (fd < 0)
+        return {Errc::storage_open,
+                "cannot create a temporary file in " + path.substr(0, path.rfind('/'))};
     ::close(fd);
-    const std::string path = tmpl;
     const TempTrieFile cleanup(path);
     MPT_TRY(auto store, SqliteNodeStore::open(path, SqliteNodeStore::Mode::create));
     MPT_RETURN_IF_ERROR(build_file(*store, n));

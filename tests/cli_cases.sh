@@ -255,10 +255,12 @@ expect "build -o a device" 3 '^$' '^mpt: error: cannot open trie file: /dev/null
 expect "build -o empty name" 3 '^$' '^mpt: error: cannot open trie file: the trie file name is empty$' -- "$MPT" build "$FIX/dogs.json" -o ''
 
 # count-allocs stopped by a signal removes its temporary trie file. Files another run left in
-# /tmp before this one are not its own.
-temp_files() { find /tmp -maxdepth 1 -name "mpt-count-allocs-*" 2>/dev/null | sort; }
+# $TMPDIR before this one, or made there by another run at the same time, are not its own:
+# it gets a folder of its own.
+mkdir "$tmp/allocs-tmp"
+temp_files() { find "$tmp/allocs-tmp" -maxdepth 1 -name "mpt-count-allocs-*" 2>/dev/null | sort; }
 temp_before=$(temp_files)
-"$MPT" count-allocs --leaves 400000 --samples 1 >/dev/null 2>&1 &
+TMPDIR="$tmp/allocs-tmp" "$MPT" count-allocs --leaves 400000 --samples 1 >/dev/null 2>&1 &
 allocs_pid=$!
 for _ in $(seq 100); do
     comm -13 <(echo "$temp_before") <(temp_files) | grep -q -- '-wal$' && break
