@@ -153,7 +153,14 @@ Result<bytes> parse_key(const std::string& text) {
     return k;
 }
 
-bool stderr_is_tty() { return ::isatty(STDERR_FILENO) == 1; }
+namespace {
+bool g_quiet = false;
+}  // namespace
+
+void set_quiet(bool quiet) noexcept { g_quiet = quiet; }
+bool quiet() noexcept { return g_quiet; }
+
+bool stderr_is_tty() { return !g_quiet && ::isatty(STDERR_FILENO) == 1; }
 
 namespace {
 

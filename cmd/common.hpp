@@ -91,7 +91,12 @@ Status verify_root_row(OpenTrie& t);
 // A key given on the command line: 0x hex, or the bytes of the text.
 Result<bytes> parse_key(const std::string& text);
 
-// True when stderr is a terminal, so progress may be shown there.
+// -q/--quiet: no progress and no notes on stderr (errors are still reported). Set once, by
+// main() before a command runs.
+void set_quiet(bool quiet) noexcept;
+bool quiet() noexcept;
+
+// True when stderr is a terminal and -q was not given, so progress may be shown there.
 bool stderr_is_tty();
 
 // The CPUs this process may run on.

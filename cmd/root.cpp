@@ -241,7 +241,7 @@ int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool
         } else {
             fmt::print("{}\n", to_hex(a->root));
         }
-        if (!a->note.empty()) {
+        if (!a->note.empty() && !quiet()) {
             std::fflush(stdout);
             fmt::print(stderr, "mpt: root mismatch: {}: {}\n", path, a->note);
         }

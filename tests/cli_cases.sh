@@ -58,7 +58,7 @@ expect "missing file" 2 '^$' '^mpt: error: .*no-such-file.json: No such file' --
 expect "unknown flag" 2 '^$' '^mpt: error: .*--bogus' -- "$MPT" root --bogus "$FIX/dogs.json"
 expect "no subcommand" 2 '^$' '^mpt: error: ' -- "$MPT"
 expect "unknown subcommand" 2 '^$' '^mpt: error: ' -- "$MPT" frobnicate
-expect "version" 0 '^mpt [0-9]+\.[0-9]+\.[0-9]+$' '^$' -- "$MPT" --version
+expect "version" 0 '^mpt [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}|unknown), SQLite 3\.[0-9]+\.[0-9]+\)$' '^$' -- "$MPT" --version
 expect "help" 0 'root' '^$' -- "$MPT" --help
 expect "root help" 0 'secure' '^$' -- "$MPT" root --help
 
@@ -66,9 +66,9 @@ expect "root help" 0 'secure' '^$' -- "$MPT" root --help
 expect "count-allocs json" 0 '"op":"get_miss"' '^$' -- "$MPT" count-allocs --leaves 200 --samples 8 --json
 expect "count-allocs table" 0 'get_hit' '^$' -- "$MPT" count-allocs --leaves 100,300 --samples 4
 expect "count-allocs bad leaves" 2 '^$' '^mpt: error: ' -- "$MPT" count-allocs --leaves 0
-expect "count-allocs negative leaves" 2 '^$' '^mpt: error: usage: --leaves: must be a whole number \(0 or more\), got -1$' -- "$MPT" count-allocs --leaves 5,-1
-expect "count-allocs empty leaves item" 2 '^$' '^mpt: error: usage: --leaves: has an empty item: 1,,2$' -- "$MPT" count-allocs --leaves 1,,2
-expect "count-allocs trailing comma" 2 '^$' '^mpt: error: usage: --leaves: has an empty item: 3,$' -- "$MPT" count-allocs --leaves 3,
+expect "count-allocs negative leaves" 2 '^$' '^mpt: error: usage: count-allocs: --leaves: must be a whole number \(0 or more\), got -1$' -- "$MPT" count-allocs --leaves 5,-1
+expect "count-allocs empty leaves item" 2 '^$' '^mpt: error: usage: count-allocs: --leaves: has an empty item: 1,,2$' -- "$MPT" count-allocs --leaves 1,,2
+expect "count-allocs trailing comma" 2 '^$' '^mpt: error: usage: count-allocs: --leaves: has an empty item: 3,$' -- "$MPT" count-allocs --leaves 3,
 # mpt diff (key/value files)
 expect "diff lines in key order" 1 '^~ 0x646f67 0x7075707079 0x6b697474656e - 0x646f6765 0x636f696e \+ 0x646f67676c6573776f727468 0x636174 $' '^$' -- bash -c "set -o pipefail; '$MPT' diff '$FIX/diff_a.json' '$FIX/diff_b.json' | tr '\n' ' '"
 expect "diff reversed" 1 '^~ 0x646f67 0x6b697474656e 0x7075707079 \+ 0x646f6765 0x636f696e - 0x646f67676c6573776f727468 0x636174 $' '^$' -- bash -c "set -o pipefail; '$MPT' diff '$FIX/diff_b.json' '$FIX/diff_a.json' | tr '\n' ' '"
@@ -105,8 +105,8 @@ printf '{"dog": "puppy"}' >"$tmp/one.json"
 expect "build --replace --json: fields in order, the old rows counted" 0 '^\{"root":"0x[0-9a-f]{64}","trie":"main","created":true,"rows_written":1,"rows_deleted":[1-9][0-9]*\}$' '^$' -- "$MPT" build --replace --json "$tmp/one.json" -o "$tmp/replaced.db"
 expect "get-node root" 0 '"status":"found"' '^$' -- "$MPT" get-node --json "$tmp/dogs.db" 0x00
 expect "get-node unknown trie" 3 '^$' '^mpt: error: no such trie: .*dogs\.db: no trie named nope$' -- "$MPT" get-node --trie nope "$tmp/dogs.db" 0x00
-expect "dump negative limit" 2 '^$' '^mpt: error: usage: --limit: must be a whole number \(0 or more\), got -1$' -- "$MPT" dump --limit -1 "$tmp/dogs.db"
-expect "get-node negative max-bytes" 2 '^$' '^mpt: error: usage: --max-bytes: must be a whole number' -- "$MPT" get-node --max-bytes -5 "$tmp/dogs.db" 0x00
+expect "dump negative limit" 2 '^$' '^mpt: error: usage: dump: --limit: must be a whole number \(0 or more\), got -1$' -- "$MPT" dump --limit -1 "$tmp/dogs.db"
+expect "get-node negative max-bytes" 2 '^$' '^mpt: error: usage: get-node: --max-bytes: must be a whole number' -- "$MPT" get-node --max-bytes -5 "$tmp/dogs.db" 0x00
 expect "get-node root text" 0 '^0x[0-9a-f]+$' '^$' -- "$MPT" get-node "$tmp/dogs.db" 0x00
 expect "get-node absent" 0 '"status":"absent"' '^$' -- "$MPT" get-node --json "$tmp/dogs.db" 0x1f
 expect "get-node bad path set" 2 '^$' '^mpt: error: ' -- "$MPT" get-node "$tmp/dogs.db" 0xzz
@@ -212,7 +212,7 @@ expect "get-node in a storage trie" 0 '"status":"found"' '^$' -- "$MPT" get-node
 expect "get-node of a storage trie the file lacks" 0 '"status":"absent"' '^$' -- "$MPT" get-node --json "$tmp/storage.db" "0x$(printf 'cd%.0s' $(seq 32)),0x00"
 expect "unknown command is named" 2 '^$' '^mpt: error: usage: unknown command: frobnicate$' -- "$MPT" frobnicate
 expect "unknown option before a command is named" 2 '^$' '^mpt: error: usage: unknown option: --bogus ' -- "$MPT" --bogus
-expect "no command" 2 '^$' '^mpt: error: usage: a command is required; `mpt --help` lists them$' -- "$MPT"
+expect "no command" 2 '^$' '^mpt: error: usage: a command is required; `mpt help` lists them$' -- "$MPT"
 # A write that fails part way through a build: the process may not grow a file beyond 32 KiB
 # (ulimit -f; 64 blocks of 512 bytes in dash, of 1 KiB in bash, either is far too small for
 # 10k pairs). Exit 3 with one line; the file keeps its previous root, checks clean and reads.
