@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -110,7 +111,14 @@ int finish_output(int code) noexcept {
     return report_write_error(flushed ? 0 : err);
 }
 
+Status require_input_file(const std::string& file) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) == 0 || errno != ENOENT) return {};
+    return file_error(Errc::bad_input, file, std::strerror(ENOENT));
+}
+
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
+    MPT_RETURN_IF_ERROR(require_input_file(file));
     OpenTrie t;
     MPT_TRY(t.store, SqliteNodeStore::open(file, SqliteNodeStore::Mode::read_only));
     MPT_RETURN_IF_ERROR(t.store->begin_read());

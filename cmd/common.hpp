@@ -82,6 +82,11 @@ struct OpenTrie {
     bytes trie_key(bytes_view key, bool key_hashed = false) const;
 };
 
+// A file to read that is not there is an input error (exit 2) in every command, a trie file
+// as much as a key/value file: an error with the file named, or ok.
+Status require_input_file(const std::string& file);
+
+// Opens a trie file to read (require_input_file first).
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie);
 
 // Reads the trie's root row and checks it against the stored root: a missing row or another

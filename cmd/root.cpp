@@ -260,6 +260,12 @@ int run_root(const RootOptions& o) {
         if (!o.inputs.empty() || !o.state.empty()) {
             return report_usage("root: give INPUT or --vectors, not both");
         }
+        // A TrieTests file says by its name whether its keys are hashed (*secure*).
+        if (o.secure) {
+            return report_usage(
+                "root: --secure does not go with --vectors (a file named *secure* hashes keys)");
+        }
+        if (o.trie_given) return report_usage("root: --trie applies to a trie file");
         return run_vectors(o);
     }
     if (!o.state.empty()) {

@@ -202,7 +202,7 @@ expect "range round trip to the end" 0 '^valid more=false$' '^$' -- sh -c "'$MPT
 expect "range with --to" 0 '^valid more=true$' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' --range 0x10 --to 0x20 | '$MPT' verify-range -"
 expect "range with a dropped pair fails" 1 '^invalid: ' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' --range 0x00 --limit 5 --json | sed 's/\"keys\":\[\"0x[0-9a-f]*\",/\"keys\":[/; s/\"values\":\[\"0x[0-9a-f]*\",/\"values\":[/' | '$MPT' verify-range -"
 expect "proof without a key" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/kv10k.db"
-expect "proof of a missing file" 3 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/nope.db" 0x00
+expect "proof of a missing file" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/nope.db" 0x00
 expect "proof --limit 0" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/kv10k.db" --range 0x00 --limit 0
 
 # A storage trie named by account hash, in a file without a main trie.

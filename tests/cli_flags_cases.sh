@@ -42,3 +42,35 @@ expect "quiet: no note" 1 "^$S\$" '^$' -- "$MPT" root -q --state "$tmp/flags_wro
 expect "quiet: before the command" 1 "^$S\$" '^$' -- "$MPT" --quiet root --state "$tmp/flags_wrong_root.json"
 expect "quiet: errors still" 2 '^$' '^mpt: error: .*no-such-file' -- "$MPT" -q root "$tmp/no-such-file.json"
 expect "version: commit and SQLite" 0 '^mpt [0-9.]+ \(commit ([0-9a-f]{12}|unknown), SQLite 3\.[0-9]+\.[0-9]+\)$' '^$' -- "$MPT" --version
+
+# 4. One rule per flag, one exit code per kind of input.
+expect "vectors: --secure is a usage error" 2 '^$' '^mpt: error: usage: root: --secure does not go with --vectors' -- "$MPT" root --vectors "$FIX/trie_vectors.json" --secure
+expect "vectors: --trie is a usage error" 2 '^$' '^mpt: error: usage: root: --trie applies to a trie file' -- "$MPT" root --vectors "$FIX/trie_vectors.json" --trie main
+expect "diff --trie on key/value input" 2 '^$' '^mpt: error: usage: diff: --trie applies to a trie file A, not to key/value input$' -- "$MPT" diff --trie x "$FIX/diff_a.json" "$FIX/diff_b.json"
+expect "diff --trie-b on key/value input" 2 '^$' '^mpt: error: usage: diff: --trie-b applies to a trie file B, not to key/value input$' -- "$MPT" diff --trie-b x "$tmp/diff_a.db" "$FIX/diff_b.json"
+expect "diff --trie on a trie file still works" 0 '^$' '^$' -- "$MPT" diff --trie main --trie-b main "$tmp/diff_a.db" "$tmp/diff_a.db"
+for cmd in get dump check stats get-node proof diff root; do
+    case $cmd in
+        get | proof) args="$tmp/flags-missing.db 0x00" ;;
+        get-node) args="$tmp/flags-missing.db 0x00" ;;
+        diff) args="$tmp/flags-missing.db $tmp/dogs.db" ;;
+        *) args="$tmp/flags-missing.db" ;;
+    esac
+    # shellcheck disable=SC2086
+    expect "missing input file: $cmd exits 2" 2 '^$' '^mpt: error: bad input: .*flags-missing\.db: No such file or directory$' -- "$MPT" $cmd $args
+done
+expect "build -o - is refused" 2 '^$' '^mpt: error: usage: build: -o: ' -- sh -c "cd '$tmp' && '$MPT' build '$FIX/dogs.json' -o -"
+expect "build -o - makes no file" 0 '^$' '^$' -- test ! -e "$tmp/-"
+expect "dump --limit 0 prints none" 0 '^$' '^$' -- "$MPT" dump --limit 0 "$tmp/dogs.db"
+expect "dump --limit 0 --json" 0 '^\{\}$' '^$' -- "$MPT" dump --limit 0 --json "$tmp/dogs.db"
+"$MPT" build --state "$FIX/state_genesis.json" -o "$tmp/flags_state.db" >/dev/null
+expect "dump --limit 0 --accounts prints none" 0 '^$' '^$' -- "$MPT" dump --limit 0 --accounts "$tmp/flags_state.db"
+expect "dump --limit 1 --accounts prints one" 0 '^\{"address":' '^$' -- sh -c "'$MPT' dump --limit 1 --accounts '$tmp/flags_state.db' | test \$(wc -l) -eq 1 && '$MPT' dump --limit 1 --accounts '$tmp/flags_state.db'"
+expect "dump --limit 0 still opens the file" 2 '^$' 'flags-missing\.db' -- "$MPT" dump --limit 0 "$tmp/flags-missing.db"
+expect "dump without --limit prints all" 0 '^0x646f67676c6573776f727468 ' '^$' -- "$MPT" dump "$tmp/dogs.db"
+expect "proof --range on keys of several lengths" 2 '^$' '^mpt: error: bad input: .*dogs\.db: range proofs need keys of one length: key 0x646f65 has 3 bytes, key 0x646f67676c6573776f727468 has 12$' -- "$MPT" proof "$tmp/dogs.db" --range 0x00
+expect "proof --range, one length in range but not in the trie" 2 '^$' 'range proofs need keys of one length' -- "$MPT" proof "$tmp/dogs.db" --range 0x646f6700 --limit 1
+last10k=$("$MPT" dump "$tmp/kv10k.db" | tail -1 | cut -d' ' -f1)
+expect "proof --range past the last key: first padded" 0 "\"first\":\"0xffffffff0{56}\",\"keys\":\[\]" '^$' -- "$MPT" proof "$tmp/kv10k.db" --range 0xffffffff
+expect "proof --range past the last key verifies" 0 '^valid more=false$' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' --range 0xffffffff | '$MPT' verify-range -"
+[ "${last10k:0:10}" != 0xffffffff ] || echo "FAIL kv10k's last key $last10k is past 0xffffffff"
