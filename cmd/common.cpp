@@ -161,6 +161,10 @@ Result<bytes> parse_key(const std::string& text) {
     return k;
 }
 
+std::string count_of(size_t n, std::string_view noun) {
+    return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
 namespace {
 bool g_quiet = false;
 }  // namespace

@@ -101,6 +101,9 @@ Result<bytes> parse_key(const std::string& text);
 void set_quiet(bool quiet) noexcept;
 bool quiet() noexcept;
 
+// n and the noun, the noun in the plural unless n is 1: "1 problem", "2 problems".
+std::string count_of(size_t n, std::string_view noun);
+
 // True when stderr is a terminal and -q was not given, so progress may be shown there.
 bool stderr_is_tty();
 

@@ -129,9 +129,10 @@ int run_range(const ProofOptions& o) {
         if (k.size() != first_key->size()) {
             return report(
                 Error{Errc::bad_input,
-                      fmt::format("range proofs need keys of one length: key {} has {} "
-                                  "bytes, key {} has {}",
-                                  to_hex(*first_key), first_key->size(), to_hex(k), k.size())},
+                      fmt::format("range proofs need keys of one length: key {} has {}, key {} "
+                                  "has {}",
+                                  to_hex(*first_key), count_of(first_key->size(), "byte"),
+                                  to_hex(k), k.size())},
                 o.db);
         }
     }

@@ -342,7 +342,7 @@ block_of() {  # TX_ROOT W_ROOT: a block's hex
 }
 block_of "$tx_root" "$w_root" >"$tmp/block.hex"
 expect "root --block" 0 "^transactionsRoot $tx_root computed $tx_root \\(2 transactions\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block.hex"
-expect "root --block withdrawals" 0 "^withdrawalsRoot  $w_root computed $w_root \\(1 withdrawals\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block.hex"
+expect "root --block withdrawals" 0 "^withdrawalsRoot  $w_root computed $w_root \\(1 withdrawal\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block.hex"
 expect "root --block binary stdin" 0 "\"match\":true\\}\$" '^$' -- sh -c "perl -ne 'chomp; s/^0x//; print pack(q(H*), \$_)' '$tmp/block.hex' | '$MPT' root --block - --json"
 block_of "$w_root" "$w_root" >"$tmp/block_bad_tx.hex"
 expect "root --block, another transactionsRoot" 1 "^transactionsRoot $w_root computed $tx_root \\(2 transactions\\) MISMATCH\$" '^$' -- "$MPT" root --block "$tmp/block_bad_tx.hex"

@@ -74,3 +74,15 @@ last10k=$("$MPT" dump "$tmp/kv10k.db" | tail -1 | cut -d' ' -f1)
 expect "proof --range past the last key: first padded" 0 "\"first\":\"0xffffffff0{56}\",\"keys\":\[\]" '^$' -- "$MPT" proof "$tmp/kv10k.db" --range 0xffffffff
 expect "proof --range past the last key verifies" 0 '^valid more=false$' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' --range 0xffffffff | '$MPT' verify-range -"
 [ "${last10k:0:10}" != 0xffffffff ] || echo "FAIL kv10k's last key $last10k is past 0xffffffff"
+
+# 6. Small shapes: plurals, one JSON shape per command, every answer saying where it is from.
+expect "check: one problem, singular" 1 ' 1 problem$' '^$' -- sh -c "cp '$tmp/dogs.db' '$tmp/flags_bad.db' && sqlite3 '$tmp/flags_bad.db' 'DELETE FROM nodes WHERE path = (SELECT max(path) FROM nodes)' && '$MPT' check '$tmp/flags_bad.db'"
+expect "check: rows plural" 0 '^ok: 3 rows, 3 reachable, 0 problems$' '^$' -- "$MPT" check "$tmp/dogs.db"
+expect "stats --json: depth rows" 0 '"rows_by_depth":\[\{"depth":0,"rows":1,"bytes":38\},\{"depth":1,"rows":0,"bytes":0\},' '^$' -- "$MPT" stats --json "$tmp/dogs.db"
+expect "root --json: one shape, key/value" 0 '^\{"root":"0x8aad[0-9a-f]{60}","trie":null,"keys":3\}$' '^$' -- "$MPT" root --json "$FIX/dogs.json"
+expect "root --json: one shape, trie file" 0 '^\{"root":"0x8aad[0-9a-f]{60}","trie":"main","keys":null\}$' '^$' -- "$MPT" root --json "$tmp/dogs.db"
+expect "get --json names the trie" 0 '^\{"key":"0x646f67","value":"0x7075707079","trie":"main"\}$' '^$' -- "$MPT" get --json "$tmp/dogs.db" dog
+expect "get-node --json names the account" 0 "^\[\{\"account\":\"$acct\",\"path\":\"0x00\",\"status\":\"found\"" '^$' -- "$MPT" get-node --json "$tmp/storage.db" "$acct,0x00"
+expect "get-node --json: no account for a one-element set" 0 '^\[\{"account":null,"path":"0x00","status":"found"' '^$' -- "$MPT" get-node --json "$tmp/dogs.db" 0x00
+expect "get-node text: embedded is not absent" 0 '^embedded 0xca20887265696e64656572$' '^$' -- "$MPT" get-node "$tmp/dogs.db" 0x00646f65
+expect "get-node text: absent is an empty line" 0 '^$' '^$' -- sh -c "'$MPT' get-node '$tmp/dogs.db' 0x1646 | grep -qx '' && '$MPT' get-node '$tmp/dogs.db' 0x1646 | grep -v '^$'; [ \$? -eq 1 ]"
