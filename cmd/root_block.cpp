@@ -30,7 +30,7 @@ int run_list(const std::string& file, bool json) {
     items.reserve(list.size());
     for (size_t i = 0; i < list.size(); ++i) {
         const JsonValue v = list[i];
-        const std::string where = "item " + std::to_string(i) + " (" + v.where() + ")";
+        const std::string where = "item " + std::to_string(i + 1) + " (" + v.where() + ")";
         if (!v.is_string() || !v.text().starts_with("0x")) {
             return report(Error{Errc::bad_input, where + ": not a 0x hex string"}, file);
         }

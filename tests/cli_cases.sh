@@ -39,7 +39,7 @@ EXPECT_ERROR_PREFIX='mpt_gen_kv: error: ' expect "generator bad N" 2 '^$' '^mpt_
 
 # Bad input: one line, exit 2.
 echo '{"a": "0x123"}' >"$tmp/odd.json"
-expect "odd hex" 2 '^$' '^mpt: error: .*odd.json.*entry 0 value.*odd number of hex digits' -- "$MPT" root "$tmp/odd.json"
+expect "odd hex" 2 '^$' '^mpt: error: .*odd.json.*entry 1 value.*odd number of hex digits' -- "$MPT" root "$tmp/odd.json"
 echo '{"a": "0xzz"}' >"$tmp/nonhex.json"
 expect "non-hex" 2 '^$' '^mpt: error: .*not a hex digit' -- "$MPT" root "$tmp/nonhex.json"
 echo '{"a": 5}' >"$tmp/num.json"
@@ -143,9 +143,9 @@ expect "proof: hex without 0x" 2 '^$' '^mpt: error: .*field "key": missing 0x pr
 sed 's/"root": "0xbe/"root": "0x/' "$FIX/proof_present.json" >"$tmp/p_short_root.json"
 expect "proof: 31-byte root" 2 '^$' '^mpt: error: .*field "root": expected 32 bytes, got 31' -- "$MPT" proof --verify "$tmp/p_short_root.json"
 sed 's/"0xe230a0cc*"/7/' "$FIX/proof_present.json" >"$tmp/p_item.json"
-expect "proof: proof item not a string" 2 '^$' '^mpt: error: .*field "proof" item 1: not a hex string' -- "$MPT" proof --verify "$tmp/p_item.json"
+expect "proof: proof item not a string" 2 '^$' '^mpt: error: .*field "proof" item 2: not a hex string' -- "$MPT" proof --verify "$tmp/p_item.json"
 sed 's/"0xe230a0cc/"0xe230a0zz/' "$FIX/proof_present.json" >"$tmp/p_nonhex.json"
-expect "proof: non-hex proof item" 2 '^$' '^mpt: error: .*field "proof" item 1: not a hex digit' -- "$MPT" proof --verify "$tmp/p_nonhex.json"
+expect "proof: non-hex proof item" 2 '^$' '^mpt: error: .*field "proof" item 2: not a hex digit' -- "$MPT" proof --verify "$tmp/p_nonhex.json"
 expect "proof: --verify required" 2 '^$' '^mpt: error: .*--verify' -- "$MPT" proof
 expect "proof: missing file" 2 '^$' '^mpt: error: .*no-such.json: No such file' -- "$MPT" proof --verify "$tmp/no-such.json"
 # Without "value" nothing is claimed: the answer is what the proof proves.
@@ -171,7 +171,7 @@ expect "verify-range: gap --json" 1 '^\{"valid":false,"more":null,"error":"root 
 sed 's/"proof": \[.*\]/"proof": null/' "$FIX/range_valid.json" >"$tmp/r_null_proof.json"
 expect "verify-range: null proof, not the whole trie" 1 '^invalid: the pairs are not the whole trie' '^$' -- "$MPT" verify-range "$tmp/r_null_proof.json"
 sed 's/"0x0b"/"0x"/' "$FIX/range_valid.json" >"$tmp/r_empty_value.json"
-expect "verify-range: empty value" 1 '^invalid: value 1 is empty' '^$' -- "$MPT" verify-range "$tmp/r_empty_value.json"
+expect "verify-range: empty value" 1 '^invalid: value 2 is empty' '^$' -- "$MPT" verify-range "$tmp/r_empty_value.json"
 sed 's/"0x0b"/"0x0c"/' "$FIX/range_valid.json" >"$tmp/r_wrong_value.json"
 expect "verify-range: wrong value" 1 '^invalid: root mismatch' '^$' -- "$MPT" verify-range "$tmp/r_wrong_value.json"
 sed 's/"keys": \["0x10", "0x20"\]/"keys": ["0x10", "0x2000"]/' "$FIX/range_valid.json" >"$tmp/r_lengths.json"
@@ -322,8 +322,8 @@ printf '[%s]' "$python_free_list" >"$tmp/list129.json"
 expect "root --list of 129 items" 0 "^$("$MPT" root "$tmp/list129_kv.json")\$" '^$' -- "$MPT" root --list "$tmp/list129.json"
 expect "root --list of nothing" 0 '^0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421$' '^$' -- sh -c "echo '[]' | '$MPT' root --list -"
 echo '["0x01", 5]' >"$tmp/list_bad.json"
-expect "root --list non-string item" 2 '^$' '^mpt: error: bad input: .*list_bad.json: item 1 \(line 1, column 10\): not a 0x hex string$' -- "$MPT" root --list "$tmp/list_bad.json"
-expect "root --list empty item" 2 '^$' '^mpt: error: bad input: .*: item 0 is empty$' -- sh -c "echo '[\"0x\"]' | '$MPT' root --list -"
+expect "root --list non-string item" 2 '^$' '^mpt: error: bad input: .*list_bad.json: item 2 \(line 1, column 10\): not a 0x hex string$' -- "$MPT" root --list "$tmp/list_bad.json"
+expect "root --list empty item" 2 '^$' '^mpt: error: bad input: .*: item 1 is empty$' -- sh -c "echo '[\"0x\"]' | '$MPT' root --list -"
 expect "root --list with INPUT" 2 '^$' '^mpt: error: usage: root: --list takes no INPUT' -- "$MPT" root --list "$tmp/list3.json" "$FIX/dogs.json"
 
 # mpt root --block: a block made with mpt rlp encode, whose header (17 fields) commits to a
@@ -363,9 +363,9 @@ expect "getproof: from stdin" 0 '^valid: ' '^$' -- sh -c "'$MPT' proof --verify 
 expect "getproof: another root" 1 '^invalid: account proof: root node missing$' '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root 0x1111111111111111111111111111111111111111111111111111111111111111
 expect "getproof: the empty root" 1 '^invalid: account proof: proves the account absent, yet' '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root 0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421
 sed 's/"value":"0x109"/"value":"0x10a"/' "$tmp/gp/response.json" >"$tmp/gp_value.json"
-expect "getproof: changed storage value" 1 '^invalid: storage proof 9 \(key 0x9\): value mismatch$' '^$' -- "$MPT" proof --verify "$tmp/gp_value.json" --root "$gp_root"
+expect "getproof: changed storage value" 1 '^invalid: storage proof 10 \(key 0x9\): value mismatch$' '^$' -- "$MPT" proof --verify "$tmp/gp_value.json" --root "$gp_root"
 sed 's/"value":"0x0"/"value":"0x102"/' "$tmp/gp/response.json" >"$tmp/gp_empty_slot.json"
-expect "getproof: value for an empty slot" 1 '^invalid: storage proof 2 \(key 0x2\): the path diverges yet a value is claimed$' '^$' -- "$MPT" proof --verify "$tmp/gp_empty_slot.json" --root "$gp_root"
+expect "getproof: value for an empty slot" 1 '^invalid: storage proof 3 \(key 0x2\): the path diverges yet a value is claimed$' '^$' -- "$MPT" proof --verify "$tmp/gp_empty_slot.json" --root "$gp_root"
 sed 's/"balance":"0x76"/"balance":"0x77"/' "$tmp/gp/response.json" >"$tmp/gp_balance.json"
 expect "getproof: changed balance" 1 '^invalid: account proof: the proven account differs in balance \(proven 0x76, claimed 0x77\)$' '^$' -- "$MPT" proof --verify "$tmp/gp_balance.json" --root "$gp_root"
 expect "getproof: absent account" 0 '^valid: account 0xf{40} absent, 1 storage proof, under the trusted root ' '^$' -- "$MPT" proof --verify "$tmp/gp/absent.json" --root "$gp_root"

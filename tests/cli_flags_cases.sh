@@ -86,3 +86,10 @@ expect "get-node --json names the account" 0 "^\[\{\"account\":\"$acct\",\"path\
 expect "get-node --json: no account for a one-element set" 0 '^\[\{"account":null,"path":"0x00","status":"found"' '^$' -- "$MPT" get-node --json "$tmp/dogs.db" 0x00
 expect "get-node text: embedded is not absent" 0 '^embedded 0xca20887265696e64656572$' '^$' -- "$MPT" get-node "$tmp/dogs.db" 0x00646f65
 expect "get-node text: absent is an empty line" 0 '^$' '^$' -- sh -c "'$MPT' get-node '$tmp/dogs.db' 0x1646 | grep -qx '' && '$MPT' get-node '$tmp/dogs.db' 0x1646 | grep -v '^$'; [ \$? -eq 1 ]"
+
+# 5. Places counted from 1: the first entry, item, path set and element are 1.
+printf '{"a": "0x123"}' >"$tmp/flags_odd.json"
+expect "places: entry 1" 2 '^$' '^mpt: error: bad hex: .*flags_odd\.json: entry 1 value \(line 1, column 7\): odd number of hex digits$' -- "$MPT" root "$tmp/flags_odd.json"
+expect "places: path set and element" 2 '^$' '^mpt: error: bad input: path set 2: element 1: an account hash must be 32 bytes, got 2$' -- "$MPT" get-node "$tmp/dogs.db" 0x00 0xabab,0x00
+expect "places: list item 1" 2 '^$' '^mpt: error: bad input: -: item 1 is empty$' -- sh -c "echo '[\"0x\"]' | '$MPT' root --list -"
+expect "places: verify-range names keys from 1" 1 '^invalid: range proofs require keys of equal length \(key 2 has 2 bytes, key 1 has 1\)$' '^$' -- "$MPT" verify-range "$tmp/r_lengths.json"
