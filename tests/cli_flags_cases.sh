@@ -93,3 +93,24 @@ expect "places: entry 1" 2 '^$' '^mpt: error: bad hex: .*flags_odd\.json: entry 
 expect "places: path set and element" 2 '^$' '^mpt: error: bad input: path set 2: element 1: an account hash must be 32 bytes, got 2$' -- "$MPT" get-node "$tmp/dogs.db" 0x00 0xabab,0x00
 expect "places: list item 1" 2 '^$' '^mpt: error: bad input: -: item 1 is empty$' -- sh -c "echo '[\"0x\"]' | '$MPT' root --list -"
 expect "places: verify-range names keys from 1" 1 '^invalid: range proofs require keys of equal length \(key 2 has 2 bytes, key 1 has 1\)$' '^$' -- "$MPT" verify-range "$tmp/r_lengths.json"
+
+# 6. A new file and an update where nothing may be written: one message. As root, on a
+# tmpfs remounted read-only in a private mount namespace; otherwise in a folder and a file
+# without write permission.
+ro="$tmp/flags_ro"
+mkdir -p "$ro"
+ro_re='^mpt: error: trie file is read-only: .*flags_ro/(new|x)\.db: (Read-only file system|Permission denied)$'
+if [ "$(id -u)" -eq 0 ]; then
+    ro_in() {  # FILE: mpt build into FILE on the read-only file system holding x.db
+        echo "mount -t tmpfs tmpfs '$ro' && '$MPT' build '$FIX/dogs.json' -o '$ro/x.db' >/dev/null && mount -o remount,ro '$ro' && exec '$MPT' build '$FIX/diff_b.json' -o '$ro/$1'"
+    }
+    expect "read-only: a new file" 3 '^$' "$ro_re" -- unshare -m sh -c "$(ro_in new.db)"
+    expect "read-only: an update" 3 '^$' "$ro_re" -- unshare -m sh -c "$(ro_in x.db)"
+else
+    "$MPT" build "$FIX/dogs.json" -o "$ro/x.db" >/dev/null
+    chmod 444 "$ro/x.db"
+    chmod 555 "$ro"
+    expect "read-only: a new file" 3 '^$' "$ro_re" -- "$MPT" build "$FIX/diff_b.json" -o "$ro/new.db"
+    expect "read-only: an update" 3 '^$' "$ro_re" -- "$MPT" build "$FIX/diff_b.json" -o "$ro/x.db"
+    chmod 755 "$ro"
+fi
