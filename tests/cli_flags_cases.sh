@@ -114,3 +114,12 @@ else
     expect "read-only: an update" 3 '^$' "$ro_re" -- "$MPT" build "$FIX/diff_b.json" -o "$ro/x.db"
     chmod 755 "$ro"
 fi
+
+# 3. (continued) -q on a terminal: no progress. script(1) gives the build a terminal; the
+# progress line ends with an erase (ESC [K), which only the run without -q may print.
+cat >"$tmp/flags_tty.sh" <<TTY
+rm -f "$tmp/flags_tty.db"
+script -qec "'$MPT' \$1 build '$tmp/kv10k.json' -o '$tmp/flags_tty.db'" /dev/null | od -c | grep -c '033'
+TTY
+expect "terminal: progress without -q" 0 '^[1-9]' '^$' -- sh "$tmp/flags_tty.sh" ""
+expect "terminal: none with -q" 1 '^0$' '^$' -- sh "$tmp/flags_tty.sh" -q
