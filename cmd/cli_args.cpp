@@ -159,7 +159,7 @@ std::string order_arguments(const CLI::App& sub, std::vector<std::string>& args)
 }
 
 std::string usage_message(const CLI::App& sub, const CLI::ParseError& e) {
-    const std::string what = e.what();
+    std::string what = e.what();  // returned as it is when nothing better is known
     if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
         for (const CLI::Option* opt : sub.get_options()) {
             if (opt->get_required() && opt->count() == 0)
@@ -194,9 +194,9 @@ std::string usage_message(const CLI::App& sub, const CLI::ParseError& e) {
                    ": not a valid value: " + (eq == std::string::npos ? body : body.substr(eq + 3));
         }
         if (const size_t v = what.find("The value "); v == 0) {
-            const size_t for_ = what.rfind(" for ");
+            const size_t for_at = what.rfind(" for ");
             const std::string value = what.substr(10, what.find(" is not") - 10);
-            return named_in(sub, what.substr(for_ + 5)) + ": not a valid value: " + value;
+            return named_in(sub, what.substr(for_at + 5)) + ": not a valid value: " + value;
         }
         const size_t colon = what.find(": ");
         if (colon == std::string::npos) return what;

@@ -68,8 +68,13 @@ _mpt() {
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "$(_mpt_flags "")" -- "$cur"))
         else
-            COMPREPLY=($(compgen -W "$_mpt_commands" -- "$cur"))
+            COMPREPLY=($(compgen -W "$_mpt_commands help" -- "$cur"))
         fi
+        return 0
+    fi
+    # mpt help [COMMAND]
+    if [[ $cmd == help ]]; then
+        ((COMP_CWORD == i + 1)) && COMPREPLY=($(compgen -W "$_mpt_commands" -- "$cur"))
         return 0
     fi
 
