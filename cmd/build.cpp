@@ -109,6 +109,9 @@ int run_build_state(const BuildCmdOptions& o) {
 }
 
 int run_build(const BuildCmdOptions& o) {
+    if (o.output == "-") {
+        return report_usage("build: -o: a trie file is a file; - (stdout) cannot be one");
+    }
     if (o.state) return run_build_state(o);
     auto text = load_input(o.input);
     if (!text) return report(text.error());

@@ -40,8 +40,8 @@ int run_check(const CheckOptions& o) {
         fmt::print("{}\n", j.dump());
     } else {
         for (const std::string& p : r->problems) fmt::print("{}\n", p);
-        fmt::print("{}: {} rows, {} reachable, {} problems\n", clean ? "ok" : "bad", r->rows,
-                   r->reachable, r->problems.size());
+        fmt::print("{}: {}, {} reachable, {}\n", clean ? "ok" : "bad", count_of(r->rows, "row"),
+                   r->reachable, count_of(r->problems.size(), "problem"));
     }
     return clean ? kOk : kNegative;
 }
@@ -58,8 +58,12 @@ int run_stats(const CheckOptions& o) {
     auto size = t->store->file_size();
     if (!size) return report(size.error());
     if (o.json) {
+        // Rows by depth, as the text prints them: the depth, its rows and their bytes.
         nlohmann::ordered_json depth = nlohmann::ordered_json::array();
-        for (const auto& c : s->by_depth) depth.push_back(count_json(c));
+        for (size_t d = 0; d < s->by_depth.size(); ++d) {
+            depth.push_back(
+                {{"depth", d}, {"rows", s->by_depth[d].nodes}, {"bytes", s->by_depth[d].bytes}});
+        }
         const nlohmann::ordered_json j = {{"trie", o.trie},
                                           {"root", to_hex(t->info.root)},
                                           {"kind", trie_kind_name(t->info.kind)},

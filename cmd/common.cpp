@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -110,7 +111,14 @@ int finish_output(int code) noexcept {
     return report_write_error(flushed ? 0 : err);
 }
 
+Status require_input_file(const std::string& file) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) == 0 || errno != ENOENT) return {};
+    return file_error(Errc::bad_input, file, std::strerror(ENOENT));
+}
+
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
+    MPT_RETURN_IF_ERROR(require_input_file(file));
     OpenTrie t;
     MPT_TRY(t.store, SqliteNodeStore::open(file, SqliteNodeStore::Mode::read_only));
     MPT_RETURN_IF_ERROR(t.store->begin_read());
@@ -153,7 +161,18 @@ Result<bytes> parse_key(const std::string& text) {
     return k;
 }
 
-bool stderr_is_tty() { return ::isatty(STDERR_FILENO) == 1; }
+std::string count_of(size_t n, std::string_view noun) {
+    return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
+namespace {
+bool g_quiet = false;
+}  // namespace
+
+void set_quiet(bool quiet) noexcept { g_quiet = quiet; }
+bool quiet() noexcept { return g_quiet; }
+
+bool stderr_is_tty() { return !g_quiet && ::isatty(STDERR_FILENO) == 1; }
 
 namespace {
 

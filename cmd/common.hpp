@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <signal.h>
 
@@ -82,6 +83,11 @@ struct OpenTrie {
     bytes trie_key(bytes_view key, bool key_hashed = false) const;
 };
 
+// A file to read that is not there is an input error (exit 2) in every command, a trie file
+// as much as a key/value file: an error with the file named, or ok.
+Status require_input_file(const std::string& file);
+
+// Opens a trie file to read (require_input_file first).
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie);
 
 // Reads the trie's root row and checks it against the stored root: a missing row or another
@@ -91,7 +97,15 @@ Status verify_root_row(OpenTrie& t);
 // A key given on the command line: 0x hex, or the bytes of the text.
 Result<bytes> parse_key(const std::string& text);
 
-// True when stderr is a terminal, so progress may be shown there.
+// -q/--quiet: no progress and no notes on stderr (errors are still reported). Set once, by
+// main() before a command runs.
+void set_quiet(bool quiet) noexcept;
+bool quiet() noexcept;
+
+// n and the noun, the noun in the plural unless n is 1: "1 problem", "2 problems".
+std::string count_of(size_t n, std::string_view noun);
+
+// True when stderr is a terminal and -q was not given, so progress may be shown there.
 bool stderr_is_tty();
 
 // The CPUs this process may run on.

@@ -2,6 +2,7 @@
 // to B's.
 #include <fmt/core.h>
 
+#include <sys/stat.h>
 #include <memory>
 #include <mpt/core/hex.hpp>
 #include <mpt/input/kv_input.hpp>
@@ -25,6 +26,8 @@ struct DiffOptions {
     bool stats = false;
     bool nodes = false;
     bool state = false;
+    bool trie_a_given = false;  // --trie appeared
+    bool trie_b_given = false;  // --trie-b appeared
 };
 
 // One side of the diff: a store holding its trie. A k/v file is built into memory.
@@ -57,6 +60,7 @@ Result<Side> load_kv(const std::string& path, bool secure) {
 // A trie file opens as its store; anything else is read as key/value input.
 Result<Side> load_side(const std::string& path, const std::string& trie, const DiffOptions& o) {
     if (path == "-" || !looks_like_sqlite(path)) return load_kv(path, o.secure);
+    MPT_RETURN_IF_ERROR(require_input_file(path));
     Side side;
     MPT_TRY(auto store, SqliteNodeStore::open(path, SqliteNodeStore::Mode::read_only));
     auto info = store->find_trie(trie);
@@ -146,6 +150,17 @@ int run_diff(const DiffOptions& o) {
         }
         return run_state_diff({o.a, o.b, o.json, o.stats});
     }
+    // A trie name belongs to a trie file: on key/value input it is a mistake, not a no-op.
+    const auto kv = [](const std::string& path) {
+        struct stat st {};
+        return path == "-" || (::stat(path.c_str(), &st) == 0 && !looks_like_sqlite(path));
+    };
+    if (o.trie_a_given && kv(o.a)) {
+        return report_usage("diff: --trie applies to a trie file A, not to key/value input");
+    }
+    if (o.trie_b_given && kv(o.b)) {
+        return report_usage("diff: --trie-b applies to a trie file B, not to key/value input");
+    }
     auto a = load_side(o.a, o.trie_a, o);
     if (!a) return report(a.error());
     auto b = load_side(o.b, o.trie_b, o);
@@ -199,7 +214,11 @@ void register_diff(CLI::App& app, Runner& runner) {
         "account's slots `+ ADDR slot SLOT VALUE`, `- ...`, `~ ADDR slot SLOT OLD -> NEW`, in\n"
         "trie order; --json: one object a line. --stats counts the nodes read on each side.\n"
         "Exit 0 identical, 1 different, 2 bad input, 3 storage error.");
-    sub->final_callback([o, &runner] { runner = [o] { return run_diff(*o); }; });
+    sub->final_callback([o, sub, &runner] {
+        o->trie_a_given = sub->get_option("--trie")->count() > 0;
+        o->trie_b_given = sub->get_option("--trie-b")->count() > 0;
+        runner = [o] { return run_diff(*o); };
+    });
 }
 
 }  // namespace mpt::cli

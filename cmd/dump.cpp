@@ -7,6 +7,9 @@
 
 #include <fmt/core.h>
 
+#include <cstdint>
+#include <optional>
+
 namespace mpt::cli {
 namespace {
 
@@ -14,7 +17,7 @@ struct DumpOptions {
     std::string db;
     std::string from;
     std::string trie = "main";
-    size_t limit = 0;
+    std::optional<size_t> limit;  // none: all
     bool key_hashed = false;
     bool accounts = false;
     bool storage = false;
@@ -37,6 +40,8 @@ int run_dump_accounts(const DumpOptions& o) {
     auto view = StateView::open(*t->store, o.trie);
     if (!view) return report(view.error(), o.db);
     NodeStore& store = *t->store;
+    const size_t max = o.limit.value_or(SIZE_MAX);
+    if (max == 0) return kOk;  // as head -n 0: the file opened, nothing printed
     size_t n = 0;
     Status failed;
     std::string line;
@@ -53,7 +58,7 @@ int run_dump_accounts(const DumpOptions& o) {
         if (!o.storage) {
             line += "}\n";
             put_out(line);
-            return o.limit == 0 || ++n < o.limit;
+            return ++n < max;
         }
         line += ",\"storage\":{";
         bool first = true;
@@ -81,7 +86,7 @@ int run_dump_accounts(const DumpOptions& o) {
         if (!failed.ok()) return false;
         line += "}}\n";
         put_out(line);
-        return o.limit == 0 || ++n < o.limit;
+        return ++n < max;
     });
     if (!s) return report(s.error(), o.db);
     if (!failed.ok()) return report(failed.error(), o.db);
@@ -101,11 +106,12 @@ int run_dump(const DumpOptions& o) {
     if (!t) return report(t.error());
     const bytes from = from_key ? t->trie_key(*from_key, o.key_hashed) : bytes();
     const Trie trie = Trie::open(t->reader.get(), t->info.root);
+    const size_t max = o.limit.value_or(SIZE_MAX);
     size_t n = 0;
     bool first = true;
     std::string line;
     if (o.json) put_out("{");
-    auto s = trie.for_each(from, [&](bytes_view k, bytes_view v) {
+    auto s = max == 0 ? Status{} : trie.for_each(from, [&](bytes_view k, bytes_view v) {
         line.clear();
         if (o.json) {
             if (!first) line += ',';
@@ -118,7 +124,7 @@ int run_dump(const DumpOptions& o) {
         }
         first = false;
         put_out(line);
-        return o.limit == 0 || ++n < o.limit;
+        return ++n < max;
     });
     if (!s) return report(s.error(), o.db);
     if (o.json) put_out("}\n");
@@ -134,7 +140,8 @@ void register_dump(CLI::App& app, Runner& runner) {
     sub->add_option("--from", o->from,
                     "Start at this key (0x hex or text; hashed first in a secure or state "
                     "trie unless --key-hashed; with --accounts an address)");
-    sub->add_option("--limit", o->limit, "Print at most N pairs (or accounts; 0: all)")
+    sub->add_option("--limit", o->limit,
+                    "Print at most N pairs (or accounts; 0: none, as head -n 0; default: all)")
         ->check(kCount);
     sub->add_flag("--key-hashed", o->key_hashed, "--from is a trie key already: do not hash it");
     sub->add_flag("--accounts", o->accounts,

@@ -87,7 +87,8 @@ int run_get(const GetOptions& o) {
     auto found = trie.get(trie_key, value);
     if (!found) return report(found.error(), o.db);
     if (o.json) {
-        nlohmann::ordered_json j = {{"key", to_hex(trie_key)}, {"value", nullptr}};
+        nlohmann::ordered_json j = {
+            {"key", to_hex(trie_key)}, {"value", nullptr}, {"trie", o.trie}};
         if (*found) j["value"] = to_hex(value);
         fmt::print("{}\n", j.dump());
     } else if (*found) {
@@ -112,9 +113,10 @@ void register_get(CLI::App& app, Runner& runner) {
     sub->add_flag("--key-hashed", o->key_hashed,
                   "KEY, ADDR and SLOT are trie keys already: do not hash them");
     sub->add_option("--trie", o->trie, "Trie name in the file")->capture_default_str();
-    sub->add_flag("--json", o->json,
-                  "Print {\"key\", \"value\"}, value null when absent; with --slot one object "
-                  "{slot: value}");
+    sub->add_flag(
+        "--json", o->json,
+        "Print {\"key\", \"value\", \"trie\"}, value null when absent; with --slot one object "
+        "{slot: value}");
     sub->footer(
         "In a secure or state trie a KEY is hashed with keccak256 before the lookup, unless\n"
         "--key-hashed. --account prints {\"nonce\",\"balance\",\"storageRoot\",\"codeHash\"}\n"

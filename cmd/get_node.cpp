@@ -35,11 +35,12 @@ void add_get_node_options(CLI::App& sub, GetNodeOptions& o) {
         ->check(kCount);
     sub.add_flag("--json", o.json, "Print one JSON document");
     sub.footer(
-        "Per path one line: the node RLP, or an empty line when no node is stored at exactly\n"
-        "that position (inside a short node's key, an empty slot, past a leaf, or a node\n"
-        "embedded in its parent). A leaf's full key path also names the leaf; the compact\n"
-        "leaf flag is ignored. A storage trie the file does not hold answers empty lines.\n"
-        "--json: [{\"path\", \"status\": found|absent|embedded, \"node\"}].");
+        "Per path one line: the stored node's RLP; `embedded 0x<rlp>` for a node embedded in\n"
+        "its parent (a snap server answers it empty); an empty line when no node is at that\n"
+        "position (inside a short node's key, an empty slot, past a leaf). A leaf's full key\n"
+        "path also names the leaf; the compact leaf flag is ignored. A storage trie the file\n"
+        "does not hold answers empty lines. --json: [{\"account\" (null for a one-element\n"
+        "path set), \"path\", \"status\": found|absent|embedded, \"node\"}].");
 }
 
 int run_get_node_on(NodeStore& store, const GetNodeOptions& o) {
@@ -86,13 +87,17 @@ int run_get_node_on(NodeStore& store, const GetNodeOptions& o) {
             if (!node) return report(node.error(), o.db);
             if (node->status == NodeLookup::Status::found) limit.add(node->rlp.size());
             if (o.json) {
-                nlohmann::ordered_json entry = {{"path", to_hex(path)},
+                nlohmann::ordered_json entry = {{"account", nullptr},
+                                                {"path", to_hex(path)},
                                                 {"status", status_name(node->status)},
                                                 {"node", nullptr}};
+                if (set.account) entry["account"] = to_hex(*set.account);
                 if (node->status != NodeLookup::Status::absent) entry["node"] = to_hex(node->rlp);
                 json.push_back(std::move(entry));
             } else {
-                if (node->status == NodeLookup::Status::found) text += to_hex(node->rlp);
+                // Empty when absent, as a snap server answers; an embedded node says so.
+                if (node->status == NodeLookup::Status::embedded) text += "embedded ";
+                if (node->status != NodeLookup::Status::absent) text += to_hex(node->rlp);
                 text += '\n';
             }
         }
@@ -116,6 +121,7 @@ void register_get_node(CLI::App& app, Runner& runner) {
     add_get_node_options(*sub, *o);
     sub->final_callback([o, &runner] {
         runner = [o] {
+            if (auto s = require_input_file(o->db); !s) return report(s.error());
             auto store = SqliteNodeStore::open(o->db, SqliteNodeStore::Mode::read_only);
             if (!store) return report(store.error());
             return run_get_node_on(**store, *o);

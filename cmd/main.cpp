@@ -8,11 +8,16 @@
 #include <iterator>
 #include <new>
 #include <sstream>
+#include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
+#include "cli_args.hpp"
 #include "commands.hpp"
 #include "common.hpp"
+
+#include <sqlite3.h>
 
 namespace {
 
@@ -72,19 +77,54 @@ int run_command(const mpt::cli::Runner& runner) noexcept {
     std::_Exit(mpt::cli::kInternal);
 }
 
+// `mpt --version`: the release, the commit it was configured from and the SQLite it runs on.
+std::string version_text() {
+    return fmt::format("mpt {} (commit {}, SQLite {})", MPT_VERSION, MPT_COMMIT,
+                       sqlite3_libversion());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registration mistakes only
     using namespace mpt::cli;
     std::set_terminate(on_terminate);
     guard_standard_streams();
-    CLI::App app{"mpt: Ethereum Merkle Patricia Trie toolkit"};
-    app.set_version_flag("--version", "mpt " MPT_VERSION);
+    // The arguments after argv[0], with the global -q/--quiet taken out wherever it stands
+    // (up to "--"); `mpt help [COMMAND]` is `mpt [COMMAND] --help`.
+    std::vector<std::string> args;
+    try {
+        bool quiet = false;
+        bool after_dashes = false;
+        for (int i = 1; i < argc; ++i) {
+            const std::string_view a = argv[i];
+            after_dashes = after_dashes || a == "--";
+            if (!after_dashes && (a == "-q" || a == "--quiet")) {
+                quiet = true;
+                continue;
+            }
+            args.emplace_back(a);
+        }
+        set_quiet(quiet);
+        if (!args.empty() && args[0] == "help") {
+            if (args.size() > 2) return report_usage("help: give one COMMAND at most");
+            args.erase(args.begin());
+            args.emplace_back("--help");
+        }
+    } catch (const std::bad_alloc&) {
+        return report(mpt::Error{mpt::Errc::out_of_memory, "an allocation failed"});
+    }
+    CLI::App app{"mpt: Ethereum Merkle Patricia Trie toolkit", "mpt"};
+    app.formatter(std::make_shared<HelpFormatter>(
+        "Global options, before or after the command: -q, --quiet: no progress and no notes on\n"
+        "stderr (errors still). mpt help [COMMAND] is mpt [COMMAND] --help.\n"
+        "Exit codes: 0 success, 1 negative answer, 2 usage or input error (a missing input\n"
+        "file too), 3 storage error or a failed write to stdout, 4 internal error or out of\n"
+        "memory; 141 killed by SIGPIPE.\n"
+        "Manual: man mpt once installed; man -l man/mpt.1 in the source tree."));
+    app.set_version_flag("--version", version_text());
+    static bool quiet_shown = false;  // -q is taken out above; this is its --help line
+    app.add_flag("-q,--quiet", quiet_shown, "No progress and no notes on stderr (errors still)");
     app.require_subcommand(1);
-    app.footer(
-        "Exit codes: 0 success, 1 negative answer, 2 usage or input error, 3 storage error or a "
-        "failed write to stdout, 4 internal error or out of memory; 141 killed by "
-        "SIGPIPE.\nManual: man mpt once installed; man -l man/mpt.1 in the source tree.");
 
     // Registering a command costs more than most commands' work (CLI11 builds every option's
     // names and help up front), so a named command registers alone; only help, an unknown
@@ -108,22 +148,35 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registr
         {"keccak", register_keccak},
         {"rlp", register_rlp},
     };
-    if (argc < 2) return report_usage("a command is required; `mpt --help` lists them");
+    if (args.empty()) return report_usage("a command is required; `mpt help` lists them");
     Runner runner;
-    const std::string_view first = argv[1];
+    const std::string first = args[0];
     const auto named = std::find_if(std::begin(kCommands), std::end(kCommands),
                                     [&](const Command& c) { return first == c.name; });
+    CLI::App* sub = nullptr;
     if (named != std::end(kCommands)) {
         named->add(app, runner);
+        sub = app.get_subcommand(named->name);
+        // Flags in any order; an unknown option named before CLI11 reads a thing.
+        std::vector<std::string> rest(args.begin() + 1, args.end());
+        if (std::string bad = order_arguments(*sub, rest); !bad.empty()) {
+            return report_usage(first + ": " + bad);
+        }
+        args.resize(1);
+        args.insert(args.end(), rest.begin(), rest.end());
     } else {
         for (const Command& c : kCommands) c.add(app, runner);
         // Name an unknown command or option rather than saying that a command is required.
         if (!first.empty() && first[0] != '-') {
-            return report_usage(std::string("unknown command: ") + argv[1]);
+            std::vector<std::string> names;
+            for (const Command& c : kCommands) names.emplace_back(c.name);
+            const std::string near = closest_name(first, names);
+            return report_usage("unknown command: " + first +
+                                (near.empty() ? "" : " (did you mean " + near + "?)"));
         }
         if (first != "-h" && first != "--help" && first != "--version") {
-            return report_usage(std::string("unknown option: ") + argv[1] +
-                                " (a command comes first; `mpt --help` lists them)");
+            return report_usage("unknown option: " + first +
+                                " (a command comes first; `mpt help` lists them)");
         }
     }
     // Help and version text, written as every other output is (CLI11 would write to
@@ -139,7 +192,8 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registr
         }));
     };
     try {
-        app.parse(argc, argv);
+        std::reverse(args.begin(), args.end());  // CLI11 reads a vector from its back
+        app.parse(args);
     } catch (const CLI::CallForHelp& e) {
         return print_exit(e);
     } catch (const CLI::CallForAllHelp& e) {
@@ -147,7 +201,8 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registr
     } catch (const CLI::CallForVersion& e) {
         return print_exit(e);
     } catch (const CLI::ParseError& e) {
-        return report_usage(e.what());
+        if (sub == nullptr) return report_usage(e.what());
+        return report_usage(first + ": " + usage_message(*sub, e));
     } catch (const std::bad_alloc&) {
         return report(mpt::Error{mpt::Errc::out_of_memory, "an allocation failed"});
     }

@@ -9,6 +9,7 @@
 #include <mpt/input/json_doc.hpp>
 #include <mpt/input/kv_input.hpp>
 #include <mpt/proof/proof.hpp>
+#include <mpt/trie/trie.hpp>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -114,10 +115,31 @@ int run_range(const ProofOptions& o) {
     auto r =
         prove_range(*t->reader, t->info.root, *from, to ? &*to : nullptr, o.limit, o.max_bytes);
     if (!r) return report(r.error(), o.db);
-    // Range proofs take keys of one length. A shorter FROM (0x00, say) names the same
-    // bound as itself padded with zero bytes to the keys' length; answer with that form.
-    if (!r->keys.empty() && from->size() < r->keys.front().size()) {
-        from->resize(r->keys.front().size(), 0);
+    // Range proofs take keys of one length: the range's keys and the trie's first key (the
+    // length when no key follows FROM) must agree, or no document verify-range accepts
+    // exists. Checked before anything is printed.
+    std::optional<bytes> first_key;
+    auto first =
+        Trie::open(t->reader.get(), t->info.root).for_each({}, [&](bytes_view k, bytes_view) {
+            first_key = bytes(k.begin(), k.end());
+            return false;
+        });
+    if (!first) return report(first.error(), o.db);
+    for (const bytes& k : r->keys) {
+        if (k.size() != first_key->size()) {
+            return report(
+                Error{Errc::bad_input,
+                      fmt::format("range proofs need keys of one length: key {} has {}, key {} "
+                                  "has {}",
+                                  to_hex(*first_key), count_of(first_key->size(), "byte"),
+                                  to_hex(k), k.size())},
+                o.db);
+        }
+    }
+    // A shorter FROM (0x00, say) names the same bound as itself padded with zero bytes to
+    // the keys' length; answer with that form.
+    if (first_key && from->size() < first_key->size()) {
+        from->resize(first_key->size(), 0);
         r = prove_range(*t->reader, t->info.root, *from, to ? &*to : nullptr, o.limit, o.max_bytes);
         if (!r) return report(r.error(), o.db);
     }

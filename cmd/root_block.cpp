@@ -30,7 +30,7 @@ int run_list(const std::string& file, bool json) {
     items.reserve(list.size());
     for (size_t i = 0; i < list.size(); ++i) {
         const JsonValue v = list[i];
-        const std::string where = "item " + std::to_string(i) + " (" + v.where() + ")";
+        const std::string where = "item " + std::to_string(i + 1) + " (" + v.where() + ")";
         if (!v.is_string() || !v.text().starts_with("0x")) {
             return report(Error{Errc::bad_input, where + ": not a 0x hex string"}, file);
         }
@@ -78,13 +78,14 @@ int run_block(const std::string& file, bool json) {
         out += fmt::format("\"match\":{}}}\n", r->match());
         std::fwrite(out.data(), 1, out.size(), stdout);
     } else {
-        fmt::print("transactionsRoot {} computed {} ({} transactions) {}\n",
-                   to_hex(r->header_transactions_root), to_hex(r->transactions_root),
-                   r->transactions, r->transactions_match() ? "ok" : "MISMATCH");
+        fmt::print("transactionsRoot {} computed {} ({}) {}\n", to_hex(r->header_transactions_root),
+                   to_hex(r->transactions_root), count_of(r->transactions, "transaction"),
+                   r->transactions_match() ? "ok" : "MISMATCH");
         if (r->header_withdrawals_root || r->withdrawals_root) {
-            fmt::print("withdrawalsRoot  {} computed {} ({} withdrawals) {}\n",
+            fmt::print("withdrawalsRoot  {} computed {} ({}) {}\n",
                        optional_hex(r->header_withdrawals_root), optional_hex(r->withdrawals_root),
-                       r->withdrawals, r->withdrawals_match() ? "ok" : "MISMATCH");
+                       count_of(r->withdrawals, "withdrawal"),
+                       r->withdrawals_match() ? "ok" : "MISMATCH");
         }
     }
     return r->match() ? kOk : kNegative;

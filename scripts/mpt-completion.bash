@@ -11,7 +11,7 @@ _mpt_commands="root build get dump check stats count-allocs diff get-node proof 
 # The flags of one subcommand (no subcommand: mpt's own).
 _mpt_flags() {
     case $1 in
-        "") echo "-h --help --version" ;;
+        "") echo "-h --help --version -q --quiet" ;;
         root) echo "-h --help --trie --vectors --state --list --block --secure --threads --json" ;;
         build) echo "-h --help -o --output --trie --secure --replace --state --no-preimages --json --threads" ;;
         get) echo "-h --help --account --slot --key-hashed --trie --json" ;;
@@ -68,8 +68,13 @@ _mpt() {
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "$(_mpt_flags "")" -- "$cur"))
         else
-            COMPREPLY=($(compgen -W "$_mpt_commands" -- "$cur"))
+            COMPREPLY=($(compgen -W "$_mpt_commands help" -- "$cur"))
         fi
+        return 0
+    fi
+    # mpt help [COMMAND]
+    if [[ $cmd == help ]]; then
+        ((COMP_CWORD == i + 1)) && COMPREPLY=($(compgen -W "$_mpt_commands" -- "$cur"))
         return 0
     fi
 

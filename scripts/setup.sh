@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the build and test dependencies (Debian 12) when any is missing, then configures
-# and builds a Release build into build/. Safe to run again: with everything installed it
-# skips apt and only brings the build up to date.
+# a Release build in build/ and builds the mpt binary (build/mpt) only: the tests, benchmarks
+# and fuzzers are built by scripts/test.sh or `cmake --build build`. Safe to run again: with
+# everything installed it skips apt and only brings the build up to date.
 #
 #   scripts/setup.sh            (MPT_JOBS=N to set build parallelism; default: nproc)
 set -euo pipefail
@@ -49,4 +50,4 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DMPT_UNITY_CLI=ON >/dev/null
-cmake --build "$root/build" -j "${MPT_JOBS:-$(nproc)}"
+cmake --build "$root/build" -j "${MPT_JOBS:-$(nproc)}" --target mpt

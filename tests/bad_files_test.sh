@@ -63,8 +63,8 @@ for c in dump check stats; do
 done
 expect "get empty" 3 '^$' '^mpt: error: .*empty.db: an empty file, not a trie file$' -- "$MPT" get "$tmp/empty.db" "$hit_key"
 expect "root missing" 2 '^$' '^mpt: error: .*missing.db: No such file' -- "$MPT" root "$tmp/missing.db"
-expect "get missing" 3 '^$' '^mpt: error: .*missing.db: No such file' -- "$MPT" get "$tmp/missing.db" "$hit_key"
-expect "check missing" 3 '^$' '^mpt: error: .*missing.db: No such file' -- "$MPT" check "$tmp/missing.db"
+expect "get missing" 2 '^$' '^mpt: error: .*missing.db: No such file' -- "$MPT" get "$tmp/missing.db" "$hit_key"
+expect "check missing" 2 '^$' '^mpt: error: .*missing.db: No such file' -- "$MPT" check "$tmp/missing.db"
 mkdir "$tmp/dir.db"
 expect "check directory" 3 '^$' '^mpt: error: .*dir.db: is a directory' -- "$MPT" check "$tmp/dir.db"
 expect "build into directory" 3 '^$' '^mpt: error: .*dir.db: is a directory' -- "$MPT" build "$tmp/update.json" -o "$tmp/dir.db"

@@ -90,7 +90,7 @@ TEST_CASE("block: ordered_trie_root against the Trie, across the key-length step
     std::vector<bytes_view> views(with_empty.begin(), with_empty.end());
     auto r = ordered_trie_root(views);
     REQUIRE_FALSE(r.ok());
-    CHECK(r.error().detail == "item 1 is empty");
+    CHECK(r.error().detail == "item 2 is empty");
 }
 
 TEST_CASE("block: roots of a body with legacy and typed transactions and withdrawals") {
@@ -163,10 +163,10 @@ TEST_CASE("block: malformed blocks are errors naming the part") {
     CHECK(error_of(trailing).ends_with("1 bytes after the block (byte " +
                                        std::to_string(trailing.size() - 1) + ")"));
     CHECK(error_of(make_block(17, root, root, {str(h("8001"))}, nullptr))
-              .starts_with("transaction 0 is a string but no typed transaction"));
+              .starts_with("transaction 1 is a string but no typed transaction"));
     const std::vector<bytes> not_lists = {str(h("01"))};
     CHECK(error_of(make_block(17, root, root, {}, &not_lists))
-              .starts_with("withdrawal 0 is not a list"));
+              .starts_with("withdrawal 1 is not a list"));
     // A truncated item inside the transactions.
     bytes cut = make_block(17, root, root, {list_of({str(h("0102"))})}, nullptr);
     cut.resize(cut.size() - 1);

@@ -39,7 +39,7 @@ EXPECT_ERROR_PREFIX='mpt_gen_kv: error: ' expect "generator bad N" 2 '^$' '^mpt_
 
 # Bad input: one line, exit 2.
 echo '{"a": "0x123"}' >"$tmp/odd.json"
-expect "odd hex" 2 '^$' '^mpt: error: .*odd.json.*entry 0 value.*odd number of hex digits' -- "$MPT" root "$tmp/odd.json"
+expect "odd hex" 2 '^$' '^mpt: error: .*odd.json.*entry 1 value.*odd number of hex digits' -- "$MPT" root "$tmp/odd.json"
 echo '{"a": "0xzz"}' >"$tmp/nonhex.json"
 expect "non-hex" 2 '^$' '^mpt: error: .*not a hex digit' -- "$MPT" root "$tmp/nonhex.json"
 echo '{"a": 5}' >"$tmp/num.json"
@@ -58,7 +58,7 @@ expect "missing file" 2 '^$' '^mpt: error: .*no-such-file.json: No such file' --
 expect "unknown flag" 2 '^$' '^mpt: error: .*--bogus' -- "$MPT" root --bogus "$FIX/dogs.json"
 expect "no subcommand" 2 '^$' '^mpt: error: ' -- "$MPT"
 expect "unknown subcommand" 2 '^$' '^mpt: error: ' -- "$MPT" frobnicate
-expect "version" 0 '^mpt [0-9]+\.[0-9]+\.[0-9]+$' '^$' -- "$MPT" --version
+expect "version" 0 '^mpt [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}|unknown), SQLite 3\.[0-9]+\.[0-9]+\)$' '^$' -- "$MPT" --version
 expect "help" 0 'root' '^$' -- "$MPT" --help
 expect "root help" 0 'secure' '^$' -- "$MPT" root --help
 
@@ -66,9 +66,9 @@ expect "root help" 0 'secure' '^$' -- "$MPT" root --help
 expect "count-allocs json" 0 '"op":"get_miss"' '^$' -- "$MPT" count-allocs --leaves 200 --samples 8 --json
 expect "count-allocs table" 0 'get_hit' '^$' -- "$MPT" count-allocs --leaves 100,300 --samples 4
 expect "count-allocs bad leaves" 2 '^$' '^mpt: error: ' -- "$MPT" count-allocs --leaves 0
-expect "count-allocs negative leaves" 2 '^$' '^mpt: error: usage: --leaves: must be a whole number \(0 or more\), got -1$' -- "$MPT" count-allocs --leaves 5,-1
-expect "count-allocs empty leaves item" 2 '^$' '^mpt: error: usage: --leaves: has an empty item: 1,,2$' -- "$MPT" count-allocs --leaves 1,,2
-expect "count-allocs trailing comma" 2 '^$' '^mpt: error: usage: --leaves: has an empty item: 3,$' -- "$MPT" count-allocs --leaves 3,
+expect "count-allocs negative leaves" 2 '^$' '^mpt: error: usage: count-allocs: --leaves: must be a whole number \(0 or more\), got -1$' -- "$MPT" count-allocs --leaves 5,-1
+expect "count-allocs empty leaves item" 2 '^$' '^mpt: error: usage: count-allocs: --leaves: has an empty item: 1,,2$' -- "$MPT" count-allocs --leaves 1,,2
+expect "count-allocs trailing comma" 2 '^$' '^mpt: error: usage: count-allocs: --leaves: has an empty item: 3,$' -- "$MPT" count-allocs --leaves 3,
 # mpt diff (key/value files)
 expect "diff lines in key order" 1 '^~ 0x646f67 0x7075707079 0x6b697474656e - 0x646f6765 0x636f696e \+ 0x646f67676c6573776f727468 0x636174 $' '^$' -- bash -c "set -o pipefail; '$MPT' diff '$FIX/diff_a.json' '$FIX/diff_b.json' | tr '\n' ' '"
 expect "diff reversed" 1 '^~ 0x646f67 0x6b697474656e 0x7075707079 \+ 0x646f6765 0x636f696e - 0x646f67676c6573776f727468 0x636174 $' '^$' -- bash -c "set -o pipefail; '$MPT' diff '$FIX/diff_b.json' '$FIX/diff_a.json' | tr '\n' ' '"
@@ -105,8 +105,8 @@ printf '{"dog": "puppy"}' >"$tmp/one.json"
 expect "build --replace --json: fields in order, the old rows counted" 0 '^\{"root":"0x[0-9a-f]{64}","trie":"main","created":true,"rows_written":1,"rows_deleted":[1-9][0-9]*\}$' '^$' -- "$MPT" build --replace --json "$tmp/one.json" -o "$tmp/replaced.db"
 expect "get-node root" 0 '"status":"found"' '^$' -- "$MPT" get-node --json "$tmp/dogs.db" 0x00
 expect "get-node unknown trie" 3 '^$' '^mpt: error: no such trie: .*dogs\.db: no trie named nope$' -- "$MPT" get-node --trie nope "$tmp/dogs.db" 0x00
-expect "dump negative limit" 2 '^$' '^mpt: error: usage: --limit: must be a whole number \(0 or more\), got -1$' -- "$MPT" dump --limit -1 "$tmp/dogs.db"
-expect "get-node negative max-bytes" 2 '^$' '^mpt: error: usage: --max-bytes: must be a whole number' -- "$MPT" get-node --max-bytes -5 "$tmp/dogs.db" 0x00
+expect "dump negative limit" 2 '^$' '^mpt: error: usage: dump: --limit: must be a whole number \(0 or more\), got -1$' -- "$MPT" dump --limit -1 "$tmp/dogs.db"
+expect "get-node negative max-bytes" 2 '^$' '^mpt: error: usage: get-node: --max-bytes: must be a whole number' -- "$MPT" get-node --max-bytes -5 "$tmp/dogs.db" 0x00
 expect "get-node root text" 0 '^0x[0-9a-f]+$' '^$' -- "$MPT" get-node "$tmp/dogs.db" 0x00
 expect "get-node absent" 0 '"status":"absent"' '^$' -- "$MPT" get-node --json "$tmp/dogs.db" 0x1f
 expect "get-node bad path set" 2 '^$' '^mpt: error: ' -- "$MPT" get-node "$tmp/dogs.db" 0xzz
@@ -143,9 +143,9 @@ expect "proof: hex without 0x" 2 '^$' '^mpt: error: .*field "key": missing 0x pr
 sed 's/"root": "0xbe/"root": "0x/' "$FIX/proof_present.json" >"$tmp/p_short_root.json"
 expect "proof: 31-byte root" 2 '^$' '^mpt: error: .*field "root": expected 32 bytes, got 31' -- "$MPT" proof --verify "$tmp/p_short_root.json"
 sed 's/"0xe230a0cc*"/7/' "$FIX/proof_present.json" >"$tmp/p_item.json"
-expect "proof: proof item not a string" 2 '^$' '^mpt: error: .*field "proof" item 1: not a hex string' -- "$MPT" proof --verify "$tmp/p_item.json"
+expect "proof: proof item not a string" 2 '^$' '^mpt: error: .*field "proof" item 2: not a hex string' -- "$MPT" proof --verify "$tmp/p_item.json"
 sed 's/"0xe230a0cc/"0xe230a0zz/' "$FIX/proof_present.json" >"$tmp/p_nonhex.json"
-expect "proof: non-hex proof item" 2 '^$' '^mpt: error: .*field "proof" item 1: not a hex digit' -- "$MPT" proof --verify "$tmp/p_nonhex.json"
+expect "proof: non-hex proof item" 2 '^$' '^mpt: error: .*field "proof" item 2: not a hex digit' -- "$MPT" proof --verify "$tmp/p_nonhex.json"
 expect "proof: --verify required" 2 '^$' '^mpt: error: .*--verify' -- "$MPT" proof
 expect "proof: missing file" 2 '^$' '^mpt: error: .*no-such.json: No such file' -- "$MPT" proof --verify "$tmp/no-such.json"
 # Without "value" nothing is claimed: the answer is what the proof proves.
@@ -171,7 +171,7 @@ expect "verify-range: gap --json" 1 '^\{"valid":false,"more":null,"error":"root 
 sed 's/"proof": \[.*\]/"proof": null/' "$FIX/range_valid.json" >"$tmp/r_null_proof.json"
 expect "verify-range: null proof, not the whole trie" 1 '^invalid: the pairs are not the whole trie' '^$' -- "$MPT" verify-range "$tmp/r_null_proof.json"
 sed 's/"0x0b"/"0x"/' "$FIX/range_valid.json" >"$tmp/r_empty_value.json"
-expect "verify-range: empty value" 1 '^invalid: value 1 is empty' '^$' -- "$MPT" verify-range "$tmp/r_empty_value.json"
+expect "verify-range: empty value" 1 '^invalid: value 2 is empty' '^$' -- "$MPT" verify-range "$tmp/r_empty_value.json"
 sed 's/"0x0b"/"0x0c"/' "$FIX/range_valid.json" >"$tmp/r_wrong_value.json"
 expect "verify-range: wrong value" 1 '^invalid: root mismatch' '^$' -- "$MPT" verify-range "$tmp/r_wrong_value.json"
 sed 's/"keys": \["0x10", "0x20"\]/"keys": ["0x10", "0x2000"]/' "$FIX/range_valid.json" >"$tmp/r_lengths.json"
@@ -202,7 +202,7 @@ expect "range round trip to the end" 0 '^valid more=false$' '^$' -- sh -c "'$MPT
 expect "range with --to" 0 '^valid more=true$' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' --range 0x10 --to 0x20 | '$MPT' verify-range -"
 expect "range with a dropped pair fails" 1 '^invalid: ' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' --range 0x00 --limit 5 --json | sed 's/\"keys\":\[\"0x[0-9a-f]*\",/\"keys\":[/; s/\"values\":\[\"0x[0-9a-f]*\",/\"values\":[/' | '$MPT' verify-range -"
 expect "proof without a key" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/kv10k.db"
-expect "proof of a missing file" 3 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/nope.db" 0x00
+expect "proof of a missing file" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/nope.db" 0x00
 expect "proof --limit 0" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/kv10k.db" --range 0x00 --limit 0
 
 # A storage trie named by account hash, in a file without a main trie.
@@ -212,7 +212,7 @@ expect "get-node in a storage trie" 0 '"status":"found"' '^$' -- "$MPT" get-node
 expect "get-node of a storage trie the file lacks" 0 '"status":"absent"' '^$' -- "$MPT" get-node --json "$tmp/storage.db" "0x$(printf 'cd%.0s' $(seq 32)),0x00"
 expect "unknown command is named" 2 '^$' '^mpt: error: usage: unknown command: frobnicate$' -- "$MPT" frobnicate
 expect "unknown option before a command is named" 2 '^$' '^mpt: error: usage: unknown option: --bogus ' -- "$MPT" --bogus
-expect "no command" 2 '^$' '^mpt: error: usage: a command is required; `mpt --help` lists them$' -- "$MPT"
+expect "no command" 2 '^$' '^mpt: error: usage: a command is required; `mpt help` lists them$' -- "$MPT"
 # A write that fails part way through a build: the process may not grow a file beyond 32 KiB
 # (ulimit -f; 64 blocks of 512 bytes in dash, of 1 KiB in bash, either is far too small for
 # 10k pairs). Exit 3 with one line; the file keeps its previous root, checks clean and reads.
@@ -324,8 +324,8 @@ printf '[%s]' "$python_free_list" >"$tmp/list129.json"
 expect "root --list of 129 items" 0 "^$("$MPT" root "$tmp/list129_kv.json")\$" '^$' -- "$MPT" root --list "$tmp/list129.json"
 expect "root --list of nothing" 0 '^0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421$' '^$' -- sh -c "echo '[]' | '$MPT' root --list -"
 echo '["0x01", 5]' >"$tmp/list_bad.json"
-expect "root --list non-string item" 2 '^$' '^mpt: error: bad input: .*list_bad.json: item 1 \(line 1, column 10\): not a 0x hex string$' -- "$MPT" root --list "$tmp/list_bad.json"
-expect "root --list empty item" 2 '^$' '^mpt: error: bad input: .*: item 0 is empty$' -- sh -c "echo '[\"0x\"]' | '$MPT' root --list -"
+expect "root --list non-string item" 2 '^$' '^mpt: error: bad input: .*list_bad.json: item 2 \(line 1, column 10\): not a 0x hex string$' -- "$MPT" root --list "$tmp/list_bad.json"
+expect "root --list empty item" 2 '^$' '^mpt: error: bad input: .*: item 1 is empty$' -- sh -c "echo '[\"0x\"]' | '$MPT' root --list -"
 expect "root --list with INPUT" 2 '^$' '^mpt: error: usage: root: --list takes no INPUT' -- "$MPT" root --list "$tmp/list3.json" "$FIX/dogs.json"
 
 # mpt root --block: a block made with mpt rlp encode, whose header (17 fields) commits to a
@@ -344,7 +344,7 @@ block_of() {  # TX_ROOT W_ROOT: a block's hex
 }
 block_of "$tx_root" "$w_root" >"$tmp/block.hex"
 expect "root --block" 0 "^transactionsRoot $tx_root computed $tx_root \\(2 transactions\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block.hex"
-expect "root --block withdrawals" 0 "^withdrawalsRoot  $w_root computed $w_root \\(1 withdrawals\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block.hex"
+expect "root --block withdrawals" 0 "^withdrawalsRoot  $w_root computed $w_root \\(1 withdrawal\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block.hex"
 expect "root --block binary stdin" 0 "\"match\":true\\}\$" '^$' -- sh -c "perl -ne 'chomp; s/^0x//; print pack(q(H*), \$_)' '$tmp/block.hex' | '$MPT' root --block - --json"
 block_of "$w_root" "$w_root" >"$tmp/block_bad_tx.hex"
 expect "root --block, another transactionsRoot" 1 "^transactionsRoot $w_root computed $tx_root \\(2 transactions\\) MISMATCH\$" '^$' -- "$MPT" root --block "$tmp/block_bad_tx.hex"
@@ -365,9 +365,9 @@ expect "getproof: from stdin" 0 '^valid: ' '^$' -- sh -c "'$MPT' proof --verify 
 expect "getproof: another root" 1 '^invalid: account proof: root node missing$' '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root 0x1111111111111111111111111111111111111111111111111111111111111111
 expect "getproof: the empty root" 1 '^invalid: account proof: proves the account absent, yet' '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root 0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421
 sed 's/"value":"0x109"/"value":"0x10a"/' "$tmp/gp/response.json" >"$tmp/gp_value.json"
-expect "getproof: changed storage value" 1 '^invalid: storage proof 9 \(key 0x9\): value mismatch$' '^$' -- "$MPT" proof --verify "$tmp/gp_value.json" --root "$gp_root"
+expect "getproof: changed storage value" 1 '^invalid: storage proof 10 \(key 0x9\): value mismatch$' '^$' -- "$MPT" proof --verify "$tmp/gp_value.json" --root "$gp_root"
 sed 's/"value":"0x0"/"value":"0x102"/' "$tmp/gp/response.json" >"$tmp/gp_empty_slot.json"
-expect "getproof: value for an empty slot" 1 '^invalid: storage proof 2 \(key 0x2\): the path diverges yet a value is claimed$' '^$' -- "$MPT" proof --verify "$tmp/gp_empty_slot.json" --root "$gp_root"
+expect "getproof: value for an empty slot" 1 '^invalid: storage proof 3 \(key 0x2\): the path diverges yet a value is claimed$' '^$' -- "$MPT" proof --verify "$tmp/gp_empty_slot.json" --root "$gp_root"
 sed 's/"balance":"0x76"/"balance":"0x77"/' "$tmp/gp/response.json" >"$tmp/gp_balance.json"
 expect "getproof: changed balance" 1 '^invalid: account proof: the proven account differs in balance \(proven 0x76, claimed 0x77\)$' '^$' -- "$MPT" proof --verify "$tmp/gp_balance.json" --root "$gp_root"
 expect "getproof: absent account" 0 '^valid: account 0xf{40} absent, 1 storage proof, under the trusted root ' '^$' -- "$MPT" proof --verify "$tmp/gp/absent.json" --root "$gp_root"

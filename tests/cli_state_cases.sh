@@ -37,7 +37,7 @@ expect "state and INPUT" 2 '^$' '^mpt: error: usage: root: give INPUT or --state
 # Several key/value inputs: one line each, sha256sum's layout; --json an array.
 expect "root of two k/v files" 0 "^0x8aad789dff2f538bca5d8ea56e8abe10f4c7ba3a5dea95fea4cd6e7c3a1168d3  $FIX/dogs.json\$" '^$' -- "$MPT" root "$FIX/empty.json" "$FIX/dogs.json"
 expect "root of two k/v files, the first line" 0 "^0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421  $FIX/empty.json\$" '^$' -- "$MPT" root "$FIX/empty.json" "$FIX/dogs.json"
-expect "root --json of two k/v files" 0 '^\[\{"file":".*empty.json","root":"0x56e8.*","keys":0\},\{"file":".*dogs.json","root":"0x8aad.*","keys":3\}\]$' '^$' -- "$MPT" root --json "$FIX/empty.json" "$FIX/dogs.json"
+expect "root --json of two k/v files" 0 '^\[\{"file":".*empty.json","root":"0x56e8.*","trie":null,"keys":0\},\{"file":".*dogs.json","root":"0x8aad.*","trie":null,"keys":3\}\]$' '^$' -- "$MPT" root --json "$FIX/empty.json" "$FIX/dogs.json"
 
 # BlockchainTests: pre against the genesis header's stateRoot, postState against the last
 # block header's; a test with only postStateHash counts its pre alone.

@@ -158,10 +158,10 @@ TEST_CASE("getproof: each changed part is refused and named") {
         {"\"nonce\":\"0x7\"", "\"nonce\":\"0x8\"",
          "account proof: the proven account differs in nonce"},
         {"\"codeHash\":\"0x", "\"codeHash\":\"0x00", ""},  // too long: an input error, below
-        {"\"value\":\"0x39\"", "\"value\":\"0x3a\"", "storage proof 0 (key 0x1): value mismatch"},
+        {"\"value\":\"0x39\"", "\"value\":\"0x3a\"", "storage proof 1 (key 0x1): value mismatch"},
         {"\"value\":\"0x39\"", "\"value\":\"0x0\"",
-         "storage proof 0 (key 0x1): key is present but the document claims absence"},
-        {"\"key\":\"0x5\"", "\"key\":\"0x6\"", "storage proof 1 (key 0x6): "},
+         "storage proof 1 (key 0x1): key is present but the document claims absence"},
+        {"\"key\":\"0x5\"", "\"key\":\"0x6\"", "storage proof 2 (key 0x6): "},
     };
     for (const Case& c : cases) {
         if (c.reason.empty()) continue;
@@ -184,7 +184,7 @@ TEST_CASE("getproof: each changed part is refused and named") {
     auto absent_slot = check(
         replaced(st.answer(st.present, {"0x63"}), "\"value\":\"0x0\"", "\"value\":\"0x1\""), root);
     REQUIRE_FALSE(absent_slot.ok());
-    CHECK(absent_slot.error().detail.starts_with("storage proof 0 (key 0x63): "));
+    CHECK(absent_slot.error().detail.starts_with("storage proof 1 (key 0x63): "));
 }
 
 TEST_CASE("getproof: an absent account, as older and newer clients answer") {
@@ -204,7 +204,7 @@ TEST_CASE("getproof: an absent account, as older and newer clients answer") {
         auto s = check(replaced(doc, "\"value\":\"0x0\"", "\"value\":\"0x2\""), st.accounts.root);
         REQUIRE_FALSE(s.ok());
         CHECK(s.error().detail ==
-              "storage proof 0 (key 0x1): the account is absent, yet the value 0x2 is claimed");
+              "storage proof 1 (key 0x1): the account is absent, yet the value 0x2 is claimed");
     }
     // A present account claimed absent.
     Address a2{};

@@ -49,7 +49,7 @@ TEST_CASE("json_doc: escapes are decoded, and a repeated member takes its last v
     CHECK(doc->hex("key2").value() == h("02"));
     auto p = doc->hex_array("p");
     REQUIRE(!p.ok());
-    CHECK(p.error().detail == "field \"p\" item 1: not a hex digit at offset 0 ('/')");
+    CHECK(p.error().detail == "field \"p\" item 2: not a hex digit at offset 0 ('/')");
 }
 
 TEST_CASE("json_doc: field errors name the field") {
@@ -70,7 +70,7 @@ TEST_CASE("json_doc: field errors name the field") {
     CHECK(detail(doc->hex("x")) == "bad input: missing field \"x\"");
     CHECK(detail(doc->hash("w")) == "bad hex: field \"w\": expected 32 bytes, got 1");
     CHECK(detail(doc->nullable_hex("v")) == "bad input: field \"v\": not a hex string");
-    CHECK(detail(doc->hex_array("a")) == "bad input: field \"a\" item 1: not a hex string");
+    CHECK(detail(doc->hex_array("a")) == "bad input: field \"a\" item 2: not a hex string");
     CHECK(detail(doc->hex_array("o")) == "bad input: field \"o\": not an array");
     CHECK(detail(doc->optional_hex_array("s")) == "bad input: field \"s\": not an array");
 }

@@ -35,14 +35,14 @@ TEST_CASE("limits: an entry past the row limit is named, with its size and the l
     INFO(r.error().detail);
     CHECK(r.error().code == Errc::input_too_large);
     CHECK(r.error().detail ==
-          "entry 1: value of 3000 bytes exceeds the limit of 4026 bytes a row of the trie file "
+          "entry 2: value of 3000 bytes exceeds the limit of 4026 bytes a row of the trie file "
           "can hold with its key");
     CHECK(category(r.error().code) == ErrorCategory::input);
     // A long key counts three times; a hashed one is 32 bytes whatever its length.
     const KvInput keyed = parse("{\"" + big + "\": \"v\"}");
     auto k = check_entry_limits(keyed, false, 6000 + kRowOverhead);
     REQUIRE_FALSE(k.ok());
-    CHECK(k.error().detail.starts_with("entry 0: key of 3000 bytes exceeds the limit of "));
+    CHECK(k.error().detail.starts_with("entry 1: key of 3000 bytes exceeds the limit of "));
     CHECK(check_entry_limits(keyed, true, 200 + kRowOverhead).ok());
 }
 

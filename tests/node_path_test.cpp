@@ -338,7 +338,7 @@ TEST_CASE("path sets") {
     CHECK(err("0x40").code == Errc::bad_compact_path);  // flag nibble above 3
     CHECK(err("0x01").code == Errc::bad_compact_path);  // nonzero pad nibble
     CHECK(err("0x1234,0x00").code == Errc::bad_input);  // account hash not 32 bytes
-    CHECK(err(acct + ",0x05").detail.find("element 1") != std::string::npos);
+    CHECK(err(acct + ",0x05").detail.find("element 2") != std::string::npos);
 }
 
 TEST_CASE("response byte limit: the response that crosses the limit is the last") {

@@ -143,9 +143,9 @@ rcs=$(bash -c "trap '' PIPE; '$MPT' dump '$tmp/big.db' 2>'$tmp/err' | head -c 10
 [ "$rcs" -eq 3 ] && [ "$(cat "$tmp/err")" = "mpt: error: write: Broken pipe" ] && ok || bad "SIGPIPE ignored: exit $rcs, stderr $(head -c 200 "$tmp/err")"
 
 # --- 2. Slips --------------------------------------------------------------------------------
-expect "hex with a trailing space" 2 '^$' '^mpt: error: bad hex: -: entry 0 key \(line 1, column 2\): not a hex digit at offset 2 \(a space\)$' -- \
+expect "hex with a trailing space" 2 '^$' '^mpt: error: bad hex: -: entry 1 key \(line 1, column 2\): not a hex digit at offset 2 \(a space\)$' -- \
     bash -c "echo '{\"0x01 \": \"0x02\"}' | exec '$MPT' root -"
-expect "odd hex is odd" 2 '^$' '^mpt: error: bad hex: -: entry 0 value .*: odd number of hex digits$' -- \
+expect "odd hex is odd" 2 '^$' '^mpt: error: bad hex: -: entry 1 value .*: odd number of hex digits$' -- \
     bash -c "echo '{\"0x01\": \"0x123\"}' | exec '$MPT' root -"
 sed 's/"root": "0x/"root": "0X/' "$FIX/proof_present.json" >"$tmp/p0X.json"
 expect "proof document with 0X" 2 '^$' '^mpt: error: bad hex: .*p0X.json: field "root": 0X prefix: hex strings start with a lowercase 0x$' -- \
@@ -240,7 +240,7 @@ fi
 # A value past SQLite's length limit (10^9 bytes): refused before anything is written.
 { printf '{"k": "'; head -c 1000000001 /dev/zero | tr '\0' 'a'; printf '"}'; } >"$tmp/toolong.json"
 rm -f "$tmp/t.db"
-expect "value past the length limit, new file" 2 '^$' '^mpt: error: input too large: .*toolong.json: entry 0: value of 1000000001 bytes exceeds the limit of 1000000000 bytes' -- "$MPT" build "$tmp/toolong.json" -o "$tmp/t.db"
+expect "value past the length limit, new file" 2 '^$' '^mpt: error: input too large: .*toolong.json: entry 1: value of 1000000001 bytes exceeds the limit of 1000000000 bytes' -- "$MPT" build "$tmp/toolong.json" -o "$tmp/t.db"
 [ ! -e "$tmp/t.db" ] && ok || bad "a refused build left $tmp/t.db"
 cp "$tmp/dogs.db" "$tmp/t.db"
 expect "value past the length limit, existing file" 2 '^$' '^mpt: error: input too large: ' -- "$MPT" build "$tmp/toolong.json" -o "$tmp/t.db"

@@ -12,7 +12,7 @@ Status check_entry_limits(const KvInput& input, bool hashed_keys, uint64_t max_r
         const uint64_t value = p.value.size();
         // The path holds two bytes per key byte, the packed path in the RLP one more.
         if (3 * key + value <= room) continue;
-        const std::string where = "entry " + std::to_string(i) + ": ";
+        const std::string where = "entry " + std::to_string(i + 1) + ": ";
         const std::string limit = " exceeds the limit of " + std::to_string(max_row) +
                                   " bytes a row of the trie file can hold";
         if (3 * key > room / 2) {

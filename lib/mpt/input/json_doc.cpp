@@ -166,12 +166,13 @@ Result<std::vector<bytes>> JsonDoc::array_of_hex(const Value& v, std::string_vie
     for (uint32_t i = 0; i < v.count; ++i) {
         const Value& item = items_[v.first + i];
         if (item.kind != Kind::string) {
-            return Error{Errc::bad_input,
-                         field_name(name) + " item " + std::to_string(i) + ": not a hex string"};
+            return Error{Errc::bad_input, field_name(name) + " item " + std::to_string(i + 1) +
+                                              ": not a hex string"};
         }
         auto b = decode_hex(item.text);
         if (!b) {
-            return in_field(std::move(b).error(), field_name(name) + " item " + std::to_string(i));
+            return in_field(std::move(b).error(),
+                            field_name(name) + " item " + std::to_string(i + 1));
         }
         out.push_back(std::move(*b));
     }

@@ -329,8 +329,8 @@ private:
     }
 
     Error entry_error(const char* at, const char* what, const std::string& why) const {
-        return {Errc::bad_hex, "entry " + std::to_string(out_.entries_.size()) + " " + what + " (" +
-                                   where(at) + "): " + why};
+        return {Errc::bad_hex, "entry " + std::to_string(out_.entries_.size() + 1) + " " + what +
+                                   " (" + where(at) + "): " + why};
     }
 
     uint8_t* w_ = nullptr;  // the arena's write position

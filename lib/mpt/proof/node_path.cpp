@@ -77,7 +77,7 @@ Result<PathSet> parse_path_set(std::string_view text) {
     PathSet set;
     for (size_t i = 0; i < elements.size(); ++i) {
         const std::string_view e = elements[i];
-        const std::string where = "element " + std::to_string(i);
+        const std::string where = "element " + std::to_string(i + 1);
         if (e.empty()) return {Errc::bad_input, where + " is empty (write 0x00 for the root)"};
         auto raw = from_hex(e);
         if (!raw) return {raw.error().code, where + ": " + raw.error().detail};

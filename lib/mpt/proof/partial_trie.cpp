@@ -466,19 +466,19 @@ Result<RangeResult> verify_range(const Hash256& root, bytes_view first,
     }
     for (size_t i = 0; i < keys.size(); ++i) {
         if (values[i].empty()) {
-            return invalid("value " + std::to_string(i) + " is empty (a deletion)");
+            return invalid("value " + std::to_string(i + 1) + " is empty (a deletion)");
         }
         if (i == 0) continue;
         if (!bytes_less(keys[i - 1], keys[i])) {
-            return invalid("keys are not strictly increasing at key " + std::to_string(i));
+            return invalid("keys are not strictly increasing at key " + std::to_string(i + 1));
         }
         if (keys[i].size() != keys[0].size()) {
-            return invalid("range proofs require keys of equal length (key " + std::to_string(i) +
-                           " has " + std::to_string(keys[i].size()) + " bytes, key 0 has " +
-                           std::to_string(keys[0].size()) + ")");
+            return invalid("range proofs require keys of equal length (key " +
+                           std::to_string(i + 1) + " has " + std::to_string(keys[i].size()) +
+                           " bytes, key 1 has " + std::to_string(keys[0].size()) + ")");
         }
     }
-    if (!keys.empty() && bytes_less(keys[0], first)) return invalid("key 0 precedes first");
+    if (!keys.empty() && bytes_less(keys[0], first)) return invalid("key 1 precedes first");
 
     if (proof == nullptr) {
         // No proof: the pairs must be the whole trie.

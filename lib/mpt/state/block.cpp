@@ -53,7 +53,7 @@ public:
         std::vector<Piece> out;
         bytes_view in = list.item.payload;
         while (!in.empty()) {
-            MPT_TRY(Piece p, next(in, what + " " + std::to_string(out.size())));
+            MPT_TRY(Piece p, next(in, what + " " + std::to_string(out.size() + 1)));
             out.push_back(p);
         }
         return out;
@@ -68,9 +68,9 @@ Result<Hash256> hash_field(const BlockReader& r, const std::vector<Piece>& heade
                            const char* name) {
     const Piece& f = header[i];
     if (f.item.is_list || f.item.payload.size() != 32) {
-        return r.fail(
-            Errc::bad_input, f.offset,
-            std::string("header field ") + std::to_string(i) + " (" + name + ") is not 32 bytes");
+        return r.fail(Errc::bad_input, f.offset,
+                      std::string("header field ") + std::to_string(i + 1) + " (" + name +
+                          ") is not 32 bytes");
     }
     Hash256 h;
     std::memcpy(h.data(), f.item.payload.data(), 32);
@@ -99,7 +99,7 @@ Result<Hash256> ordered_trie_root(std::span<const bytes_view> items) {
     StackTrie st;
     const auto add = [&](size_t i) -> Status {
         if (items[i].empty()) {
-            return Error{Errc::bad_input, "item " + std::to_string(i) + " is empty"};
+            return Error{Errc::bad_input, "item " + std::to_string(i + 1) + " is empty"};
         }
         return st.add(index_key(i), items[i]);
     };
@@ -155,7 +155,7 @@ Result<BlockRoots> block_roots(bytes_view block_rlp) {
         // EIP-2718: type || payload, the type in [0, 0x7f].
         if (t.item.payload.empty() || t.item.payload[0] >= 0x80) {
             return r.fail(Errc::bad_input, t.offset,
-                          "transaction " + std::to_string(i) +
+                          "transaction " + std::to_string(i + 1) +
                               " is a string but no typed transaction (type byte missing or not "
                               "below 0x80)");
         }
@@ -170,7 +170,7 @@ Result<BlockRoots> block_roots(bytes_view block_rlp) {
         for (size_t i = 0; i < ws.size(); ++i) {
             if (!ws[i].item.is_list) {
                 return r.fail(Errc::bad_input, ws[i].offset,
-                              "withdrawal " + std::to_string(i) + " is not a list");
+                              "withdrawal " + std::to_string(i + 1) + " is not a list");
             }
             values.push_back(ws[i].encoding);
         }

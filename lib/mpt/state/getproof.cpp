@@ -270,7 +270,7 @@ Result<GetProofVerdict> verify_get_proof(const GetProofDoc& doc, const Hash256& 
     bytes claim_rlp;
     for (size_t i = 0; i < doc.storage.size(); ++i) {
         const StorageProofClaim& s = doc.storage[i];
-        const std::string part = "storage proof " + std::to_string(i) + " (key " + s.key + ")";
+        const std::string part = "storage proof " + std::to_string(i + 1) + " (key " + s.key + ")";
         const bool zero = trimmed(s.value).empty();
         if (!verdict.account_exists) {
             // An absent account has no storage: nothing to prove, but nothing may be claimed.

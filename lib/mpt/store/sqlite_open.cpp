@@ -127,6 +127,16 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open_once(const std::s
     if (exists && mode != Mode::read_only && ::access(path.c_str(), W_OK) != 0) {
         return file_error(Errc::storage_readonly, path, std::strerror(errno));
     }
+    // A new file in a folder that takes none (a read-only file system, no write permission)
+    // gets the answer an existing file there gets, not SQLite's "unable to open" with
+    // whatever errno its probing left.
+    if (!exists && mode == Mode::create) {
+        const size_t slash = path.rfind('/');
+        const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+        if (::access(dir.c_str(), W_OK) != 0 && (errno == EROFS || errno == EACCES)) {
+            return file_error(Errc::storage_readonly, path, std::strerror(errno));
+        }
+    }
     if (exists && !fresh && !has_sqlite_header(path)) {
         return file_error(Errc::storage_not_mpt, path, "not an SQLite database");
     }
