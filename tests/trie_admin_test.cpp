@@ -5,6 +5,7 @@
 
 #include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/store/faulty_store.hpp>
 #include <mpt/store/sqlite_store.hpp>
 #include <mpt/trie/node_tree.hpp>
 
@@ -125,7 +126,8 @@ TEST_CASE("copy: a new trie, independent of the one it copies") {
     auto sqlite = SqliteNodeStore::open(f.path, SqliteNodeStore::Mode::create);
     REQUIRE(sqlite.ok());
     MemoryNodeStore memory;
-    for (NodeStore* store : {static_cast<NodeStore*>(sqlite->get()), static_cast<NodeStore*>(&memory)}) {
+    for (NodeStore* store :
+         {static_cast<NodeStore*>(sqlite->get()), static_cast<NodeStore*>(&memory)}) {
         const Hash256 root = put_all(*store, "main", content);
         auto c = copy_trie(*store, "main", "backup", false);
         REQUIRE_MESSAGE(c.ok(), test::why(c));
@@ -172,7 +174,8 @@ TEST_CASE("drop: the trie and its rows go, the others stay") {
     auto sqlite = SqliteNodeStore::open(f.path, SqliteNodeStore::Mode::create);
     REQUIRE(sqlite.ok());
     MemoryNodeStore memory;
-    for (NodeStore* store : {static_cast<NodeStore*>(sqlite->get()), static_cast<NodeStore*>(&memory)}) {
+    for (NodeStore* store :
+         {static_cast<NodeStore*>(sqlite->get()), static_cast<NodeStore*>(&memory)}) {
         std::mt19937_64 rng(7);
         put_all(*store, "a", test::random_mixed_content(rng, 200, 6, 0xff, false));
         put_all(*store, "b", test::random_mixed_content(rng, 200, 6, 0xff, false));
@@ -198,8 +201,8 @@ namespace {
 
 // Every key and value the walk shows: a leaf at its position and key, a branch's value at its
 // position; checks each node's reference against its RLP on the way.
-std::map<bytes, bytes> shown_pairs(NodeReader& reader, const Hash256& root,
-                                   const TreeOptions& o, TreeSummary* summary = nullptr) {
+std::map<bytes, bytes> shown_pairs(NodeReader& reader, const Hash256& root, const TreeOptions& o,
+                                   TreeSummary* summary = nullptr) {
     std::map<bytes, bytes> out;
     auto s = walk_tree(reader, root, o, [&](const TreeNode& n) {
         if (n.embedded) {
@@ -244,8 +247,8 @@ TEST_CASE("walk_tree shows every pair, each node's hash or embedding, in key ord
         CHECK_FALSE(s.depth_cut);
 
         // From a prefix of a key: exactly the pairs under it.
-        const bytes some =
-            nibbles_of(std::next(content.begin(), static_cast<long>(rng() % content.size()))->first);
+        const bytes some = nibbles_of(
+            std::next(content.begin(), static_cast<long>(rng() % content.size()))->first);
         const bytes from(some.begin(), some.begin() + static_cast<long>(rng() % (some.size() + 1)));
         all.from = from;
         std::map<bytes, bytes> under;
@@ -310,4 +313,55 @@ TEST_CASE("walk_tree: limits, a path no key has, a damaged row") {
     REQUIRE_FALSE(s.ok());
     CHECK(s.error().code == Errc::storage_hash_mismatch);
     CHECK(s.error().path == path_string(victim->first));
+}
+
+TEST_CASE("copy and drop are one write: a fault at any step leaves the file as it was") {
+    TempFile f;
+    auto opened = SqliteNodeStore::open(f.path, SqliteNodeStore::Mode::create);
+    REQUIRE(opened.ok());
+    SqliteNodeStore& inner = **opened;
+    std::mt19937_64 rng(5);
+    const auto content = test::random_mixed_content(rng, 300, 6, 0xff, false);
+    const Hash256 root = put_all(inner, "main", content);
+    put_all(inner, "old", {{text("k"), text("v")}});
+    const uint64_t main_rows = inner.count_rows(require_trie(inner, "main")->id).value();
+    FaultyNodeStore faulty(inner);
+    for (const bool drop : {false, true}) {
+        CAPTURE(drop);
+        for (const auto op : {FaultyNodeStore::Op::read, FaultyNodeStore::Op::write}) {
+            uint64_t failures = 0;
+            for (uint64_t n = 1;; ++n) {
+                CAPTURE(n);
+                faulty.fail_at(op, n, FaultyNodeStore::Mode::once);
+                const bool ok = drop ? drop_trie(faulty, "old").ok()
+                                     : copy_trie(faulty, "main", "old", true).ok();
+                const uint64_t faults = faulty.faults();
+                faulty.disarm();
+                // As it was: "old" with its one pair, main untouched.
+                auto old = inner.find_trie("old");
+                REQUIRE(old.ok());
+                if (faults == 0) {
+                    REQUIRE(ok);
+                    if (drop) {
+                        CHECK_FALSE(old->has_value());
+                    } else {
+                        CHECK((*old)->root == root);
+                        check_clean(inner, "old");
+                    }
+                    break;
+                }
+                REQUIRE_FALSE(ok);
+                ++failures;
+                REQUIRE(old->has_value());
+                CHECK(get(inner, "old", text("k")) == text("v"));
+                CHECK(inner.count_rows((*old)->id).value() == 1);
+                CHECK(require_trie(inner, "main")->root == root);
+                CHECK(inner.count_rows(require_trie(inner, "main")->id).value() == main_rows);
+            }
+            CHECK(failures > 0);
+            // The one-pair trie back for the next round.
+            if (!drop) REQUIRE(drop_trie(inner, "old").ok());
+            put_all(inner, "old", {{text("k"), text("v")}});
+        }
+    }
 }
