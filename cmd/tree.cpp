@@ -82,8 +82,8 @@ Result<bytes> parse_nibble_path(const std::string& text) {
                       : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                              : -1;
         if (v < 0) {
-            return Error{Errc::bad_input, "--from " + text +
-                                              ": a nibble path is hex digits, one per nibble"};
+            return Error{Errc::bad_input,
+                         "--from " + text + ": a nibble path is hex digits, one per nibble"};
         }
         out.push_back(static_cast<uint8_t>(v));
     }
@@ -166,7 +166,9 @@ void register_tree(CLI::App& app, Runner& runner) {
     sub->add_option("--depth", o->depth, "Levels shown below the start node")
         ->capture_default_str()
         ->check(kCount);
-    sub->add_option("--limit", o->limit, "Nodes shown at most")->capture_default_str()->check(kCount);
+    sub->add_option("--limit", o->limit, "Nodes shown at most")
+        ->capture_default_str()
+        ->check(kCount);
     sub->add_flag("--dot", o->dot, "Write Graphviz (dot) instead of text");
     sub->footer(
         "One line per node, children indented under their parent in key order:\n"

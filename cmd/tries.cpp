@@ -38,9 +38,9 @@ int run_tries(const TriesOptions& o) {
     if (!usage) return report(usage.error());
     // Both by id: usage from the table's order, the tries sorted here.
     const auto usage_of = [&](TrieId id) {
-        const auto it =
-            std::lower_bound(usage->begin(), usage->end(), id,
-                             [](const SqliteNodeStore::TrieUsage& u, TrieId i) { return u.trie < i; });
+        const auto it = std::lower_bound(
+            usage->begin(), usage->end(), id,
+            [](const SqliteNodeStore::TrieUsage& u, TrieId i) { return u.trie < i; });
         return it != usage->end() && it->trie == id ? *it : SqliteNodeStore::TrieUsage{id, 0, 0};
     };
     if (o.json) {

@@ -16,11 +16,11 @@
 namespace mpt {
 
 struct TreeNode {
-    size_t depth = 0;     // levels below the start node (0: the start node)
-    bytes position;       // nibbles (one per byte) from the root to this node
-    int slot = -1;        // the nibble of the parent branch that holds it; -1 otherwise
+    size_t depth = 0;  // levels below the start node (0: the start node)
+    bytes position;    // nibbles (one per byte) from the root to this node
+    int slot = -1;     // the nibble of the parent branch that holds it; -1 otherwise
     NodeView::Kind kind = NodeView::Kind::leaf;
-    NibbleView key;       // leaf and extension: the node's own path
+    NibbleView key;  // leaf and extension: the node's own path
     bool embedded = false;
     Hash256 hash{};       // when not embedded: keccak256 of rlp
     bytes_view rlp;       // the node's RLP
@@ -30,18 +30,18 @@ struct TreeNode {
 };
 
 struct TreeOptions {
-    bytes from;                // start: the node at or just below this nibble path
-    size_t max_depth = 4;      // levels below the start node shown
-    size_t max_nodes = 1000;   // nodes shown
+    bytes from;               // start: the node at or just below this nibble path
+    size_t max_depth = 4;     // levels below the start node shown
+    size_t max_nodes = 1000;  // nodes shown
 };
 
 struct TreeSummary {
-    size_t nodes = 0;          // nodes shown
-    size_t cut_subtrees = 0;   // children left out (their subtrees not read)
-    bool depth_cut = false;    // some were left out for the depth limit
-    bool nodes_cut = false;    // some for the node limit
-    bool found = true;         // false: no node lies on options.from (nothing was visited)
-    bytes start;               // position of the start node
+    size_t nodes = 0;         // nodes shown
+    size_t cut_subtrees = 0;  // children left out (their subtrees not read)
+    bool depth_cut = false;   // some were left out for the depth limit
+    bool nodes_cut = false;   // some for the node limit
+    bool found = true;        // false: no node lies on options.from (nothing was visited)
+    bytes start;              // position of the start node
 };
 
 // Visits the nodes of the trie of root, from the node that stands at options.from (or, when
