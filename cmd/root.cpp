@@ -137,7 +137,7 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
             return std::nullopt;
         }
         return Answer{
-            t->info.root, ojson{{"root", to_hex(t->info.root)}, {"trie", o.trie}}, kOk, {}};
+            t->info.root, ojson{{"root", to_hex(t->info.root)}, {"trie", t->info.name}}, kOk, {}};
     }
     if (o.trie_given) {
         // --trie says the input is meant as a trie file: an empty or damaged one is a storage

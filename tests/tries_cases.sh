@@ -23,6 +23,7 @@ for name in "$upper" "$lower"; do
     expect "check --trie ${name:0:6}..." 0 '^ok: 3 rows' '^$' -- "$MPT" check "$tmp/names.db" --trie "$name"
     expect "get-node --trie ${name:0:6}..." 0 '"status":"found"' '^$' -- "$MPT" get-node --json "$tmp/names.db" --trie "$name" 0x00
     expect "stats --trie ${name:0:6}... names it lowercase" 0 "^trie $lower \(plain\)" '^$' -- "$MPT" stats "$tmp/names.db" --trie "$name"
+    expect "root --json --trie ${name:0:6}... names it lowercase" 0 "\"trie\":\"$lower\"" '^$' -- "$MPT" root --json "$tmp/names.db" --trie "$name"
     expect "check --json --trie ${name:0:6}... names it lowercase" 0 "\"trie\":\"$lower\"" '^$' -- "$MPT" check --json "$tmp/names.db" --trie "$name"
 done
 expect "build into 0xabab... updates the 0xABAB... trie" 0 "\"created\":false" '^$' -- "$MPT" build --json "$FIX/dogs.json" -o "$tmp/names.db" --trie "$lower"
