@@ -141,7 +141,7 @@ int run_build(const BuildCmdOptions& o) {
     if (!r) return report(r.error(), o.output);
     if (o.json) {
         const nlohmann::ordered_json j = {{"root", to_hex(r->root)},
-                                          {"trie", o.trie},
+                                          {"trie", canonical_trie_name(o.trie)},
                                           {"created", r->created},
                                           {"rows_written", r->rows_written},
                                           {"rows_deleted", r->rows_deleted}};

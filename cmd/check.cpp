@@ -31,12 +31,9 @@ int run_check(const CheckOptions& o) {
     }
     const bool clean = r->problems.empty();
     if (o.json) {
-        const nlohmann::ordered_json j = {{"ok", clean},
-                                          {"trie", o.trie},
-                                          {"root", to_hex(t->info.root)},
-                                          {"rows", r->rows},
-                                          {"reachable", r->reachable},
-                                          {"problems", r->problems}};
+        const nlohmann::ordered_json j = {
+            {"ok", clean},     {"trie", t->info.name},      {"root", to_hex(t->info.root)},
+            {"rows", r->rows}, {"reachable", r->reachable}, {"problems", r->problems}};
         fmt::print("{}\n", j.dump());
     } else {
         for (const std::string& p : r->problems) fmt::print("{}\n", p);
@@ -64,7 +61,7 @@ int run_stats(const CheckOptions& o) {
             depth.push_back(
                 {{"depth", d}, {"rows", s->by_depth[d].nodes}, {"bytes", s->by_depth[d].bytes}});
         }
-        const nlohmann::ordered_json j = {{"trie", o.trie},
+        const nlohmann::ordered_json j = {{"trie", t->info.name},
                                           {"root", to_hex(t->info.root)},
                                           {"kind", trie_kind_name(t->info.kind)},
                                           {"secure", t->info.hashed_keys()},
@@ -80,7 +77,7 @@ int run_stats(const CheckOptions& o) {
         fmt::print("{}\n", j.dump());
         return kOk;
     }
-    fmt::print("trie {} ({}), root {}\n", o.trie, trie_kind_name(t->info.kind),
+    fmt::print("trie {} ({}), root {}\n", t->info.name, trie_kind_name(t->info.kind),
                to_hex(t->info.root));
     fmt::print("pairs {}, rows {}, row bytes {}, file bytes {}\n", s->pairs, s->rows, s->row_bytes,
                *size);

@@ -59,5 +59,12 @@ int run_root_list_or_block(const std::optional<std::string>& list,
                            const std::optional<std::string>& block, bool other_input, bool json);
 void register_keccak(CLI::App& app, Runner& runner);
 void register_rlp(CLI::App& app, Runner& runner);
+// Managing the tries of a file (cmd/tries.cpp, drop.cpp, copy.cpp, vacuum.cpp) and showing
+// one (cmd/tree.cpp).
+void register_tries(CLI::App& app, Runner& runner);
+void register_drop(CLI::App& app, Runner& runner);
+void register_copy(CLI::App& app, Runner& runner);
+void register_vacuum(CLI::App& app, Runner& runner);
+void register_tree(CLI::App& app, Runner& runner);
 
 }  // namespace mpt::cli

@@ -65,7 +65,11 @@ Result<Side> load_side(const std::string& path, const std::string& trie, const D
     MPT_TRY(auto store, SqliteNodeStore::open(path, SqliteNodeStore::Mode::read_only));
     auto info = store->find_trie(trie);
     if (!info) return info.error();
-    if (!*info) return Error{Errc::no_such_trie, path + ": no trie named " + trie};
+    if (!*info) {
+        Error e = no_such_trie_error(*store, trie);
+        e.file = path;
+        return e;
+    }
     side.info = **info;
     side.store = std::move(store);
     return side;

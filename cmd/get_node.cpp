@@ -60,7 +60,7 @@ int run_get_node_on(NodeStore& store, const GetNodeOptions& o) {
         if (set.account) continue;
         auto found = store.find_trie(o.trie);
         if (!found) return report(found.error(), o.db);
-        if (!*found) return report(Error{Errc::no_such_trie, "no trie named " + o.trie}, o.db);
+        if (!*found) return report(no_such_trie_error(store, o.trie), o.db);
         main_trie = std::move(*found);
         break;
     }

@@ -147,6 +147,11 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registr
         {"verify-range", register_verify_range},
         {"keccak", register_keccak},
         {"rlp", register_rlp},
+        {"tries", register_tries},
+        {"drop", register_drop},
+        {"copy", register_copy},
+        {"vacuum", register_vacuum},
+        {"tree", register_tree},
     };
     if (args.empty()) return report_usage("a command is required; `mpt help` lists them");
     Runner runner;

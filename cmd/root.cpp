@@ -138,10 +138,11 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
         }
         // One shape for both kinds of input: the trie a trie file answered from, the keys a
         // key/value file held (a trie file's count would take a walk of every leaf).
-        return Answer{t->info.root,
-                      ojson{{"root", to_hex(t->info.root)}, {"trie", o.trie}, {"keys", nullptr}},
-                      kOk,
-                      {}};
+        return Answer{
+            t->info.root,
+            ojson{{"root", to_hex(t->info.root)}, {"trie", t->info.name}, {"keys", nullptr}},
+            kOk,
+            {}};
     }
     if (o.trie_given) {
         // --trie says the input is meant as a trie file: an empty or damaged one is a storage

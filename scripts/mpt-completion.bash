@@ -1,12 +1,13 @@
-# Bash completion for mpt: subcommands, each subcommand's flags, the default trie name after
-# --trie, files for file arguments.
+# Bash completion for mpt: subcommands, each subcommand's flags, after --trie the names of the
+# tries in the trie file given earlier on the line (mpt tries --names; "main" when there is
+# none), files for file arguments.
 #
 #   source scripts/mpt-completion.bash
 #
 # The lists below follow `mpt <command> --help`; tests/completion_test.sh fails when they
 # drift apart.
 
-_mpt_commands="root build get dump check stats count-allocs diff get-node proof verify-range keccak rlp"
+_mpt_commands="root build get dump check stats count-allocs diff get-node proof verify-range keccak rlp tries drop copy vacuum tree"
 
 # The flags of one subcommand (no subcommand: mpt's own).
 _mpt_flags() {
@@ -23,6 +24,11 @@ _mpt_flags() {
         proof) echo "-h --help --trie --range --to --limit --max-bytes --key-hashed --verify --root --json" ;;
         verify-range | keccak) echo "-h --help --json" ;;
         rlp) echo "-h --help" ;;
+        tries) echo "-h --help --names --json" ;;
+        drop) echo "-h --help --trie --json" ;;
+        vacuum) echo "-h --help --json" ;;
+        copy) echo "-h --help --trie --to --replace --json" ;;
+        tree) echo "-h --help --trie --from --depth --limit --dot" ;;
     esac
 }
 
@@ -37,7 +43,31 @@ _mpt_option_kind() {
         get-node:--max-bytes | root:--threads | build:--threads) echo value ;;
         get:--account | get:--slot) echo value ;;
         proof:--range | proof:--to | proof:--limit | proof:--max-bytes | proof:--root) echo value ;;
+        copy:--to | tree:--from | tree:--depth | tree:--limit) echo value ;;
     esac
+}
+
+# The names of the tries in the trie file that is positional argument n (from 1) of the
+# subcommand cmd, which stands at word first: one a line, or "main" when that argument is
+# no trie file (not given yet, missing, or not readable).
+_mpt_trie_names() {
+    local cmd=$1 first=$2 n=$3 j seen=0 word file=
+    for ((j = first + 1; j < COMP_CWORD; ++j)); do
+        word=${COMP_WORDS[j]}
+        case $word in
+            -*) [[ -n $(_mpt_option_kind "$cmd" "$word") ]] && ((++j)) ;;
+            *)
+                if ((++seen == n)); then
+                    file=$word
+                    break
+                fi
+                ;;
+        esac
+    done
+    if [[ -n $file && -f $file ]] && "${COMP_WORDS[0]}" tries --names "$file" 2>/dev/null; then
+        return 0
+    fi
+    echo main
 }
 
 _mpt_files() {
@@ -85,7 +115,12 @@ _mpt() {
                 return 0
                 ;;
             trie)
-                COMPREPLY=($(compgen -W "main" -- "$cur"))
+                # diff's --trie-b names a trie of its second file.
+                local n=1 names
+                [[ $prev == --trie-b ]] && n=2
+                names=$(_mpt_trie_names "$cmd" "$i" "$n")
+                local IFS=$'\n'
+                COMPREPLY=($(compgen -W "$names" -- "$cur"))
                 return 0
                 ;;
             value) return 0 ;;

@@ -8,7 +8,7 @@ if [ $# -ne 1 ]; then
     echo "usage: completion_test.sh MPT" >&2
     exit 2
 fi
-MPT=$1
+MPT=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # complete is a bash builtin; it works in a non-interactive shell too.
 . "$root/scripts/mpt-completion.bash"
@@ -44,7 +44,7 @@ check "complete -p mpt" "complete -F _mpt mpt" "$(complete -p mpt)"
 # Subcommands and flags.
 check "mpt bu" "build" "$(complete_line mpt bu)"
 check "mpt get" "get get-node" "$(complete_line mpt get)"
-check "mpt v" "verify-range" "$(complete_line mpt v)"
+check "mpt v" "vacuum verify-range" "$(complete_line mpt v)"
 check "mpt he" "help" "$(complete_line mpt he)"
 check "mpt help ro" "root" "$(complete_line mpt help ro)"
 check "mpt -q help ro" "root" "$(complete_line mpt -q help ro)"
@@ -76,6 +76,23 @@ check "mpt proof --verify sub/" "sub/range.json" "$(complete_line mpt proof --ve
 check "mpt root --vectors dogs.json d" "dogs.db dogs.json" \
     "$(complete_line mpt root --vectors dogs.json d)"
 check "mpt get --trie main d" "dogs.db dogs.json" "$(complete_line mpt get --trie main d)"
+
+# After --trie: the names of the tries in the trie file named earlier on the line (by the mpt
+# the line runs, here on PATH); "main" without one.
+mkdir "$tmp/bin"
+ln -s "$MPT" "$tmp/bin/mpt"
+PATH=$tmp/bin:$PATH
+printf '{"a": "b"}' >"$tmp/one.json"
+mpt build "$tmp/one.json" -o names.db >/dev/null
+mpt build "$tmp/one.json" -o names.db --trie "0x$(printf 'AB%.0s' $(seq 32))" >/dev/null
+mpt build "$tmp/one.json" -o names.db --trie "with space" >/dev/null
+check "mpt get names.db --trie ''" "0x$(printf 'ab%.0s' $(seq 32)) main with space" \
+    "$(complete_line mpt get names.db --trie '')"
+check "mpt get --json names.db --trie w" "with space" "$(complete_line mpt get --json names.db --trie w)"
+check "mpt tree --depth 2 names.db --trie m" "main" "$(complete_line mpt tree --depth 2 names.db --trie m)"
+check "mpt diff dogs.db names.db --trie-b m" "main" "$(complete_line mpt diff dogs.db names.db --trie-b m)"
+check "mpt diff names.db dogs.db --trie w" "with space" "$(complete_line mpt diff names.db dogs.db --trie w)"
+check "mpt copy nofile.db --trie ''" "main" "$(complete_line mpt copy nofile.db --trie '')"
 cd - >/dev/null || exit 2
 
 # Drift: the lists against --help.

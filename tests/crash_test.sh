@@ -172,7 +172,7 @@ for i in $(seq 0 $((ROUNDS - 1))); do
     else
         "$MPT" check --json "$tmp/fresh.db" >"$tmp/out" 2>"$tmp/err"
         rc=$?
-        if [ $rc -eq 3 ] && grep -Eq '^mpt: error: .*(no trie named main|an empty file, not a trie file)$' "$tmp/err" &&
+        if [ $rc -eq 3 ] && grep -Eq '^mpt: error: .*(no trie named main; the file holds none|an empty file, not a trie file)$' "$tmp/err" &&
             [ "$(wc -l <"$tmp/err")" -eq 1 ]; then
             nothing=$((nothing + 1))
             move_boundary "$i" 1

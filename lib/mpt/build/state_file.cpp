@@ -231,7 +231,7 @@ Result<StateBuildResult> build_state(NodeStore& store, const StateDoc& doc,
 
 Result<StateView> StateView::open(NodeStore& store, std::string_view accounts) {
     MPT_TRY(std::optional<TrieInfo> t, store.find_trie(accounts));
-    if (!t) return {Errc::no_such_trie, "no trie named " + std::string(accounts)};
+    if (!t) return no_such_trie_error(store, accounts);
     if (t->kind != kAccountsKind) {
         return {Errc::trie_kind_mismatch,
                 "trie " + t->name + " is " + std::string(trie_kind_name(t->kind)) +

@@ -213,8 +213,46 @@ std::vector<Preimage> secure_preimages(const KvInput& input, const SortedPairs& 
 
 Result<TrieInfo> require_trie(NodeStore& store, std::string_view name) {
     MPT_TRY(std::optional<TrieInfo> t, store.find_trie(name));
-    if (!t) return {Errc::no_such_trie, "no trie named " + std::string(name)};
+    if (!t) return no_such_trie_error(store, name);
     return std::move(*t);
+}
+
+Result<uint64_t> drop_trie(NodeStore& store, std::string_view name) {
+    return in_one_write(store, [&](NodeStore& s) -> Result<uint64_t> {
+        MPT_TRY(const TrieInfo t, require_trie(s, name));
+        MPT_TRY(const uint64_t rows, s.count_rows(t.id));
+        MPT_RETURN_IF_ERROR(s.delete_trie(t.id));
+        return rows;
+    });
+}
+
+Result<CopyResult> copy_trie(NodeStore& store, std::string_view from, std::string_view to,
+                             bool replace) {
+    MPT_RETURN_IF_ERROR(check_trie_name(to));
+    return in_one_write(store, [&](NodeStore& s) -> Result<CopyResult> {
+        MPT_TRY(const TrieInfo source, require_trie(s, from));
+        CopyResult r;
+        MPT_TRY(const std::optional<TrieInfo> old, s.find_trie(to));
+        if (old) {
+            if (old->id == source.id) {
+                return Error{Errc::bad_input,
+                             "trie " + source.name + " cannot be copied onto itself"};
+            }
+            if (!replace) {
+                return Error{Errc::bad_input,
+                             "trie " + old->name + " exists already (--replace drops it first)"};
+            }
+            MPT_RETURN_IF_ERROR(s.delete_trie(old->id));
+            r.replaced = true;
+        }
+        MPT_TRY(const TrieId id, s.create_trie(to, source.kind));
+        MPT_TRY(r.rows, s.copy_rows(source.id, id));
+        MPT_RETURN_IF_ERROR(s.set_root(id, source.root));
+        MPT_TRY(std::optional<TrieInfo> made, s.find_trie(to));
+        if (!made) return Error{Errc::internal, "the copy is not in the store"};
+        r.trie = std::move(*made);
+        return r;
+    });
 }
 
 namespace {
@@ -314,6 +352,9 @@ private:
 }  // namespace
 
 Result<CheckReport> check_trie(NodeStore& store, const TrieInfo& trie) {
+    // Opening a file validates no row of the tries table, and a reader only the rows it
+    // reads: the check reads, and so validates, every one.
+    MPT_RETURN_IF_ERROR(store.list_tries());
     CheckReport report;
     Checker c(store, trie, report);
     if (trie.root != kEmptyRoot) {

@@ -46,14 +46,31 @@ std::vector<Preimage> secure_preimages(const KvInput& input, const SortedPairs& 
 // Opens a stored trie by name for reading. Errors: no_such_trie.
 Result<TrieInfo> require_trie(NodeStore& store, std::string_view name);
 
+// Removes the trie name, its tries row and all its rows, in one write; returns how many rows
+// went. Errors: no_such_trie.
+Result<uint64_t> drop_trie(NodeStore& store, std::string_view name);
+
+struct CopyResult {
+    TrieInfo trie;          // the new trie
+    uint64_t rows = 0;      // rows copied
+    bool replaced = false;  // a trie of that name was there and is gone
+};
+
+// Makes the trie `to` a copy of `from` (its kind, root and every row), independent of it from
+// then on, in one write. A trie `to` that exists is Errc::bad_input unless replace, which drops
+// it first. Errors: no_such_trie for from; bad_input for a bad name, or from and to the same.
+Result<CopyResult> copy_trie(NodeStore& store, std::string_view from, std::string_view to,
+                             bool replace);
+
 struct CheckReport {
     size_t rows = 0;                    // rows of the trie in the store
     size_t reachable = 0;               // rows reached from the root
     std::vector<std::string> problems;  // each names the path
 };
 
-// Walks the trie from its root by path, recomputing every hash; then compares the rows
-// reached with the rows present (orphans) in one ordered pass.
+// Validates every row of the store's tries table (a damaged one is its error,
+// Errc::storage_bad_record); then walks the trie from its root by path, recomputing every
+// hash, and compares the rows reached with the rows present (orphans) in one ordered pass.
 Result<CheckReport> check_trie(NodeStore& store, const TrieInfo& trie);
 
 struct TrieStats {

@@ -99,6 +99,11 @@ Status FaultyNodeStore::set_root(TrieId trie, const Hash256& root) {
     return inner_.set_root(trie, root);
 }
 
+Status FaultyNodeStore::delete_trie(TrieId trie) {
+    MPT_RETURN_IF_ERROR(count(Op::write, "delete_trie"));
+    return inner_.delete_trie(trie);
+}
+
 Status FaultyNodeStore::commit_write() {
     MPT_RETURN_IF_ERROR(count(Op::write, "commit_write"));
     return inner_.commit_write();

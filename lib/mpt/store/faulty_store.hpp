@@ -4,8 +4,8 @@
 // fault).
 //
 // Reads are find_trie, list_tries, get, scan, count_rows, get_preimage and begin_read; writes
-// are begin_write, create_trie, put, erase, erase_subtree, set_root, put_preimages and
-// commit_write. An injected fault
+// are begin_write, create_trie, put, erase, erase_subtree, set_root, delete_trie,
+// put_preimages and commit_write (copy_rows is made of scan and put). An injected fault
 // returns Errc::storage_io ("injected fault ...") without calling the wrapped store, so a
 // failed commit_write leaves the wrapped write open until rollback(), as a store whose commit
 // failed may. end_read() and rollback() are passed through and never fail.
@@ -54,6 +54,7 @@ public:
     Status erase(TrieId trie, bytes_view path) override;
     Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) override;
     Status set_root(TrieId trie, const Hash256& root) override;
+    Status delete_trie(TrieId trie) override;
     Status put_preimages(std::span<const Preimage> items) override;
     Result<std::optional<bytes>> get_preimage(const Hash256& hash) override;
     Status commit_write() override;

@@ -1,5 +1,8 @@
 #include <mpt/store/node_store.hpp>
 
+#include <algorithm>
+#include <cctype>
+
 namespace mpt {
 
 std::string_view trie_kind_name(TrieKind kind) noexcept {
@@ -38,6 +41,52 @@ Status check_trie_name(std::string_view name) {
     return {};
 }
 
+std::string canonical_trie_name(std::string_view name) {
+    std::string out(name);
+    if (out.size() != 66 || out[0] != '0' || (out[1] != 'x' && out[1] != 'X')) return out;
+    for (size_t i = 2; i < out.size(); ++i) {
+        if (std::isxdigit(static_cast<unsigned char>(out[i])) == 0) return out;
+    }
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+Result<TrieNames> NodeStore::trie_names(size_t n) {
+    MPT_TRY(std::vector<TrieInfo> all, list_tries());
+    TrieNames out;
+    out.total = all.size();
+    std::sort(all.begin(), all.end(),
+              [](const TrieInfo& a, const TrieInfo& b) { return a.name < b.name; });
+    for (size_t i = 0; i < all.size() && i < n; ++i) out.first.push_back(all[i].name);
+    return out;
+}
+
+Result<uint64_t> NodeStore::copy_rows(TrieId from, TrieId to) {
+    // Collected first: a store's scan may not be written to while it runs.
+    std::vector<std::pair<bytes, bytes>> rows;
+    MPT_RETURN_IF_ERROR(scan(from, {}, [&](bytes_view path, bytes_view rlp) {
+        rows.emplace_back(bytes(path.begin(), path.end()), bytes(rlp.begin(), rlp.end()));
+        return true;
+    }));
+    for (const auto& [path, rlp] : rows) MPT_RETURN_IF_ERROR(put(to, path, rlp));
+    return static_cast<uint64_t>(rows.size());
+}
+
+Error no_such_trie_error(NodeStore& store, std::string_view name) {
+    constexpr size_t kShown = 5;
+    std::string detail = "no trie named " + std::string(name);
+    auto names = store.trie_names(kShown);
+    if (!names) return {Errc::no_such_trie, detail};  // the listing failed: the name alone
+    if (names->total == 0) return {Errc::no_such_trie, detail + "; the file holds none"};
+    detail += "; the file holds " + std::to_string(names->total) + ": ";
+    for (size_t i = 0; i < names->first.size(); ++i) {
+        if (i != 0) detail += ", ";
+        detail += names->first[i];
+    }
+    if (names->total > names->first.size()) detail += ", ...";
+    return {Errc::no_such_trie, detail};
+}
+
 Status apply_commit(NodeStore& store, TrieId trie, const CommitBatch& batch) {
     for (const bytes_view path : batch.deletes) MPT_RETURN_IF_ERROR(store.erase(trie, path));
     for (const auto& [path, rlp] : batch.puts) MPT_RETURN_IF_ERROR(store.put(trie, path, rlp));
@@ -46,8 +95,9 @@ Status apply_commit(NodeStore& store, TrieId trie, const CommitBatch& batch) {
 
 Result<std::optional<TrieInfo>> MemoryNodeStore::find_trie(std::string_view name) {
     const State& s = pending_ ? *pending_ : committed_;
+    const std::string canonical = canonical_trie_name(name);
     for (const TrieInfo& t : s.tries) {
-        if (t.name == name) return std::optional<TrieInfo>(t);
+        if (t.name == canonical) return std::optional<TrieInfo>(t);
     }
     return std::optional<TrieInfo>{};
 }
@@ -90,14 +140,16 @@ Status MemoryNodeStore::begin_write() {
     return {};
 }
 
-Result<TrieId> MemoryNodeStore::create_trie(std::string_view name, TrieKind kind) {
+Result<TrieId> MemoryNodeStore::create_trie(std::string_view given, TrieKind kind) {
     if (!pending_) return {Errc::internal, "create_trie outside a write"};
-    MPT_RETURN_IF_ERROR(check_trie_name(name));
+    MPT_RETURN_IF_ERROR(check_trie_name(given));
+    const std::string name = canonical_trie_name(given);
     for (const TrieInfo& t : pending_->tries) {
         if (t.name == name) return {Errc::bad_input, "trie " + t.name + " exists already"};
     }
     TrieInfo t;
-    t.id = static_cast<TrieId>(pending_->tries.size()) + 1;
+    t.id = 1;  // one past the largest: ids of deleted tries are not reused
+    for (const TrieInfo& o : pending_->tries) t.id = std::max(t.id, o.id + 1);
     t.name = std::string(name);
     t.kind = kind;
     pending_->tries.push_back(t);
@@ -139,6 +191,18 @@ Status MemoryNodeStore::set_root(TrieId trie, const Hash256& root) {
         }
     }
     return {Errc::no_such_trie, std::to_string(trie)};
+}
+
+Status MemoryNodeStore::delete_trie(TrieId trie) {
+    if (!pending_) return {Errc::internal, "delete_trie outside a write"};
+    auto& tries = pending_->tries;
+    const auto it =
+        std::find_if(tries.begin(), tries.end(), [&](const TrieInfo& t) { return t.id == trie; });
+    if (it == tries.end()) return {Errc::no_such_trie, std::to_string(trie)};
+    tries.erase(it);
+    MPT_TRY(const size_t erased, erase_subtree(trie, {}));
+    static_cast<void>(erased);
+    return {};
 }
 
 Status MemoryNodeStore::put_preimages(std::span<const Preimage> items) {

@@ -55,12 +55,26 @@ inline constexpr size_t kMaxTrieName = 1024;
 // printed on one line). Errc::bad_input otherwise.
 Status check_trie_name(std::string_view name);
 
+// A trie name as stores keep it: "0x" (or "0X") and 64 hex digits, a storage trie's account
+// hash, in lowercase; any other name as it is. Stores apply it where a name is written or
+// looked up, so that 0xABAB... and 0xabab... name one trie.
+std::string canonical_trie_name(std::string_view name);
+
+// Some of a store's trie names, for messages: the first few by name and how many in all.
+struct TrieNames {
+    std::vector<std::string> first;
+    uint64_t total = 0;
+};
+
 class NodeStore {
 public:
     virtual ~NodeStore() = default;
 
     virtual Result<std::optional<TrieInfo>> find_trie(std::string_view name) = 0;
     virtual Result<std::vector<TrieInfo>> list_tries() = 0;
+    // The first n trie names by name, and the count of tries, for messages. The rows are not
+    // validated (only named). The default lists them all.
+    virtual Result<TrieNames> trie_names(size_t n);
 
     // The row at path, or an empty view when there is none. The view is valid until the next
     // call on this store.
@@ -94,6 +108,12 @@ public:
     // Erases every row of the trie whose path starts with prefix; returns how many.
     virtual Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) = 0;
     virtual Status set_root(TrieId trie, const Hash256& root) = 0;
+    // REQUIRES: inside a write. Removes the trie: its row in the tries table and every row
+    // of its nodes.
+    virtual Status delete_trie(TrieId trie) = 0;
+    // REQUIRES: inside a write. Copies every row of trie from to trie to (whose rows are
+    // replaced where paths meet); returns how many. The default scans and puts them.
+    virtual Result<uint64_t> copy_rows(TrieId from, TrieId to);
     // REQUIRES: inside a write. Records each preimage under its hash, shared by every trie of
     // the store; a hash already recorded keeps its first preimage (INSERT OR IGNORE). The
     // caller vouches that each hash is keccak256 of its preimage.
@@ -124,6 +144,10 @@ auto in_one_write(NodeStore& store, F&& f) -> decltype(f(store)) {
     }
     return r;
 }
+
+// Errc::no_such_trie for name, its detail listing what store holds (the first few names and
+// the count), so that a mistyped name shows the right one.
+Error no_such_trie_error(NodeStore& store, std::string_view name);
 
 // Applies a commit's rows to trie and publishes its root last. REQUIRES: inside a write.
 Status apply_commit(NodeStore& store, TrieId trie, const CommitBatch& batch);
@@ -157,6 +181,7 @@ public:
     Status erase(TrieId trie, bytes_view path) override;
     Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) override;
     Status set_root(TrieId trie, const Hash256& root) override;
+    Status delete_trie(TrieId trie) override;
     Status put_preimages(std::span<const Preimage> items) override;
     Result<std::optional<bytes>> get_preimage(const Hash256& hash) override;
     Status commit_write() override;

@@ -112,10 +112,16 @@ Status SqliteNodeStore::prepare(Statement& st, const std::string& sql) {
 }
 
 Result<std::optional<TrieInfo>> SqliteNodeStore::find_trie(std::string_view name) {
-    return tries_.find(name);
+    const std::string canonical = canonical_trie_name(name);
+    MPT_TRY(std::optional<TrieInfo> t, tries_.find(canonical));
+    // A file written before names were made canonical may hold the name as it was typed.
+    if (!t && canonical != name) return tries_.find(name);
+    return t;
 }
 
 Result<std::vector<TrieInfo>> SqliteNodeStore::list_tries() { return tries_.list(); }
+
+Result<TrieNames> SqliteNodeStore::trie_names(size_t n) { return tries_.names(n); }
 
 Result<bytes_view> SqliteNodeStore::get(TrieId trie, bytes_view path) {
     Statement& get = rows_->get;
@@ -176,11 +182,11 @@ Status SqliteNodeStore::begin_read() {
     rows_->get.reset();
     MPT_RETURN_IF_ERROR(exec("BEGIN"));
     in_txn_ = true;
-    // Take the snapshot now, so that every later read sees the same state.
+    // Take the snapshot now, so that every later read sees the same state. One row at most:
+    // count(*) would visit every page of the table.
     Statement st;
-    if (st.prepare(db_, "SELECT count(*) FROM tries") != SQLITE_OK || st.step() != SQLITE_ROW) {
-        return error("begin read");
-    }
+    if (st.prepare(db_, "SELECT 1 FROM tries LIMIT 1") != SQLITE_OK) return error("begin read");
+    if (const int rc = st.step(); rc != SQLITE_ROW && rc != SQLITE_DONE) return error("begin read");
     return {};
 }
 
@@ -200,7 +206,7 @@ Status SqliteNodeStore::begin_write() {
 
 Result<TrieId> SqliteNodeStore::create_trie(std::string_view name, TrieKind kind) {
     MPT_RETURN_IF_ERROR(check_trie_name(name));
-    MPT_TRY(const TrieId id, tries_.insert(name, kind));
+    MPT_TRY(const TrieId id, tries_.insert(canonical_trie_name(name), kind));
     if (rows_ != &staged_) MPT_RETURN_IF_ERROR(begin_staging());
     return id;
 }
@@ -295,6 +301,66 @@ Result<size_t> SqliteNodeStore::erase_subtree(TrieId trie, bytes_view prefix) {
 
 Status SqliteNodeStore::set_root(TrieId trie, const Hash256& root) {
     return tries_.set_root(trie, root);
+}
+
+Status SqliteNodeStore::delete_trie(TrieId trie) {
+    Statement st;
+    const std::string sql = std::string("DELETE FROM ") + table_ + " WHERE trie=?1";
+    if (st.prepare(db_, sql) != SQLITE_OK) return error("delete trie");
+    st.bind(1, trie);
+    if (st.step() != SQLITE_DONE) return error("delete trie");
+    return tries_.remove(trie);
+}
+
+Result<uint64_t> SqliteNodeStore::copy_rows(TrieId from, TrieId to) {
+    Statement st;
+    const std::string sql = std::string("INSERT OR REPLACE INTO ") + table_ +
+                            "(trie, path, rlp) SELECT ?2, path, rlp FROM " + table_ +
+                            " WHERE trie=?1";
+    if (st.prepare(db_, sql) != SQLITE_OK) return error("copy trie");
+    st.bind(1, from);
+    st.bind(2, to);
+    if (const int rc = st.step(); rc != SQLITE_DONE) return row_error(rc, to, {}, 0);
+    return static_cast<uint64_t>(sqlite3_changes64(db_));
+}
+
+Result<std::vector<SqliteNodeStore::TrieUsage>> SqliteNodeStore::trie_usage() {
+    Statement st;
+    const std::string sql =
+        std::string("SELECT trie, count(*), sum(length(path) + length(rlp)) FROM ") + table_ +
+        " GROUP BY trie ORDER BY trie";
+    if (st.prepare(db_, sql) != SQLITE_OK) return error("count rows");
+    std::vector<TrieUsage> out;
+    int rc;
+    while ((rc = st.step()) == SQLITE_ROW) {
+        out.push_back({st.column_int64(0), static_cast<uint64_t>(st.column_int64(1)),
+                       static_cast<uint64_t>(st.column_int64(2))});
+    }
+    if (rc != SQLITE_DONE) return error("count rows");
+    return out;
+}
+
+Result<bool> SqliteNodeStore::vacuum() {
+    if (!writable_) return file_error(Errc::storage_readonly, path_, "opened read-only");
+    if (in_txn_) return file_error(Errc::internal, path_, "vacuum inside a transaction");
+    rows_->get.reset();
+    MPT_RETURN_IF_ERROR(exec("VACUUM"));
+    // TRUNCATE waits (the busy handler) for readers of the log, then folds it into the file
+    // and empties it; its first column is 1 when a reader kept it from finishing.
+    Statement st;
+    if (st.prepare(db_, "PRAGMA wal_checkpoint(TRUNCATE)") != SQLITE_OK ||
+        st.step() != SQLITE_ROW) {
+        return error("checkpoint");
+    }
+    return st.column_int64(0) == 0;
+}
+
+Result<int64_t> SqliteNodeStore::bytes_with_log() {
+    MPT_TRY(const int64_t file, file_size());
+    struct stat st {};
+    const std::string wal = path_ + "-wal";
+    if (::stat(wal.c_str(), &st) != 0) return file;
+    return file + static_cast<int64_t>(st.st_size);
 }
 
 Status SqliteNodeStore::put_preimages(std::span<const Preimage> items) {

@@ -34,8 +34,9 @@ public:
     // Opens a trie file. create makes the file when it does not exist or is empty (no bytes,
     // or an SQLite database with no schema and zero header fields) and otherwise opens it
     // for writing; the other modes refuse an empty file. A file that is not an mpt trie file,
-    // or of an unknown schema version, is refused without being written. Every row of the
-    // tries table is validated (tries_table.hpp): a damaged one is Errc::storage_bad_record.
+    // or of an unknown schema version, is refused without being written. The rows of the
+    // tries table are validated when they are read (find_trie, list_tries; tries_table.hpp),
+    // not here: a damaged one is Errc::storage_bad_record where it is read.
     static Result<std::unique_ptr<SqliteNodeStore>> open(const std::string& path, Mode mode);
 
     ~SqliteNodeStore() override;
@@ -44,6 +45,7 @@ public:
 
     Result<std::optional<TrieInfo>> find_trie(std::string_view name) override;
     Result<std::vector<TrieInfo>> list_tries() override;
+    Result<TrieNames> trie_names(size_t n) override;
     // The view points into SQLite's column memory: valid until the next call on this store.
     Result<bytes_view> get(TrieId trie, bytes_view path) override;
     Status scan(TrieId trie, bytes_view prefix, const RowVisitor& f) override;
@@ -61,6 +63,9 @@ public:
     Status erase(TrieId trie, bytes_view path) override;
     Result<size_t> erase_subtree(TrieId trie, bytes_view prefix) override;
     Status set_root(TrieId trie, const Hash256& root) override;
+    Status delete_trie(TrieId trie) override;
+    // One INSERT ... SELECT within the file.
+    Result<uint64_t> copy_rows(TrieId from, TrieId to) override;
     Status put_preimages(std::span<const Preimage> items) override;
     Result<std::optional<bytes>> get_preimage(const Hash256& hash) override;
     Status commit_write() override;
@@ -73,6 +78,21 @@ public:
     int64_t max_blob_bytes() const noexcept;
     // Rows whose trie id has no row in the tries table: (id, rows), by id.
     Result<std::vector<std::pair<TrieId, uint64_t>>> rows_without_trie();
+    // Each trie's rows and their bytes (path and RLP), by trie id: one pass over the nodes.
+    struct TrieUsage {
+        TrieId trie = 0;
+        uint64_t rows = 0;
+        uint64_t bytes = 0;
+    };
+    Result<std::vector<TrieUsage>> trie_usage();
+    // REQUIRES: opened for writing, outside a transaction. Rewrites the file compactly
+    // (SQLite's VACUUM, one transaction through the write-ahead log, so that a crash leaves
+    // the file as it was before or after) and then checkpoints the log into the file and
+    // truncates it. False when the checkpoint could not finish (a reader held the log): the
+    // file is compacted, its log not yet folded in.
+    Result<bool> vacuum();
+    // The bytes of the file and of its write-ahead log.
+    Result<int64_t> bytes_with_log();
     // Rows and page statistics for `mpt stats`.
     Result<int64_t> file_size();
     // Caps the file at n pages (PRAGMA max_page_count), to test a full disk.
@@ -91,7 +111,7 @@ private:
     Error row_error(int rc, TrieId trie, bytes_view path, size_t rlp_bytes) const;
     Status prepare(sqlite::Statement& st, const std::string& sql);
     Error error(std::string_view what) const { return sqlite::last_error(db_, path_, what); }
-    // Reads the header and the schema's version; validates the tries table.
+    // Reads the header and the schema's version and checks the tables are there.
     Status check_schema(bool writable);
     Status create_schema();
     // True for a database with no schema objects and zero header fields.

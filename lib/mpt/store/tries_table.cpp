@@ -129,6 +129,27 @@ Result<std::vector<TrieInfo>> TriesTable::list() {
     return out;
 }
 
+Result<TrieNames> TriesTable::names(size_t n) {
+    TrieNames out;
+    Statement count;
+    if (count.prepare(db_, "SELECT count(*) FROM tries") != SQLITE_OK ||
+        count.step() != SQLITE_ROW) {
+        return error("list tries");
+    }
+    out.total = static_cast<uint64_t>(count.column_int64(0));
+    Statement st;
+    if (st.prepare(db_,
+                   "SELECT name FROM tries WHERE typeof(name) = 'text' ORDER BY name LIMIT ?1") !=
+        SQLITE_OK) {
+        return error("list tries");
+    }
+    st.bind(1, static_cast<int64_t>(n));
+    int rc;
+    while ((rc = st.step()) == SQLITE_ROW) out.first.emplace_back(st.column_text(0));
+    if (rc != SQLITE_DONE) return error("list tries");
+    return out;
+}
+
 Result<TrieId> TriesTable::insert(std::string_view name, TrieKind kind) {
     if (version_ < 2) return file_error(Errc::internal, path_, "insert into a version-1 table");
     // The id is chosen here, not by SQLite, because the checksum covers it.
@@ -173,6 +194,17 @@ Status TriesTable::set_root(TrieId id, const Hash256& root) {
     st.bind(2, root);
     st.bind(3, sum);
     if (st.step() != SQLITE_DONE) return error("set root");
+    return {};
+}
+
+Status TriesTable::remove(TrieId id) {
+    Statement st;
+    if (st.prepare(db_, "DELETE FROM tries WHERE id=?1") != SQLITE_OK) return error("delete trie");
+    st.bind(1, id);
+    if (st.step() != SQLITE_DONE) return error("delete trie");
+    if (sqlite3_changes64(db_) != 1) {
+        return file_error(Errc::no_such_trie, path_, "trie id " + std::to_string(id));
+    }
     return {};
 }
 

@@ -47,12 +47,17 @@ public:
     Result<std::optional<TrieInfo>> find(TrieId id);
     // Every row, by name.
     Result<std::vector<TrieInfo>> list();
+    // The first n names by name and the count of rows, none of them validated (the names
+    // that are not text are left out).
+    Result<TrieNames> names(size_t n);
 
     // REQUIRES: inside a write; version 2. Adds a row with the empty root; returns its id.
     Result<TrieId> insert(std::string_view name, TrieKind kind);
     // REQUIRES: inside a write; version 2. Sets a row's root and its checksum; the row as it
     // was is validated first, so that a damaged kind is not sealed by a new checksum.
     Status set_root(TrieId id, const Hash256& root);
+    // REQUIRES: inside a write. Removes the row of id.
+    Status remove(TrieId id);
 
     // REQUIRES: version 1, no transaction open. Rewrites the file as version 2 in one
     // transaction: every row validated as version 1 reads it, then copied with its kind and

@@ -1,0 +1,48 @@
+// mpt drop: remove one trie from a trie file.
+#include "commands.hpp"
+#include "common.hpp"
+
+#include <mpt/build/trie_file.hpp>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+namespace mpt::cli {
+namespace {
+
+struct DropOptions {
+    std::string db;
+    std::string trie;
+    bool json = false;
+};
+
+int run_drop(const DropOptions& o) {
+    auto store = SqliteNodeStore::open(o.db, SqliteNodeStore::Mode::read_write);
+    if (!store) return report(store.error());
+    auto rows = drop_trie(**store, o.trie);
+    if (!rows) return report(rows.error(), o.db);
+    const std::string name = canonical_trie_name(o.trie);
+    if (o.json) {
+        const nlohmann::ordered_json j = {{"dropped", name}, {"rows", *rows}};
+        fmt::print("{}\n", j.dump());
+    } else {
+        fmt::print("dropped {}: {} rows\n", name, *rows);
+    }
+    return kOk;
+}
+
+}  // namespace
+
+void register_drop(CLI::App& app, Runner& runner) {
+    auto o = std::make_shared<DropOptions>();
+    CLI::App* sub = app.add_subcommand("drop", "Remove a trie and its rows from a trie file");
+    sub->add_option("db", o->db, "Trie file")->required();
+    sub->add_option("--trie", o->trie, "The trie to remove")->required();
+    sub->add_flag("--json", o->json, "Print one JSON document");
+    sub->footer(
+        "One write: the trie's row and all its rows go, or nothing does. The file keeps its\n"
+        "size; mpt vacuum gives the space back. --json: {\"dropped\", \"rows\"}.");
+    sub->final_callback([o, &runner] { runner = [o] { return run_drop(*o); }; });
+}
+
+}  // namespace mpt::cli
