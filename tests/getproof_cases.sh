@@ -85,3 +85,23 @@ expect "get --json of keys: null when absent, the array closes" 1 '^\{"key":"0x6
 expect "get one KEY --json: the object alone" 0 '^\{"key":"0x646f67","value":"0x7075707079"\}$' '^$' -- "$MPT" get --json "$tmp/gp_plain.db" dog
 expect "get --keys: an empty line" 2 '^$' '^mpt: error: bad input: -: line 1: an empty line, not a key$' -- sh -c "printf '\n' | '$MPT' get '$tmp/gp_plain.db' --keys -"
 expect "get --keys and --account" 2 '^$' '^mpt: error: usage: get: give KEY or --account ADDR, not both$' -- "$MPT" get "$tmp/gp_state.db" --keys - --account "$GP_A1"
+
+# root --vectors on BlockchainTests: each block with an rlp and a blockHeader has its
+# transactions and withdrawals roots checked (case "file:test:block N"). The block is
+# cli_cases.sh's $tmp/block.hex (2 transactions, 1 withdrawal; roots $tx_root, $w_root), the
+# state cli_state_cases.sh's ($S, $alloc).
+gp_block=$(cat "$tmp/block.hex")
+gp_bc() {  # TRANSACTIONS_TRIE WITHDRAWALS_MEMBER: a test whose one block is $gp_block
+    printf '{"t": {"blocks": [{"blockHeader": {"stateRoot": "%s", "transactionsTrie": "%s"%s}, "rlp": "%s"}],\n "genesisBlockHeader": {"stateRoot": "%s"}, "pre": %s, "postState": %s}}\n' \
+        "$S" "$1" "$2" "$gp_block" "$S" "$alloc" "$alloc"
+}
+gp_bc "$tx_root" ", \"withdrawalsRoot\": \"$w_root\"" >"$tmp/gp_bc_block.json"
+expect "vectors: a block's roots" 0 '^3 passed, 0 failed$' '^$' -- "$MPT" root --vectors "$tmp/gp_bc_block.json"
+expect "vectors: the block case named" 0 '^ok   gp_bc_block.json:t:block 0$' '^$' -- "$MPT" root --vectors "$tmp/gp_bc_block.json"
+gp_bc "$w_root" ", \"withdrawalsRoot\": \"$w_root\"" >"$tmp/gp_bc_tx.json"
+expect "vectors: another transactionsTrie" 1 "^FAIL gp_bc_tx.json:t:block 0: header transactionsRoot $tx_root, the fixture's transactionsTrie $w_root\$" '^$' -- "$MPT" root --vectors "$tmp/gp_bc_tx.json"
+gp_bc "$tx_root" "" >"$tmp/gp_bc_no_w.json"
+expect "vectors: a header without withdrawalsRoot in the fixture" 1 "^FAIL gp_bc_no_w.json:t:block 0: header withdrawalsRoot $w_root, the fixture's none\$" '^$' -- "$MPT" root --vectors "$tmp/gp_bc_no_w.json"
+sed 's/"rlp": "0x/"rlp": "0xzz/' "$tmp/gp_bc_block.json" >"$tmp/gp_bc_bad_rlp.json"
+expect "vectors: a block whose rlp is not hex" 1 '^FAIL gp_bc_bad_rlp.json:t:block 0: rlp: ' '^$' -- "$MPT" root --vectors "$tmp/gp_bc_bad_rlp.json"
+expect "vectors: counts with the block" 1 '^2 passed, 1 failed$' '^$' -- "$MPT" root --vectors "$tmp/gp_bc_bad_rlp.json"
