@@ -11,6 +11,8 @@
 #include "stored_trie.hpp"
 #include "test_util.hpp"
 
+#include <algorithm>
+#include <map>
 #include <string>
 
 using namespace mpt;
@@ -406,4 +408,54 @@ TEST_CASE("getproof: the absent account of an empty state, written exactly") {
     auto bare = prove_account(*view, a, {});
     REQUIRE(bare.ok());
     CHECK(written(*bare).ends_with(",\"storageProof\":[]}"));
+}
+
+namespace {
+
+// Counts the reads of each path, then reads as the trie's reader does.
+class CountingReader : public NodeReader {
+public:
+    explicit CountingReader(NodeReader& inner) : inner_(inner) {}
+    Result<bytes_view> read(bytes_view path) override {
+        ++reads[bytes(path.begin(), path.end())];
+        return inner_.read(path);
+    }
+    std::map<bytes, int> reads;
+
+private:
+    NodeReader& inner_;
+};
+
+}  // namespace
+
+TEST_CASE("getproof: VerifiedRows: the nodes near the root read once, the proofs unchanged") {
+    StoredTrie st;
+    std::map<bytes, bytes> content;
+    for (uint64_t i = 0; i < 2000; ++i) content[to_bytes(keccak256(word(i)))] = to_bytes(word(i));
+    mpt::test::build(st, content);
+    TrieReader plain = st.reader();
+    CountingReader counted(plain);
+    VerifiedRows near_root;
+    counted.set_verified_rows(&near_root);
+    for (uint64_t i = 0; i < 300; ++i) {
+        const Hash256 key = keccak256(word(i * 7));  // present below 2000, else absent
+        std::optional<bytes> v1, v2;
+        TrieReader fresh = st.reader();
+        const auto want = prove(fresh, st.root, key, &v1).value();
+        const auto got = prove(counted, st.root, key, &v2).value();
+        REQUIRE(got == want);
+        REQUIRE(v1 == v2);
+    }
+    CHECK(counted.reads.at(bytes{}) == 1);  // the root row
+    for (const auto& [path, n] : counted.reads) {
+        if (path.size() <= VerifiedRows::kMaxPath) CHECK(n == 1);
+    }
+    // The trie changes under the cache: a kept row is not taken for another hash.
+    mpt::test::update(st, {{to_bytes(keccak256(word(1))), to_bytes(word(99))}});
+    TrieReader after = st.reader();
+    after.set_verified_rows(&near_root);
+    std::optional<bytes> v;
+    const auto proof = prove(after, st.root, keccak256(word(1)), &v).value();
+    CHECK(keccak256(proof.front()) == st.root);
+    CHECK(v == to_bytes(word(99)));
 }

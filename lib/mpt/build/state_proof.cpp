@@ -7,11 +7,12 @@
 namespace mpt {
 
 Result<GetProofDoc> prove_account(const StateView& view, const Address& address,
-                                  std::span<const StorageKeyArg> keys) {
+                                  std::span<const StorageKeyArg> keys, VerifiedRows* account_rows) {
     GetProofDoc doc;
     doc.address = address;
     const Hash256 address_hash = keccak256(address);
     TrieReader accounts(view.store(), view.accounts());
+    accounts.set_verified_rows(account_rows);
     std::optional<bytes> value;
     MPT_TRY(doc.account_proof, prove(accounts, view.accounts().root, address_hash, &value));
     std::optional<Account> account;
@@ -35,14 +36,19 @@ Result<GetProofDoc> prove_account(const StateView& view, const Address& address,
         MPT_TRY(storage, view.storage_trie(address_hash, *account));
     }
     doc.storage.reserve(keys.size());
+    std::optional<TrieReader> reader;
+    VerifiedRows near_root;  // the slots share the storage trie's nodes near its root
+    if (storage) {
+        reader.emplace(view.store(), *storage);
+        if (keys.size() > 1) reader->set_verified_rows(&near_root);
+    }
     for (const StorageKeyArg& k : keys) {
         StorageProofClaim c;
         c.key = k.echo;
         c.slot = k.slot;
         if (storage) {
-            TrieReader reader(view.store(), *storage);
             std::optional<bytes> v;
-            MPT_TRY(c.proof, prove(reader, storage->root, keccak256(k.slot), &v));
+            MPT_TRY(c.proof, prove(*reader, storage->root, keccak256(k.slot), &v));
             if (v) {
                 auto d = decode_storage_value(*v);
                 if (!d) {

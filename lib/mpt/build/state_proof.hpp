@@ -6,6 +6,7 @@
 
 #include <mpt/build/state_file.hpp>
 #include <mpt/state/getproof.hpp>
+#include <mpt/trie/node_source.hpp>
 
 #include <span>
 
@@ -23,8 +24,11 @@ namespace mpt {
 //   absent or has no storage (the empty root).
 // Errors: the store's, storage_bad_node for a value that is no account or no storage value,
 // storage_missing_node for an account whose storage trie the file lacks.
+// account_rows, when given, keeps the account trie's rows near the root across calls (see
+// VerifiedRows in trie/node_source.hpp): for answering many accounts of one view.
 // REQUIRES: the view's store is inside a read transaction.
 Result<GetProofDoc> prove_account(const StateView& view, const Address& address,
-                                  std::span<const StorageKeyArg> keys);
+                                  std::span<const StorageKeyArg> keys,
+                                  VerifiedRows* account_rows = nullptr);
 
 }  // namespace mpt
