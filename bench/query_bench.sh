@@ -4,7 +4,12 @@
 #   mpt verify-range of a 1,000-key range  (goal: under 5 ms)
 #   mpt get-node of 100 paths
 #   mpt diff of two 1M-key files that differ in 100 keys (goal: under 50 ms)
-# beside a bare process start (`mpt --version`).
+# beside a bare process start (`mpt --version`). Then the batch rows: 10,000 proofs and
+# 10,000 gets in one process (`--keys FILE`), per second, beside the same keys as one process
+# each (1,000 of them, run one after another, scaled to a rate) and beside the SQLite
+# point-read floor of the same rows (build/mpt_proof_floor: the rows each proof reads, read
+# by path in the same order through the store's own statement in one read transaction); the
+# ratio to the floor is printed (goal: within 1.5x).
 #
 #   bench/query_bench.sh [N]      # N defaults to 1000000
 #
@@ -79,3 +84,43 @@ echo
 awk -F, 'NR == 1 { next }
     NR == 2 { start = $4 }
     { printf "%-32s median %6.2f ms  min %6.2f ms  %5.2fx a process start\n", $1, $4 * 1e3, $7 * 1e3, $4 / start }' "$tmp/times.csv"
+
+# Batch rows: the first 10,000 keys of the file (keccak256 hashes, so spread over the trie).
+batch=10000
+sed -n "2,$((batch + 1))p" "$kv" | cut -d'"' -f2 >"$tmp/keys.txt"
+[ "$(wc -l <"$tmp/keys.txt")" -eq "$batch" ] || {
+    echo "query_bench: error: the file has fewer than $batch keys" >&2
+    exit 1
+}
+[ "$("$mpt" proof "$db" --keys "$tmp/keys.txt" | wc -l)" -eq "$batch" ] || {
+    echo "query_bench: error: mpt proof --keys did not give one proof per key" >&2
+    exit 1
+}
+"$mpt" get "$db" --keys "$tmp/keys.txt" >/dev/null || {
+    echo "query_bench: error: mpt get --keys missed a key" >&2
+    exit 1
+}
+hyperfine -N --warmup 2 --runs 10 --style basic --export-csv "$tmp/batch.csv" \
+    -n "proof of $batch keys in one process" "$mpt proof $db --keys $tmp/keys.txt" \
+    -n "get of $batch keys in one process" "$mpt get $db --keys $tmp/keys.txt" >/dev/null
+# One process each: 1,000 of the keys, one process after another.
+head -1000 "$tmp/keys.txt" >"$tmp/keys_1000.txt"
+now() { date +%s.%N; }
+start=$(now)
+xargs -n 1 "$mpt" proof "$db" <"$tmp/keys_1000.txt" >/dev/null
+single_proof_s=$(awk -v a="$start" -v b="$(now)" 'BEGIN { print (b - a) / 1000 }')
+start=$(now)
+xargs -n 1 "$mpt" get "$db" <"$tmp/keys_1000.txt" >/dev/null
+single_get_s=$(awk -v a="$start" -v b="$(now)" 'BEGIN { print (b - a) / 1000 }')
+floor_json=$("$root/build/mpt_proof_floor" "$db" "$tmp/keys.txt")
+floor_s=$(printf '%s\n' "$floor_json" | sed -E 's/.*"read_seconds":([0-9.]+).*/\1/')
+floor_rows=$(printf '%s\n' "$floor_json" | sed -E 's/.*"rows":([0-9]+).*/\1/')
+echo
+echo "batch: $batch keys; the SQLite floor reads the $floor_rows rows their proofs read (least of 5 rounds)"
+awk -F, -v n="$batch" -v floor="$floor_s" -v sp="$single_proof_s" -v sg="$single_get_s" '
+    NR == 1 { next }
+    {
+        per = (NR == 2) ? sp : sg
+        printf "%-36s mean %6.1f ms, least %6.1f ms: %6.0f /s   one process each: %5.0f /s (%5.1fx slower)   SQLite floor (least): %6.1f ms, %6.0f /s: %4.2fx the floor, least against least (goal: 1.5x)\n",
+            $1, $2 * 1e3, $7 * 1e3, n / $7, 1 / per, (per * n) / $7, floor * 1e3, n / floor, $7 / floor
+    }' "$tmp/batch.csv"

@@ -52,6 +52,10 @@ int run_get_node_on(NodeStore& store, const GetNodeOptions& o);
 void register_proof(CLI::App& app, Runner& runner);
 // mpt proof --verify FILE [--root R] (cmd/proof_verify.cpp): the exit code.
 int run_proof_verify(const std::string& file, const std::optional<std::string>& root, bool json);
+// mpt proof DB --account ADDR... [--slot SLOT]... (cmd/proof_state.cpp): the exit code.
+int run_proof_accounts(const std::string& db, const std::string& trie,
+                       const std::vector<std::string>& accounts,
+                       const std::vector<std::string>& slots, bool json);
 void register_verify_range(CLI::App& app, Runner& runner);
 // mpt root --list FILE / --block FILE (cmd/root_block.cpp): other_input when INPUT or a flag
 // of the other forms was given too. The exit code.

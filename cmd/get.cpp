@@ -1,9 +1,11 @@
-// mpt get: the value of one key, or an account and its slots, from a trie file.
+// mpt get: the values of keys, or an account and its slots, from a trie file.
 #include "commands.hpp"
 #include "common.hpp"
+#include "key_list.hpp"
 #include "state_print.hpp"
 
 #include <mpt/core/hex.hpp>
+#include <mpt/trie/node_source.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -13,7 +15,8 @@ namespace {
 
 struct GetOptions {
     std::string db;
-    std::string key;
+    std::vector<std::string> keys;
+    std::optional<std::string> keys_file;  // --keys: one key a line
     std::optional<std::string> account;
     std::vector<std::string> slots;
     std::string trie = "main";
@@ -70,14 +73,61 @@ int run_get_account(const GetOptions& o) {
     return all ? kOk : kNegative;
 }
 
+// Several keys (or --keys): one line per key, in order, its value or an empty line when
+// absent; --json one array of {"key","value","trie"}, each printed once read. Exit 1 when any is
+// absent.
+int run_get_list(const GetOptions& o, OpenTrie& t, KeyList& list) {
+    // Many keys share the nodes near the root: each is read and hashed once.
+    VerifiedRows near_root;
+    t.reader->set_verified_rows(&near_root);
+    const Trie trie = Trie::open(t.reader.get(), t.info.root);
+    bool all = true;
+    size_t n = 0;
+    bytes value;
+    std::string out;
+    const std::string trie_field = ",\"trie\":" + nlohmann::json(t.info.name).dump() + "}";
+    for (;;) {
+        auto text = list.next();
+        if (!text) return report(text.error());
+        if (!*text) break;
+        auto key = parse_key(**text);
+        if (!key) return report(list.locate(key.error()));
+        const bytes trie_key = t.trie_key(*key, o.key_hashed);
+        auto found = trie.get(trie_key, value);
+        if (!found) return report(found.error(), o.db);
+        all = all && *found;
+        out.clear();
+        if (o.json) {
+            out += n == 0 ? "[{\"key\":\"" : ",\n{\"key\":\"";
+            out += to_hex(trie_key);
+            out += *found ? "\",\"value\":\"" + to_hex(value) + "\"" : "\",\"value\":null";
+            out += trie_field;
+        } else {
+            if (*found) out += to_hex(value);
+            out += '\n';
+        }
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        ++n;
+    }
+    if (o.json) std::fputs(n == 0 ? "[]\n" : "]\n", stdout);
+    return all ? kOk : kNegative;
+}
+
 int run_get(const GetOptions& o) {
+    const bool keys = !o.keys.empty() || o.keys_file;
     if (o.account) {
-        if (!o.key.empty()) return report_usage("get: give KEY or --account ADDR, not both");
+        if (keys) return report_usage("get: give KEY or --account ADDR, not both");
         return run_get_account(o);
     }
     if (!o.slots.empty()) return report_usage("get: --slot goes with --account");
-    if (o.key.empty()) return report_usage("get: KEY is required (or --account ADDR)");
-    auto key = parse_key(o.key);
+    if (!keys) return report_usage("get: KEY is required (or --keys FILE, or --account ADDR)");
+    KeyList list(o.keys, o.keys_file);
+    if (list.listed()) {
+        auto t = open_trie(o.db, o.trie);
+        if (!t) return report(t.error());
+        return run_get_list(o, *t, list);
+    }
+    auto key = parse_key(o.keys.front());
     if (!key) return report(key.error());
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
@@ -88,7 +138,7 @@ int run_get(const GetOptions& o) {
     if (!found) return report(found.error(), o.db);
     if (o.json) {
         nlohmann::ordered_json j = {
-            {"key", to_hex(trie_key)}, {"value", nullptr}, {"trie", o.trie}};
+            {"key", to_hex(trie_key)}, {"value", nullptr}, {"trie", t->info.name}};
         if (*found) j["value"] = to_hex(value);
         fmt::print("{}\n", j.dump());
     } else if (*found) {
@@ -102,9 +152,12 @@ int run_get(const GetOptions& o) {
 void register_get(CLI::App& app, Runner& runner) {
     auto o = std::make_shared<GetOptions>();
     CLI::App* sub = app.add_subcommand(
-        "get", "Print the value of one key, or an account and its slots (exit 1 when absent)");
+        "get", "Print the values of keys, or an account and its slots (exit 1 when absent)");
     sub->add_option("db", o->db, "Trie file")->required();
-    sub->add_option("key", o->key, "Key: 0x hex, or text (hashed first in a secure trie)");
+    sub->add_option("key", o->keys,
+                    "Key: 0x hex, or text (hashed first in a secure trie); may repeat");
+    sub->add_option("--keys", o->keys_file,
+                    "Look up each key of this file too, one a line (- for stdin), after any KEY");
     sub->add_option("--account", o->account,
                     "In a state file: the account at this address (20 bytes hex, 0x optional)");
     sub->add_option("--slot", o->slots,
@@ -113,16 +166,17 @@ void register_get(CLI::App& app, Runner& runner) {
     sub->add_flag("--key-hashed", o->key_hashed,
                   "KEY, ADDR and SLOT are trie keys already: do not hash them");
     sub->add_option("--trie", o->trie, "Trie name in the file")->capture_default_str();
-    sub->add_flag(
-        "--json", o->json,
-        "Print {\"key\", \"value\", \"trie\"}, value null when absent; with --slot one object "
-        "{slot: value}");
+    sub->add_flag("--json", o->json,
+                  "Print {\"key\", \"value\", \"trie\"}, value null when absent; with --slot one "
+                  "object {slot: value}; with several keys or --keys one array of them");
     sub->footer(
         "In a secure or state trie a KEY is hashed with keccak256 before the lookup, unless\n"
         "--key-hashed. --account prints {\"nonce\",\"balance\",\"storageRoot\",\"codeHash\"}\n"
         "(nonce and balance as quantities, 0x without leading zeros); with --slot, one line per\n"
         "slot: its value, or an empty line when it is absent. Exit 1 when the key, the account\n"
-        "or a slot is absent.");
+        "or a slot is absent. Several keys (or --keys) print one line per key, in order: its\n"
+        "value, or an empty line when absent (--json: one array of {\"key\",\"value\"});\n"
+        "exit 1 when any of them is absent.");
     sub->final_callback([o, &runner] { runner = [o] { return run_get(*o); }; });
 }
 

@@ -1,4 +1,5 @@
-// mpt proof: single-key Merkle proofs (EIP-1186 list form).
+// mpt proof: single-key Merkle proofs (EIP-1186 list form), eth_getProof answers from a state
+// file (cmd/proof_state.cpp), range proofs.
 //
 // --verify checks a document {"root","key","value","proof"}: value null claims absence.
 #include <fmt/core.h>
@@ -9,10 +10,12 @@
 #include <mpt/input/json_doc.hpp>
 #include <mpt/input/kv_input.hpp>
 #include <mpt/proof/proof.hpp>
+#include <mpt/trie/node_source.hpp>
 #include <mpt/trie/trie.hpp>
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "key_list.hpp"
 
 namespace mpt::cli {
 namespace {
@@ -21,7 +24,10 @@ struct ProofOptions {
     std::string verify;               // the document to check ("-": stdin)
     std::optional<std::string> root;  // with --verify: the trusted root
     std::string db;
-    std::string key;
+    std::vector<std::string> keys;
+    std::optional<std::string> keys_file;  // --keys: one key a line
+    std::vector<std::string> accounts;     // --account: eth_getProof answers
+    std::vector<std::string> slots;        // --slot, with --account
     std::string trie = "main";
     std::optional<std::string> range_from;
     std::optional<std::string> to;
@@ -77,23 +83,46 @@ private:
 
 void write_stdout(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
+// One document per key, in order: one key given alone prints its document; a list (keys, or
+// --keys) one document a line, or with --json one JSON array, each printed once made.
 int run_prove(const ProofOptions& o) {
-    if (o.key.empty())
-        return report_usage("proof: KEY is required (or --range FROM, or --verify FILE)");
-    auto key = parse_key(o.key);
-    if (!key) return report(key.error());
+    if (o.keys.empty() && !o.keys_file) {
+        return report_usage(
+            "proof: KEY is required (or --keys FILE, --account ADDR, --range FROM, or --verify "
+            "FILE)");
+    }
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
-    const bytes trie_key = t->trie_key(*key, o.key_hashed);
-    std::optional<bytes> value;
-    auto proof = prove(*t->reader, t->info.root, trie_key, &value);
-    if (!proof) return report(proof.error(), o.db);
-    DocWriter doc;
-    doc.hex("root", t->info.root);
-    doc.hex("key", trie_key);
-    doc.nullable_hex("value", value);
-    doc.hex_array("proof", *proof);
-    write_stdout(doc.finish());
+    KeyList list(o.keys, o.keys_file);
+    const bool array = o.json && list.listed();
+    // Many keys share the nodes near the root: each is read and hashed once.
+    VerifiedRows near_root;
+    if (list.listed()) t->reader->set_verified_rows(&near_root);
+    size_t n = 0;
+    for (;;) {
+        auto text = list.next();
+        if (!text) return report(text.error());
+        if (!*text) break;
+        auto key = parse_key(**text);
+        if (!key) return report(list.locate(key.error()));
+        const bytes trie_key = t->trie_key(*key, o.key_hashed);
+        std::optional<bytes> value;
+        auto proof = prove(*t->reader, t->info.root, trie_key, &value);
+        if (!proof) return report(proof.error(), o.db);
+        DocWriter doc;
+        doc.hex("root", t->info.root);
+        doc.hex("key", trie_key);
+        doc.nullable_hex("value", value);
+        doc.hex_array("proof", *proof);
+        std::string out = doc.finish();
+        if (array) {
+            out.pop_back();  // the newline: the array's separators take its place
+            out.insert(0, n == 0 ? "[" : ",\n");
+        }
+        write_stdout(out);
+        ++n;
+    }
+    if (array) write_stdout(n == 0 ? "[]\n" : "]\n");
     return kOk;
 }
 
@@ -163,8 +192,20 @@ int run_proof(const ProofOptions& o) {
     }
     if (o.root) return report_usage("proof: --root goes with --verify");
     if (o.db.empty()) return report_usage("proof: DB is required (or --verify FILE)");
+    const bool keys = !o.keys.empty() || o.keys_file;
+    if (!o.accounts.empty()) {
+        if (keys) return report_usage("proof: give KEY or --account ADDR, not both");
+        if (o.range_from || o.to || o.range_flags_given)
+            return report_usage("proof: --range and its flags do not go with --account");
+        if (o.key_hashed)
+            return report_usage(
+                "proof: --key-hashed does not go with --account (eth_getProof "
+                "answers name the address)");
+        return run_proof_accounts(o.db, o.trie, o.accounts, o.slots, o.json);
+    }
+    if (!o.slots.empty()) return report_usage("proof: --slot goes with --account");
     if (o.range_from) {
-        if (!o.key.empty()) return report_usage("proof: give KEY or --range FROM, not both");
+        if (keys) return report_usage("proof: give KEY or --range FROM, not both");
         return run_range(o);
     }
     if (o.to || o.range_flags_given) {
@@ -182,7 +223,17 @@ void register_proof(CLI::App& app, Runner& runner) {
     CLI::App* sub = app.add_subcommand(
         "proof", "Make a Merkle proof or a range proof from a trie file, or check a proof");
     sub->add_option("db", o->db, "Trie file");
-    sub->add_option("key", o->key, "Key to prove: 0x hex or text (hashed in a secure trie)");
+    sub->add_option("key", o->keys,
+                    "Key to prove: 0x hex or text (hashed in a secure trie); may repeat");
+    sub->add_option("--keys", o->keys_file,
+                    "Prove each key of this file too, one a line (- for stdin), after any KEY");
+    sub->add_option("--account", o->accounts,
+                    "In a state file: print the eth_getProof answer (EIP-1186) for this address "
+                    "(20 bytes hex, 0x optional), as go-ethereum gives it; may repeat: one "
+                    "answer each");
+    sub->add_option("--slot", o->slots,
+                    "With --account: a storage key to prove for each account (hex up to 32 bytes, "
+                    "0x optional, echoed as go-ethereum does); may repeat");
     sub->add_option("--trie", o->trie, "Trie name in the file")->capture_default_str();
     sub->add_option("--range", o->range_from,
                     "Prove the range of keys from this key on (0x hex or text; hashed first in a "
@@ -204,11 +255,20 @@ void register_proof(CLI::App& app, Runner& runner) {
                     "result or response to check (- for stdin)");
     sub->add_option("--root", o->root,
                     "With --verify: the trusted state root (0x, 32 bytes) to check against");
-    sub->add_flag("--json", o->json, "With --verify: print {\"valid\",\"error\",...}");
+    sub->add_flag("--json", o->json,
+                  "With --verify: print {\"valid\",\"error\",...}; with several keys or "
+                  "accounts, or --keys: print one JSON array of the documents");
     sub->footer(
         "mpt proof DB KEY prints {\"root\",\"key\",\"value\",\"proof\"}: value null proves\n"
         "absence; proof lists node RLPs from the root (EIP-1186 form). mpt proof DB --range FROM\n"
         "prints {\"root\",\"first\",\"keys\",\"values\",\"proof\"} for mpt verify-range.\n"
+        "Several keys (or --keys) give one document a line, in order (--json: one array).\n"
+        "mpt proof DB --account ADDR [--slot SLOT]... prints the eth_getProof result go-ethereum\n"
+        "returns: {\"address\",\"accountProof\",\"balance\",\"codeHash\",\"nonce\",\n"
+        "\"storageHash\",\"storageProof\":[{\"key\",\"value\",\"proof\"}]}; an absent account\n"
+        "has nonce and balance 0x0 and zero codeHash and storageHash; an absent slot value\n"
+        "0x0. A SLOT of 32 bytes is echoed as given (lowercase), any other as a quantity.\n"
+        "Each --slot applies to every --account; each account gives one result a line.\n"
         "--verify: hex strings with 0x throughout; extra, reordered or separately listed\n"
         "embedded nodes are accepted; without \"value\" it prints what the proof proves. An\n"
         "eth_getProof result (EIP-1186) is checked against --root, or without it against its\n"

@@ -3,6 +3,8 @@
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
 
+#include <algorithm>
+
 namespace mpt::cli {
 namespace {
 
@@ -34,6 +36,13 @@ Result<Hash256> account_key(const std::string& text, bool key_hashed) {
             loose_hex(text, key_hashed ? 32 : 20, true, key_hashed ? "address hash" : "address"));
     if (key_hashed) return hash_from_view(b);
     return keccak256(b);
+}
+
+Result<Address> parse_address(const std::string& text) {
+    MPT_TRY(const bytes b, loose_hex(text, 20, true, "address"));
+    Address a;
+    std::copy(b.begin(), b.end(), a.begin());
+    return a;
 }
 
 Result<Hash256> slot_key(const std::string& text, bool key_hashed) {

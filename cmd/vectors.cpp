@@ -4,6 +4,7 @@
 #include <mpt/build/kv_root.hpp>
 #include <mpt/build/state_root.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/state/block.hpp>
 #include <mpt/state/document.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
@@ -137,6 +138,50 @@ VectorCase state_case(const std::string& name, const StateDoc& doc, const Hash25
     return vc;
 }
 
+std::string root_text(const std::optional<Hash256>& h) { return h ? to_hex(*h) : "none"; }
+
+// A block's RLP through block_roots: the header it carries must give the roots the fixture's
+// decoded header gives, and its body the same roots.
+VectorCase block_case(const std::string& name, const BlockchainBlock& b) {
+    VectorCase vc{name, true, {}};
+    auto raw = from_hex(b.rlp);
+    if (!raw) {
+        vc.passed = false;
+        vc.detail = "rlp: " + raw.error().message();
+        return vc;
+    }
+    auto r = block_roots(*raw);
+    if (!r) {
+        vc.passed = false;
+        vc.detail = "rlp: " + r.error().message();
+        return vc;
+    }
+    std::string why;
+    const auto differ = [&](const std::string& what) { why += (why.empty() ? "" : ", ") + what; };
+    if (b.transactions_trie != r->header_transactions_root) {
+        differ("header transactionsRoot " + to_hex(r->header_transactions_root) +
+               ", the fixture's transactionsTrie " + root_text(b.transactions_trie));
+    }
+    if (!r->transactions_match()) {
+        differ("transactions root " + to_hex(r->transactions_root) + " of " +
+               std::to_string(r->transactions) + ", header " + to_hex(r->header_transactions_root));
+    }
+    if (b.withdrawals_root != r->header_withdrawals_root) {
+        differ("header withdrawalsRoot " + root_text(r->header_withdrawals_root) +
+               ", the fixture's " + root_text(b.withdrawals_root));
+    }
+    if (!r->withdrawals_match()) {
+        differ("withdrawals root " + root_text(r->withdrawals_root) + " of " +
+               std::to_string(r->withdrawals) + ", header " +
+               root_text(r->header_withdrawals_root));
+    }
+    if (!why.empty()) {
+        vc.passed = false;
+        vc.detail = why;
+    }
+    return vc;
+}
+
 }  // namespace
 
 Result<VectorRun> run_vector_file(const std::string& path) {
@@ -161,6 +206,10 @@ Result<VectorRun> run_vector_file(const std::string& path) {
                 state_case(file + ":" + t.name + ":postState", *t.post, t.post_state_root));
         } else {
             ++run.skipped;
+        }
+        for (const BlockchainBlock& b : t.blocks) {
+            run.cases.push_back(
+                block_case(file + ":" + t.name + ":block " + std::to_string(b.index), b));
         }
     }
     return run;

@@ -10,7 +10,10 @@
 // BlockchainTests files ({"test": {"pre", "genesisBlockHeader", "blocks", "postState" or
 // "postStateHash"}}): per test, the state root of pre against genesisBlockHeader.stateRoot,
 // and of postState against the stateRoot of the last block whose header is given. A test
-// with only postStateHash has its pre checked alone, and counts as skipped.
+// with only postStateHash has its pre checked alone, and counts as skipped. Then each block
+// that has an "rlp" and a "blockHeader" (case "file:test:block N", N from 0): its RLP's
+// header must give the fixture header's transactionsTrie and withdrawalsRoot (none where the
+// fixture has none), and its body's transactions and withdrawals those same roots.
 //
 // Thread safety: pure functions.
 #pragma once

@@ -15,13 +15,13 @@ _mpt_flags() {
         "") echo "-h --help --version -q --quiet" ;;
         root) echo "-h --help --trie --vectors --state --list --block --secure --threads --json" ;;
         build) echo "-h --help -o --output --trie --secure --replace --state --no-preimages --json --threads" ;;
-        get) echo "-h --help --account --slot --key-hashed --trie --json" ;;
+        get) echo "-h --help --keys --account --slot --key-hashed --trie --json" ;;
         dump) echo "-h --help --from --limit --key-hashed --accounts --storage --trie --json" ;;
         check | stats) echo "-h --help --trie --json" ;;
         count-allocs) echo "-h --help --leaves --samples --json" ;;
         diff) echo "-h --help --trie --trie-b --secure --state --json --stats --nodes" ;;
         get-node) echo "-h --help --trie --max-bytes --json" ;;
-        proof) echo "-h --help --trie --range --to --limit --max-bytes --key-hashed --verify --root --json" ;;
+        proof) echo "-h --help --trie --keys --account --slot --range --to --limit --max-bytes --key-hashed --verify --root --json" ;;
         verify-range | keccak) echo "-h --help --json" ;;
         rlp) echo "-h --help" ;;
         tries) echo "-h --help --names --json" ;;
@@ -37,11 +37,12 @@ _mpt_flags() {
 _mpt_option_kind() {
     case $1:$2 in
         build:-o | build:--output | root:--vectors | root:--state | proof:--verify) echo file ;;
+        get:--keys | proof:--keys) echo file ;;
         root:--list | root:--block) echo file ;;
         *:--trie | diff:--trie-b) echo trie ;;
         dump:--from | dump:--limit | count-allocs:--leaves | count-allocs:--samples) echo value ;;
         get-node:--max-bytes | root:--threads | build:--threads) echo value ;;
-        get:--account | get:--slot) echo value ;;
+        get:--account | get:--slot | proof:--account | proof:--slot) echo value ;;
         proof:--range | proof:--to | proof:--limit | proof:--max-bytes | proof:--root) echo value ;;
         copy:--to | tree:--from | tree:--depth | tree:--limit) echo value ;;
     esac

@@ -23,11 +23,11 @@ expect "usage: unknown command, did you mean" 2 '^$' '^mpt: error: usage: unknow
 expect "usage: an option's value missing" 2 '^$' '^mpt: error: usage: get: --trie needs a value$' -- "$MPT" get "$tmp/dogs.db" dog --trie
 expect "usage: DB is required" 2 '^$' '^mpt: error: usage: dump: DB is required$' -- "$MPT" dump
 expect "usage: B is required" 2 '^$' '^mpt: error: usage: diff: B is required$' -- "$MPT" diff "$FIX/dogs.json"
-expect "usage: an argument too many" 2 '^$' '^mpt: error: usage: get: unexpected argument: extra$' -- "$MPT" get "$tmp/dogs.db" dog extra
+expect "usage: an argument too many" 2 '^$' '^mpt: error: usage: dump: unexpected argument: extra$' -- "$MPT" dump "$tmp/dogs.db" extra
 expect "usage: out of range" 2 '^$' '^mpt: error: usage: root: --threads: must be 1 to 1024, got 0$' -- "$MPT" root --threads 0 "$FIX/dogs.json"
 expect "usage: not one of a set" 2 '^$' '^mpt: error: usage: rlp: ACTION: must be one of decode,encode, got frob$' -- "$MPT" rlp frob 0x
 expect "mpt help" 0 '^Subcommands:$' '^$' -- "$MPT" help
-expect "mpt help CMD" 0 '^Usage: mpt get \[OPTIONS\] DB \[KEY\]$' '^$' -- "$MPT" help get
+expect "mpt help CMD" 0 '^Usage: mpt get \[OPTIONS\] DB \[KEY\.\.\.\]$' '^$' -- "$MPT" help get
 expect "mpt help of an unknown command" 2 '^$' '^mpt: error: usage: unknown command: nope$' -- "$MPT" help nope
 # Help: no CLI11 type tags, mpt as the program's name however it was run, one footer.
 for cmd in $("$MPT" --help | awk '/^Subcommands:/ { s = 1; next } s && /^  [a-z]/ { print $1 }'); do

@@ -2,6 +2,7 @@
 // part refused with the part named.
 #include <doctest/doctest.h>
 
+#include <mpt/build/state_proof.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/proof/proof.hpp>
@@ -10,6 +11,8 @@
 #include "stored_trie.hpp"
 #include "test_util.hpp"
 
+#include <algorithm>
+#include <map>
 #include <string>
 
 using namespace mpt;
@@ -267,4 +270,192 @@ TEST_CASE("getproof: malformed answers name the field") {
     r = read("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":null}");
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == Errc::bad_input);
+}
+
+namespace {
+
+// The State above as a state document, for build_state: the same accounts and slots.
+StateDoc state_doc(const State& st) {
+    StateDoc doc;
+    for (uint8_t i = 1; i <= 3; ++i) {
+        StateAccount acc;
+        Address a{};
+        a[19] = i;
+        acc.address = a;
+        acc.address_hash = keccak256(a);
+        acc.account.nonce = i;
+        if (a == st.present) {
+            acc.account = st.account;
+            acc.account.storage_root = kEmptyRoot;  // the builder computes it
+            acc.code = mpt::test::b("code");
+            for (uint64_t s = 1; s <= 10; ++s) {
+                StorageEntry e;
+                e.slot = word(s);
+                e.key = keccak256(*e.slot);
+                e.value = word(0x38 + s);
+                acc.storage.push_back(e);
+            }
+        }
+        doc.accounts.push_back(std::move(acc));
+    }
+    return doc;
+}
+
+std::vector<StorageKeyArg> key_args(const std::vector<std::string>& keys) {
+    std::vector<StorageKeyArg> out;
+    for (const std::string& k : keys) out.push_back(parse_get_proof_key(k).value());
+    return out;
+}
+
+std::string written(const GetProofDoc& doc) {
+    std::string out;
+    append_get_proof_json(out, doc);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("getproof: storage keys echoed as go-ethereum echoes them") {
+    const auto echo = [](std::string_view text) { return parse_get_proof_key(text).value().echo; };
+    CHECK(echo("0x0dEadbeef") == "0xdeadbeef");
+    CHECK(echo("0x000deadbeef") == "0xdeadbeef");
+    CHECK(echo("0x0") == "0x0");
+    CHECK(echo("0x00") == "0x0");
+    CHECK(echo("0x") == "0x0");
+    CHECK(echo("") == "0x0");
+    CHECK(echo("1") == "0x1");
+    CHECK(echo("0X0a") == "0xa");
+    const std::string full = "0x00000000000000000000000000000000000000000000000000000000deadbeef";
+    CHECK(echo(full) == full);
+    CHECK(echo("0X00000000000000000000000000000000000000000000000000000000DEADBEEF") == full);
+    // 63 digits are 32 bytes once a 0 leads them: echoed whole.
+    CHECK(echo(full.substr(0, 2) + full.substr(3)) == full);
+    CHECK(parse_get_proof_key("0x0dEadbeef").value().slot == word(0xdeadbeef));
+    CHECK(parse_get_proof_key("0x" + std::string(65, '0')).error().code == Errc::bad_hex);
+    CHECK(parse_get_proof_key("0x" + std::string(66, '0')).error().code == Errc::bad_hex);
+    CHECK(parse_get_proof_key("0xzz").error().code == Errc::bad_hex);
+    CHECK(parse_get_proof_key("0x1g").error().code == Errc::bad_hex);
+}
+
+TEST_CASE("getproof: prove_account answers as go-ethereum, and the answer verifies") {
+    State st;
+    MemoryNodeStore store;
+    auto built = build_state(store, state_doc(st), {});
+    REQUIRE_MESSAGE(built.ok(), mpt::test::why(built));
+    REQUIRE(built->root == st.accounts.root);
+    auto view = StateView::open(store);
+    REQUIRE_MESSAGE(view.ok(), mpt::test::why(view));
+
+    // Present, with present and absent slots: the hand-written answer, byte for byte.
+    const std::vector<std::string> keys = {"0x1", "0xa", "0x0", "0x63"};
+    auto doc = prove_account(*view, st.present, key_args(keys));
+    REQUIRE_MESSAGE(doc.ok(), mpt::test::why(doc));
+    CHECK(written(*doc) == st.answer(st.present, keys));
+    auto v = check(written(*doc), st.accounts.root);
+    REQUIRE_MESSAGE(v.ok(), mpt::test::why(v));
+    CHECK(v->account_exists);
+    CHECK(doc->storage[0].value == word(0x39));
+    CHECK(doc->storage[2].value == U256{});
+    CHECK_FALSE(doc->storage[2].proof.empty());  // absence in a storage trie is proven
+
+    // Keys echoed as asked for, proven as their slots.
+    auto echoed = prove_account(*view, st.present, key_args({"0x0001", "0X0A"}));
+    REQUIRE(echoed.ok());
+    CHECK(written(*echoed) == st.answer(st.present, {"0x1", "0xa"}));
+
+    // Absent: nonce and balance 0, zero hashes, slots 0 with no nodes; the account proof
+    // proves absence.
+    Address absent{};
+    absent.fill(0xff);
+    auto none = prove_account(*view, absent, key_args({"0x1"}));
+    REQUIRE(none.ok());
+    CHECK(written(*none) == st.answer(absent, {"0x1"}, true));
+    CHECK(none->storage[0].proof.empty());
+    auto va = check(written(*none), st.accounts.root);
+    REQUIRE_MESSAGE(va.ok(), mpt::test::why(va));
+    CHECK_FALSE(va->account_exists);
+
+    // Present without storage: slots 0 with no nodes, the empty root as storageHash.
+    Address plain{};
+    plain[19] = 2;
+    auto p = prove_account(*view, plain, key_args({"0x1"}));
+    REQUIRE(p.ok());
+    CHECK(p->account.storage_root == kEmptyRoot);
+    CHECK(p->storage[0].proof.empty());
+    // (The helper proves every present account's slots in the one storage trie it has.)
+    const std::string head = st.answer(plain, {});
+    CHECK(written(*p) ==
+          head.substr(0, head.size() - 2) + "{\"key\":\"0x1\",\"value\":\"0x0\",\"proof\":[]}]}");
+}
+
+TEST_CASE("getproof: the absent account of an empty state, written exactly") {
+    MemoryNodeStore store;
+    REQUIRE(build_state(store, StateDoc{}, {}).ok());
+    auto view = StateView::open(store);
+    REQUIRE(view.ok());
+    Address a{};
+    a[19] = 1;
+    auto doc = prove_account(*view, a, key_args({"0x00", "0x" + std::string(64, '0')}));
+    REQUIRE(doc.ok());
+    const std::string zero = "0x" + std::string(64, '0');
+    CHECK(written(*doc) ==
+          "{\"address\":\"0x0000000000000000000000000000000000000001\",\"accountProof\":[],"
+          "\"balance\":\"0x0\",\"codeHash\":\"" +
+              zero + "\",\"nonce\":\"0x0\",\"storageHash\":\"" + zero +
+              "\",\"storageProof\":[{\"key\":\"0x0\",\"value\":\"0x0\",\"proof\":[]},{\"key\":\"" +
+              zero + "\",\"value\":\"0x0\",\"proof\":[]}]}");
+    // No storage key: an empty list, not null.
+    auto bare = prove_account(*view, a, {});
+    REQUIRE(bare.ok());
+    CHECK(written(*bare).ends_with(",\"storageProof\":[]}"));
+}
+
+namespace {
+
+// Counts the reads of each path, then reads as the trie's reader does.
+class CountingReader : public NodeReader {
+public:
+    explicit CountingReader(NodeReader& inner) : inner_(inner) {}
+    Result<bytes_view> read(bytes_view path) override {
+        ++reads[bytes(path.begin(), path.end())];
+        return inner_.read(path);
+    }
+    std::map<bytes, int> reads;
+
+private:
+    NodeReader& inner_;
+};
+
+}  // namespace
+
+TEST_CASE("getproof: VerifiedRows: the nodes near the root read once, the proofs unchanged") {
+    StoredTrie st;
+    std::map<bytes, bytes> content;
+    for (uint64_t i = 0; i < 2000; ++i) content[to_bytes(keccak256(word(i)))] = to_bytes(word(i));
+    mpt::test::build(st, content);
+    TrieReader plain = st.reader();
+    CountingReader counted(plain);
+    VerifiedRows near_root;
+    counted.set_verified_rows(&near_root);
+    for (uint64_t i = 0; i < 300; ++i) {
+        const Hash256 key = keccak256(word(i * 7));  // present below 2000, else absent
+        std::optional<bytes> v1, v2;
+        TrieReader fresh = st.reader();
+        const auto want = prove(fresh, st.root, key, &v1).value();
+        const auto got = prove(counted, st.root, key, &v2).value();
+        REQUIRE(got == want);
+        REQUIRE(v1 == v2);
+    }
+    CHECK(counted.reads.at(bytes{}) == 1);  // the root row
+    for (const auto& [path, n] : counted.reads) {
+        if (path.size() <= VerifiedRows::kMaxPath) CHECK(n == 1);
+    }
+    // The trie changes under the cache: a kept row is not taken for another hash.
+    mpt::test::update(st, {{to_bytes(keccak256(word(1))), to_bytes(word(99))}});
+    TrieReader after = st.reader();
+    after.set_verified_rows(&near_root);
+    std::optional<bytes> v;
+    const auto proof = prove(after, st.root, keccak256(word(1)), &v).value();
+    CHECK(keccak256(proof.front()) == st.root);
+    CHECK(v == to_bytes(word(99)));
 }

@@ -51,16 +51,26 @@ Result<StateDoc> parse_state_document(std::string_view text, unsigned threads = 
 // name path in Error::file. A regular file is mapped while it is read (see InputText).
 Result<StateDoc> read_state_document(const std::string& path, unsigned threads = 1);
 
+// A block of a BlockchainTests test that has both an "rlp" and a decoded "blockHeader": the
+// block's RLP as the fixture writes it (0x hex, unchecked) and the roots its header gives.
+struct BlockchainBlock {
+    size_t index = 0;  // its place in "blocks", from 0
+    std::string rlp;
+    std::optional<Hash256> transactions_trie;  // blockHeader.transactionsTrie
+    std::optional<Hash256> withdrawals_root;   // blockHeader.withdrawalsRoot (Shanghai on)
+};
+
 // One test of an ethereum/tests BlockchainTests file: {"name": {"pre", "genesisBlockHeader",
 // "blocks", "postState" or "postStateHash", ...}}.
 struct BlockchainTest {
     std::string name;
     StateDoc pre;
-    Hash256 genesis_state_root{};  // genesisBlockHeader.stateRoot
-    std::optional<StateDoc> post;  // postState; nullopt when only postStateHash is given
-    Hash256 post_state_root{};     // the stateRoot of the last block with a blockHeader
-                                   // (the genesis's when no block has one)
-    size_t line = 0;               // where the test starts (from 1)
+    Hash256 genesis_state_root{};         // genesisBlockHeader.stateRoot
+    std::optional<StateDoc> post;         // postState; nullopt when only postStateHash is given
+    Hash256 post_state_root{};            // the stateRoot of the last block with a blockHeader
+                                          // (the genesis's when no block has one)
+    std::vector<BlockchainBlock> blocks;  // those with "rlp" and "blockHeader", in order
+    size_t line = 0;                      // where the test starts (from 1)
 };
 
 // Reads a BlockchainTests file. nullopt when the text is a JSON object whose first member is

@@ -115,8 +115,14 @@ private:
 
     // document_tests.cpp
     Result<bool> parse_test(BlockchainTest& t);
-    Status parse_blocks(std::optional<Hash256>& last);
-    Result<std::optional<Hash256>> header_state_root();
+    // The roots a block header object gives (each nullopt when it has none).
+    struct HeaderRoots {
+        std::optional<Hash256> state_root;
+        std::optional<Hash256> transactions_trie;
+        std::optional<Hash256> withdrawals_root;
+    };
+    Status parse_blocks(std::optional<Hash256>& last, std::vector<BlockchainBlock>& blocks);
+    Result<HeaderRoots> header_roots();
     static Status in_test(const std::string& test, std::string_view member, Status s);
 
     Status colon() {

@@ -1,6 +1,6 @@
 // The reader of ethereum/tests BlockchainTests files (document.hpp: parse_blockchain_tests):
 // each test's "pre" and "postState" allocs, its genesis header's and its last block's
-// stateRoot.
+// stateRoot, and each block's RLP beside the transactions and withdrawals roots of its header.
 
 #include <mpt/state/document_parse.hpp>
 
@@ -64,12 +64,15 @@ Result<bool> StateParser::parse_test(BlockchainTest& t) {
                 (member == "pre" ? pre : post) = true;
                 MPT_RETURN_IF_ERROR(in_test(t.name, member, parse_alloc(c)));
             } else if (member == "genesisBlockHeader") {
-                MPT_TRY(std::optional<Hash256> root, header_state_root());
-                if (!root) return in_test(t.name, member, fail("no \"stateRoot\"")).error();
-                t.genesis_state_root = *root;
+                MPT_TRY(const HeaderRoots h, header_roots());
+                if (!h.state_root) {
+                    return in_test(t.name, member, fail("no \"stateRoot\"")).error();
+                }
+                t.genesis_state_root = *h.state_root;
                 genesis = true;
             } else if (member == "blocks") {
-                MPT_RETURN_IF_ERROR(in_test(t.name, member, parse_blocks(last_block_root)));
+                MPT_RETURN_IF_ERROR(
+                    in_test(t.name, member, parse_blocks(last_block_root, t.blocks)));
                 blocks = true;
             } else {
                 MPT_RETURN_IF_ERROR(skip_value(2));
@@ -90,24 +93,32 @@ Result<bool> StateParser::parse_test(BlockchainTest& t) {
     return true;
 }
 
-// blocks: [{"blockHeader": {"stateRoot": ...}, ...}, ...]; the last header's stateRoot.
-Status StateParser::parse_blocks(std::optional<Hash256>& last) {
+// blocks: [{"blockHeader": {"stateRoot": ...}, "rlp": ..., ...}, ...]; the last header's
+// stateRoot, and the blocks that have both an rlp and a header.
+Status StateParser::parse_blocks(std::optional<Hash256>& last,
+                                 std::vector<BlockchainBlock>& blocks) {
     if (peek() != '[') return fail("\"blocks\" is not an array");
     if (open_is_empty(']')) return {};
-    while (true) {
+    for (size_t index = 0;; ++index) {
         skip_ws();
         if (peek() != '{') return fail("a block is not an object");
+        std::optional<HeaderRoots> header;
+        std::optional<std::string> rlp;
         if (!open_is_empty('}')) {
             while (true) {
                 skip_ws();
                 if (peek() != '"') return fail("expected a string key");
                 MPT_TRY(const std::string_view name, string_view_value());
-                const bool header = name == "blockHeader";
+                const bool is_header = name == "blockHeader";
+                const bool is_rlp = name == "rlp";
                 MPT_RETURN_IF_ERROR(colon());
-                if (header) {
-                    MPT_TRY(std::optional<Hash256> root, header_state_root());
-                    if (!root) return fail("a blockHeader without \"stateRoot\"");
-                    last = *root;
+                if (is_header) {
+                    MPT_TRY(header, header_roots());
+                    if (!header->state_root) return fail("a blockHeader without \"stateRoot\"");
+                    last = *header->state_root;
+                } else if (is_rlp && peek() == '"') {
+                    MPT_TRY(const std::string_view text, string_view_value());
+                    rlp = std::string(text);
                 } else {
                     MPT_RETURN_IF_ERROR(skip_value(3));
                 }
@@ -115,36 +126,51 @@ Status StateParser::parse_blocks(std::optional<Hash256>& last) {
                 if (!more) break;
             }
         }
+        if (header && rlp) {
+            blocks.push_back(BlockchainBlock{index, std::move(*rlp), header->transactions_trie,
+                                             header->withdrawals_root});
+        }
         MPT_TRY(const bool more, next_item(']'));
         if (!more) return {};
     }
 }
 
-// A block header object's stateRoot (nullopt when it has none).
-Result<std::optional<Hash256>> StateParser::header_state_root() {
+// The roots of a block header object.
+Result<StateParser::HeaderRoots> StateParser::header_roots() {
     if (peek() != '{') return fail("a block header is not an object");
-    std::optional<Hash256> root;
-    if (open_is_empty('}')) return root;
+    HeaderRoots roots;
+    if (open_is_empty('}')) return roots;
     while (true) {
         skip_ws();
         if (peek() != '"') return fail("expected a string key");
         MPT_TRY(const std::string_view name, string_view_value());
-        const bool state_root = name == "stateRoot";
+        std::optional<Hash256>* field = nullptr;
+        const char* label = nullptr;
+        if (name == "stateRoot") {
+            field = &roots.state_root;
+            label = "stateRoot";
+        } else if (name == "transactionsTrie") {
+            field = &roots.transactions_trie;
+            label = "transactionsTrie";
+        } else if (name == "withdrawalsRoot") {
+            field = &roots.withdrawals_root;
+            label = "withdrawalsRoot";
+        }
         MPT_RETURN_IF_ERROR(colon());
-        if (state_root) {
+        if (field != nullptr) {
             const char* at = p_;
-            if (peek() != '"') return fail("\"stateRoot\" is not a string");
+            if (peek() != '"') return fail("\"" + std::string(label) + "\" is not a string");
             MPT_TRY(const std::string_view s, string_view_value());
             Hash256 h;
             if (const char* why = parse_hash(s, h)) {
-                return Error{Errc::bad_hex, where(at) + ": stateRoot: " + why};
+                return Error{Errc::bad_hex, where(at) + ": " + label + ": " + why};
             }
-            root = h;
+            *field = h;
         } else {
             MPT_RETURN_IF_ERROR(skip_value(4));
         }
         MPT_TRY(const bool more, next_item('}'));
-        if (!more) return root;
+        if (!more) return roots;
     }
 }
 

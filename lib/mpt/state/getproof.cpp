@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 
 namespace mpt {
 namespace {
@@ -317,6 +318,61 @@ Result<U256> parse_storage_key(std::string_view text) {
     auto w = digits_to_word(digits);
     if (!w) return Error{Errc::bad_hex, w.error().detail + ": " + quoted(text)};
     return w;
+}
+
+Result<StorageKeyArg> parse_get_proof_key(std::string_view text) {
+    const std::string_view digits = has_hex_prefix(text) ? text.substr(2) : text;
+    // Bytes given, an odd digit count rounded up: the length that decides the echo.
+    const size_t given = (digits.size() + 1) / 2;
+    if (given > 32) {
+        return Error{Errc::bad_hex, "a storage key longer than 32 bytes: " + quoted(text)};
+    }
+    auto w = digits_to_word(digits);
+    if (!w) return Error{Errc::bad_hex, w.error().detail + ": " + quoted(text)};
+    StorageKeyArg k;
+    k.slot = *w;
+    k.echo = given == 32 ? to_hex(k.slot) : quantity_text(k.slot);
+    return k;
+}
+
+namespace {
+
+void append_data(std::string& out, bytes_view b) {
+    out += "\"0x";
+    append_hex_digits(out, b);
+    out += '"';
+}
+
+void append_nodes(std::string& out, std::span<const bytes> nodes) {
+    out += '[';
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        if (i > 0) out += ',';
+        append_data(out, nodes[i]);
+    }
+    out += ']';
+}
+
+}  // namespace
+
+void append_get_proof_json(std::string& out, const GetProofDoc& doc) {
+    out += "{\"address\":";
+    append_data(out, doc.address);
+    out += ",\"accountProof\":";
+    append_nodes(out, doc.account_proof);
+    out += ",\"balance\":\"" + quantity_text(doc.account.balance) + "\",\"codeHash\":";
+    append_data(out, doc.account.code_hash);
+    out += ",\"nonce\":\"" + nonce_text(doc.account.nonce) + "\",\"storageHash\":";
+    append_data(out, doc.account.storage_root);
+    out += ",\"storageProof\":[";
+    for (size_t i = 0; i < doc.storage.size(); ++i) {
+        const StorageProofClaim& s = doc.storage[i];
+        out += i > 0 ? ",{\"key\":\"" : "{\"key\":\"";
+        out += s.key;
+        out += "\",\"value\":\"" + quantity_text(s.value) + "\",\"proof\":";
+        append_nodes(out, s.proof);
+        out += '}';
+    }
+    out += "]}";
 }
 
 }  // namespace mpt

@@ -79,4 +79,24 @@ Result<U256> parse_quantity(std::string_view text, size_t max_bytes = 32);
 // A storage key as eth_getProof takes it (see above), as the 32-byte slot word.
 Result<U256> parse_storage_key(std::string_view text);
 
+// A storage key asked for, as go-ethereum's eth_getProof reads and echoes it: 0x (or 0X)
+// optional, then at most 32 bytes of hex digits, leading zeros counted, an odd count taken
+// as if a 0 led it, none at all the slot 0. The echo is "0x" and the 64 lowercase digits
+// when exactly 32 bytes were given, else the slot as a QUANTITY ("0x0dEadbeef" and
+// "0x000deadbeef" give "0xdeadbeef", "0x" gives "0x0"). Errc::bad_hex for a non-hex digit
+// or more than 32 bytes.
+struct StorageKeyArg {
+    U256 slot{};
+    std::string echo;
+};
+Result<StorageKeyArg> parse_get_proof_key(std::string_view text);
+
+// Appends doc as go-ethereum writes an eth_getProof result, byte for byte: {"address",
+// "accountProof", "balance", "codeHash", "nonce", "storageHash", "storageProof": [{"key",
+// "value", "proof"}]} in that order, no spaces, hex in lowercase, address and hashes as DATA
+// (0x and every digit), nonce, balance and values as QUANTITY, each key as its StorageKeyArg
+// echo, empty lists as []. No newline. REQUIRES: every key is hex text (no JSON escaping is
+// done).
+void append_get_proof_json(std::string& out, const GetProofDoc& doc);
+
 }  // namespace mpt

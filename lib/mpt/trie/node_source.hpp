@@ -2,7 +2,8 @@
 // against the hash the parent holds, decoded. load_verified is the only place that check is
 // made, and the one place that tells a missing row from a wrong one from an undecodable one.
 //
-// Thread safety: a NodeReader is used by one thread at a time; the functions keep no state.
+// Thread safety: a NodeReader (with its VerifiedRows) is used by one thread at a time; the
+// functions keep no state.
 #pragma once
 
 #include <mpt/core/error.hpp>
@@ -10,8 +11,65 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace mpt {
+
+// The rows near the root that load_verified has checked, kept decoded for the lookups that
+// follow: a process answering many keys of one trie reads, hashes and decodes the root and
+// the nodes under it once instead of once per key. Only rows at paths of at most kMaxPath
+// nibbles are kept (at most 4,369, in a table indexed by path), and none is ever dropped, so
+// the views load_verified hands out stay valid for as long as the cache lives. A row is used
+// again only where its parent expects the hash it was checked against.
+class VerifiedRows {
+public:
+    static constexpr size_t kMaxPath = 3;
+
+    VerifiedRows() : rows_(kSlots) {}
+
+    // The node checked at path against expected, or nullptr.
+    const NodeView* find(bytes_view path, const Hash256& expected) const noexcept {
+        const size_t i = slot(path);
+        if (i == kSlots || !rows_[i].kept || rows_[i].hash != expected) return nullptr;
+        return &rows_[i].node;
+    }
+    // Keeps row, which hashed as expected at path and decodes, and returns its node (its views
+    // into the kept copy), or nullptr when the path is too deep or already holds a row.
+    const NodeView* keep(bytes_view path, bytes_view row, const Hash256& expected) {
+        const size_t i = slot(path);
+        if (i == kSlots || rows_[i].kept) return nullptr;
+        Entry& e = rows_[i];
+        e.rlp.assign(row.begin(), row.end());
+        auto v = decode_node(e.rlp);
+        if (!v) return nullptr;
+        e.node = *v;
+        e.hash = expected;
+        e.kept = true;
+        return &e.node;
+    }
+
+private:
+    static constexpr size_t kSlots = 1 + 16 + 256 + 4096;
+    struct Entry {
+        bool kept = false;
+        Hash256 hash{};
+        bytes rlp;
+        NodeView node;
+    };
+    // The table index of path, or kSlots for none.
+    static size_t slot(bytes_view path) noexcept {
+        if (path.size() > kMaxPath) return kSlots;
+        size_t base = 0, width = 1, i = 0;
+        for (size_t d = 0; d < path.size(); ++d) {
+            if (path[d] > 15) return kSlots;
+            base += width;
+            width *= 16;
+            i = i * 16 + path[d];
+        }
+        return base + i;
+    }
+    std::vector<Entry> rows_;
+};
 
 // One trie's stored nodes, by root-relative path (one nibble per byte).
 class NodeReader {
@@ -22,6 +80,15 @@ public:
     virtual Result<bytes_view> read(bytes_view path) = 0;
     // Names the trie in error messages, e.g. "trie main".
     virtual std::string describe() const { return "trie"; }
+
+    // The cache load_verified consults and fills, or nullptr (the default: every row is read
+    // and hashed). REQUIRES: the cache outlives its use here and belongs to this reader's
+    // trie and root alone.
+    void set_verified_rows(VerifiedRows* cache) noexcept { verified_rows_ = cache; }
+    VerifiedRows* verified_rows() const noexcept { return verified_rows_; }
+
+private:
+    VerifiedRows* verified_rows_ = nullptr;
 };
 
 // A path (one nibble per byte) for messages: its hex digits, or "(root)" when empty.
@@ -41,11 +108,20 @@ inline Result<NodeView> decode_stored(const NodeReader& reader, bytes_view path,
 // The node stored at path, whose parent holds expected for it: storage_missing_node (no
 // row), storage_hash_mismatch (the row hashes otherwise) or decode_stored's storage_bad_node;
 // read errors pass through. The views (its rlp too) are valid until the next read.
+// With the reader's VerifiedRows, a node checked before at path against expected is taken
+// from there (its views then live as long as the cache).
 inline Result<NodeView> load_verified(NodeReader& reader, bytes_view path,
                                       const Hash256& expected) {
+    VerifiedRows* const cache = reader.verified_rows();
+    if (cache != nullptr) {
+        if (const NodeView* kept = cache->find(path, expected)) return *kept;
+    }
     MPT_TRY(const bytes_view row, reader.read(path));
     if (row.empty()) return node_error(Errc::storage_missing_node, reader, path);
     if (keccak256(row) != expected) return node_error(Errc::storage_hash_mismatch, reader, path);
+    if (cache != nullptr) {
+        if (const NodeView* kept = cache->keep(path, row, expected)) return *kept;
+    }
     return decode_stored(reader, path, row);
 }
 

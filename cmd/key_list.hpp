@@ -1,0 +1,49 @@
+// The keys of one get or proof call: those on the command line, then those of a --keys file
+// (one a line, "-" for standard input), read one at a time so that a long list is answered
+// as it is read, never held whole.
+#pragma once
+
+#include <mpt/core/error.hpp>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mpt::cli {
+
+class KeyList {
+public:
+    // REQUIRES: args outlives the list.
+    KeyList(const std::vector<std::string>& args, std::optional<std::string> file)
+        : args_(args), file_(std::move(file)) {}
+    ~KeyList();
+    KeyList(const KeyList&) = delete;
+    KeyList& operator=(const KeyList&) = delete;
+
+    // True when the answers come as a list: more than one key on the command line, or a
+    // --keys file (whatever it holds). One key on the command line is answered as it always
+    // has been.
+    bool listed() const noexcept { return args_.size() > 1 || file_.has_value(); }
+
+    // The next key's text, or std::nullopt after the last. A line loses its "\n" (and a
+    // "\r" before it). Errors: Errc::bad_input for a file that cannot be opened or read,
+    // and for an empty line (naming the line).
+    Result<std::optional<std::string>> next();
+
+    // e, about the key last returned, naming where it came from when that is the file (its
+    // file and "line N: " before the detail).
+    Error locate(Error e) const;
+
+private:
+    const std::vector<std::string>& args_;
+    std::optional<std::string> file_;
+    size_t next_arg_ = 0;
+    std::FILE* in_ = nullptr;
+    bool opened_ = false;
+    size_t line_ = 0;
+    char* buf_ = nullptr;
+    size_t cap_ = 0;
+};
+
+}  // namespace mpt::cli
