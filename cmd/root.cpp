@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
@@ -22,15 +23,20 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// True when the file's first byte after white space opens a JSON object or array.
+// True when the file is key/value input by its shape: after a UTF-8 byte order mark and white
+// space, a JSON object or array opens, or a text dump's "0x" starts (see kv_input.hpp).
 bool looks_like_json(const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr) return false;
+    char head[3] = {};
+    const size_t got = std::fread(head, 1, 3, f);
+    if (got != 3 || std::memcmp(head, "\xEF\xBB\xBF", 3) != 0) std::rewind(f);
     int c;
     while ((c = std::fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r') {
     }
+    const bool dump = c == '0' && std::fgetc(f) == 'x';
     std::fclose(f);
-    return c == '{' || c == '[';
+    return c == '{' || c == '[' || dump;
 }
 
 struct RootOptions {

@@ -25,6 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 . "$(dirname "$0")/cli_cases.sh"
 . "$(dirname "$0")/cli_state_cases.sh"
+. "$(dirname "$0")/stream_cases.sh"
 . "$(dirname "$0")/state_cases.sh"
 
 echo "$pass passed, $fail failed"
