@@ -277,9 +277,13 @@ int run_diff(const DiffOptions& o) {
 void register_diff(CLI::App& app, Runner& runner) {
     auto o = std::make_shared<DiffOptions>();
     CLI::App* sub = app.add_subcommand("diff", "Keys added, removed and changed from A to B");
-    sub->add_option("a", o->a, "The old side: a trie file, or a key/value JSON file (- for stdin)")
+    sub->add_option("a", o->a,
+                    "The old side: a trie file, or a key/value file, JSON or a text dump (- for "
+                    "stdin)")
         ->required();
-    sub->add_option("b", o->b, "The new side: a trie file, or a key/value JSON file (- for stdin)")
+    sub->add_option("b", o->b,
+                    "The new side: a trie file, or a key/value file, JSON or a text dump (- for "
+                    "stdin)")
         ->required();
     sub->add_option("--trie", o->trie_a, "Trie of A when A is a trie file")->capture_default_str();
     sub->add_option("--trie-b", o->trie_b, "Trie of B when B is a trie file")

@@ -25,7 +25,7 @@ using ojson = nlohmann::ordered_json;
 
 // True when the file is key/value input by its shape: after a UTF-8 byte order mark and white
 // space, a JSON object or array opens, or a text dump's "0x" starts (see kv_input.hpp).
-bool looks_like_json(const std::string& path) {
+bool looks_like_kv_input(const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr) return false;
     char head[3] = {};
@@ -149,7 +149,7 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
         // --trie says the input is meant as a trie file: an empty or damaged one is a storage
         // error about the file, not a usage error about key/value input. JSON input is
         // key/value input, which takes no --trie.
-        if (path != "-" && !looks_like_json(path)) {
+        if (path != "-" && !looks_like_kv_input(path)) {
             auto t = open_trie(path, o.trie);
             if (!t) {
                 code = report(t.error());
@@ -275,7 +275,7 @@ int run_root(const RootOptions& o) {
         return run_roots(o, o.state, true);
     }
     if (o.inputs.empty())
-        return report_usage("root: INPUT is required (a key/value JSON file, or - for stdin)");
+        return report_usage("root: INPUT is required (a key/value file, or - for stdin)");
     return run_roots(o, o.inputs, false);
 }
 
@@ -287,9 +287,10 @@ void register_root(CLI::App& app, Runner& runner) {
         "root",
         "Print the root hash of key/value files, trie files or state documents, or run test "
         "vectors");
-    sub->add_option("input", o->inputs,
-                    "Key/value JSON files (- for stdin) or trie files; with several, one line "
-                    "each: 0x<root>  <file>");
+    sub->add_option(
+        "input", o->inputs,
+        "Key/value files (JSON or text dumps; - for stdin) or trie files; with several, one line "
+        "each: 0x<root>  <file>");
     CLI::Option* trie = sub->add_option("--trie", o->trie, "Trie name, when INPUT is a trie file")
                             ->capture_default_str();
     sub->add_option("--state", o->state,
