@@ -94,6 +94,13 @@ expect "root of a JSON file with a byte order mark" 0 "^$dogs_root\$" '^$' -- "$
 expect "build from a JSON file with a byte order mark" 0 "^$dogs_root\$" '^$' -- "$MPT" build "$sd/bom.json" -o "$sd/bom.db"
 expect "root of a JSON stream with a byte order mark" 0 "^$dogs_root\$" '^$' -- sh -c "'$MPT' root - <'$sd/bom.json'"
 expect "diff of a JSON file with a byte order mark" 0 '^$' '^$' -- "$MPT" diff "$sd/bom.json" "$FIX/dogs.json"
+# State and proof documents too.
+printf '\357\273\277' >"$sd/bom_state.json"
+cat "$FIX/state_alloc.json" >>"$sd/bom_state.json"
+expect "root --state of a document with a byte order mark" 0 '^0x0e2696d33d4f6ee17fa14c7517560db2eaf621f9c39181b095b8606325452c59$' '^$' -- "$MPT" root --state "$sd/bom_state.json"
+printf '\357\273\277' >"$sd/bom_proof.json"
+cat "$FIX/proof_present.json" >>"$sd/bom_proof.json"
+expect "proof --verify of a document with a byte order mark" 0 '^valid$' '^$' -- sh -c "'$MPT' proof --verify - <'$sd/bom_proof.json'"
 printf '\357\273\277{"a": 1}' >"$sd/bom_bad.json"
 expect "a byte order mark: columns count after it" 2 '^$' '^mpt: error: malformed JSON: .*bom_bad.json: line 1, column 7: value is not a string or null$' -- "$MPT" root "$sd/bom_bad.json"
 

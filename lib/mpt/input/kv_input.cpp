@@ -435,10 +435,7 @@ private:
 };
 
 Result<KvInput> parse_kv(std::string_view text) {
-    // A UTF-8 byte order mark (RFC 8259 section 8.1 lets a parser ignore one) is not part of
-    // the document: lines and columns count from after it.
-    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-    return KvParser(text).parse();
+    return KvParser(json_detail::without_bom(text)).parse();
 }
 
 namespace {
