@@ -243,12 +243,12 @@ int print_keys(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
 int run_diff(const DiffOptions& o) {
     if (o.a == "-" && o.b == "-") return report_usage("diff: A and B cannot both be stdin");
     if (o.state || is_state_file(o.a) || is_state_file(o.b)) {
-        if (o.nodes || o.secure || o.verify)
-            return report_usage("diff: --nodes, --secure and --verify are for tries, not states");
+        if (o.nodes || o.secure)
+            return report_usage("diff: --nodes and --secure are for tries, not states");
         if (o.trie_a != "main" || o.trie_b != "main") {
             return report_usage("diff: states are compared from their account trie main");
         }
-        return run_state_diff({o.a, o.b, o.json, o.stats});
+        return run_state_diff({o.a, o.b, o.json, o.stats, o.verify});
     }
     auto a = load_side(o.a, o.trie_a, o);
     if (!a) return report(a.error());
@@ -306,7 +306,8 @@ void register_diff(CLI::App& app, Runner& runner) {
         "`delete PATH` lines, PATH compact (hex-prefix) encoded as get-node takes it; --json\n"
         "{\"write\": [...], \"delete\": [...]}. Equal subtrees are never entered: a hash both\n"
         "sides hold is trusted, so a damaged node under it goes unseen (a file against its own\n"
-        "copy is identical, however damaged); --verify reads and checks every node of both.\n"
+        "copy is identical, however damaged); --verify reads and checks every node of both\n"
+        "(of states: the account trie and every storage trie, first).\n"
         "States (--state, or a state file on either side): accounts `+ ADDR nonce N, balance\n"
         "B, storageRoot R, codeHash C`, `- ADDR ...`, `~ ADDR FIELD OLD -> NEW, ...`, then the\n"
         "account's slots `+ ADDR slot SLOT VALUE`, `- ...`, `~ ADDR slot SLOT OLD -> NEW`, in\n"

@@ -142,4 +142,15 @@ expect "diff --verify --json of sound files: the same answer" 0 '^$' '^$' -- sh 
 expect "diff --verify of a file against itself" 0 '^$' '^$' -- "$MPT" diff --verify "$sd/a.db" "$sd/a.db"
 a_rows=$("$MPT" stats --json "$sd/a.db" | sed 's/.*"rows":\([0-9]*\).*/\1/')
 expect "diff --verify --stats reads every row" 0 '^$' "^nodes read: A $a_rows, B $a_rows\$" -- "$MPT" diff --verify --stats "$sd/a.db" "$sd/a.db"
-expect "diff --verify on states" 2 '^$' '^mpt: error: usage: diff: --nodes, --secure and --verify are for tries, not states$' -- "$MPT" diff --verify --state "$FIX/state_a.json" "$FIX/state_b.json"
+# States: the same, in a storage trie of an account that did not change.
+z=$(printf '5a%.0s' $(seq 32))
+printf '{"0x1000000000000000000000000000000000000001": {"balance": "0x1", "storage": {"0x01": "0x%s"}}, "0x2000000000000000000000000000000000000002": {"balance": "0x5"}}' "$z" >"$sd/sa.json"
+sed 's/"0x5"/"0x6"/' "$sd/sa.json" >"$sd/sb.json"
+"$MPT" build --state "$sd/sa.json" -o "$sd/sa.db" >/dev/null
+cp "$sd/sa.db" "$sd/sbad.db"
+off=$(LC_ALL=C grep -obUa ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ "$sd/sbad.db" | head -1 | cut -d: -f1)
+printf 'Q' | dd of="$sd/sbad.db" bs=1 seek="$off" conv=notrunc 2>/dev/null
+expect "state diff of a damaged storage trie that did not change: unseen" 1 '^~ 0x2000000000000000000000000000000000000002 balance 0x5 -> 0x6$' '^$' -- "$MPT" diff "$sd/sbad.db" "$sd/sb.json"
+expect "state diff --verify: damage on A" 3 '^$' '^mpt: error: node hash mismatch: .*sbad.db: trie 0x[0-9a-f]{64}, path \(root\)$' -- "$MPT" diff --verify "$sd/sbad.db" "$sd/sb.json"
+expect "state diff --verify: damage on B" 3 '^$' '^mpt: error: node hash mismatch: .*sbad.db: trie 0x[0-9a-f]{64}, path \(root\)$' -- "$MPT" diff --verify --json "$sd/sa.json" "$sd/sbad.db"
+expect "state diff --verify of sound states: the same answer" 1 '^~ 0x2000000000000000000000000000000000000002 balance 0x5 -> 0x6$' '^$' -- "$MPT" diff --verify "$sd/sa.db" "$sd/sb.json"
