@@ -259,7 +259,8 @@ private:
     // The text form of `mpt dump`: a line `0x<key> 0x<value>` a pair, applied in order.
     // Blanks (spaces, tabs) separate and may end a line, which ends with LF or CRLF (the last
     // one may have none); blank lines are skipped. Errors name line and column as the JSON
-    // errors do: Errc::bad_input for the shape, Errc::bad_hex for the digits.
+    // errors do: Errc::bad_input for the shape, Errc::bad_hex for the digits. Kept out of
+    // parse(), which the JSON documents pass through too.
     [[gnu::noinline]] Status parse_lines() {
         const auto blank = [&] { return p_ != end_ && (*p_ == ' ' || *p_ == '\t'); };
         while (true) {
