@@ -158,7 +158,8 @@ void register_build(CLI::App& app, Runner& runner) {
     auto o = std::make_shared<BuildCmdOptions>();
     CLI::App* sub = app.add_subcommand(
         "build", "Create a trie in a trie file, or apply key/value input to an existing one");
-    sub->add_option("input", o->input, "Key/value JSON file (- for stdin)")->required();
+    sub->add_option("input", o->input, "Key/value file: JSON, or a text dump (- for stdin)")
+        ->required();
     sub->add_option("-o,--output", o->output, "Trie file (SQLite); created if missing")->required();
     sub->add_option("--trie", o->trie, "Trie name in the file (a storage trie: 0x<account hash>)")
         ->capture_default_str();

@@ -9,7 +9,6 @@
 #include <mpt/proof/diff.hpp>
 #include <mpt/store/node_store.hpp>
 #include <mpt/store/sqlite_store.hpp>
-#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "common.hpp"
@@ -28,6 +27,7 @@ struct DiffOptions {
     bool state = false;
     bool trie_a_given = false;  // --trie appeared
     bool trie_b_given = false;  // --trie-b appeared
+    bool verify = false;
 };
 
 // One side of the diff: a store holding its trie. A k/v file is built into memory.
@@ -82,65 +82,169 @@ std::string compact_hex(const bytes& path) {
     return to_hex(c);
 }
 
-int print_nodes(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
-    auto nd = diff_nodes(a, b);
-    if (!nd) return report(nd.error());
-    if (o.json) {
-        nlohmann::ordered_json j = {{"write", nlohmann::ordered_json::array()},
-                                    {"delete", nlohmann::ordered_json::array()}};
-        for (const bytes& p : nd->writes) j["write"].push_back(compact_hex(p));
-        for (const bytes& p : nd->deletes) j["delete"].push_back(compact_hex(p));
-        fmt::print("{}\n", j.dump());
-    } else {
-        for (const bytes& p : nd->writes) fmt::print("write {}\n", compact_hex(p));
-        for (const bytes& p : nd->deletes) fmt::print("delete {}\n", compact_hex(p));
+// Output in blocks through fmt::print, which throws on a failed write (main reports it and
+// exits 3): the first bytes go out long before a large diff ends, and memory stays one block.
+class Output {
+public:
+    std::string& text() { return text_; }
+    void flush_if_full() {
+        if (text_.size() >= kBlock) flush();
     }
+    void flush() {
+        fmt::print("{}", text_);
+        text_.clear();
+    }
+
+private:
+    static constexpr size_t kBlock = size_t{1} << 16;
+    std::string text_;
+};
+
+// A storage error of the walk names its side ("A: trie main"); the line names that side's file
+// too, as the other commands' storage errors do.
+int report_walk_error(const Error& e, const DiffOptions& o) {
+    if (e.trie.starts_with("A: ")) return report(e, o.a);
+    if (e.trie.starts_with("B: ")) return report(e, o.b);
+    return report(e);
+}
+
+DiffReads reads_of(const DiffOptions& o) {
+    return o.verify ? DiffReads::all : DiffReads::differing;
+}
+
+int print_nodes(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
+    auto nd = diff_nodes(a, b, reads_of(o));
+    if (!nd) return report_walk_error(nd.error(), o);
+    Output out;
+    std::string& t = out.text();
+    if (o.json) {
+        // {"write":[...],"delete":[...]}, as nlohmann::json::dump() wrote it.
+        const auto list = [&](const char* name, const std::vector<bytes>& paths) {
+            t += '"';
+            t += name;
+            t += "\":[";
+            for (size_t i = 0; i < paths.size(); ++i) {
+                if (i > 0) t += ',';
+                t += '"' + compact_hex(paths[i]) + '"';
+                out.flush_if_full();
+            }
+            t += ']';
+        };
+        t += '{';
+        list("write", nd->writes);
+        t += ',';
+        list("delete", nd->deletes);
+        t += "}\n";
+    } else {
+        for (const bytes& p : nd->writes) {
+            t += "write " + compact_hex(p) + '\n';
+            out.flush_if_full();
+        }
+        for (const bytes& p : nd->deletes) {
+            t += "delete " + compact_hex(p) + '\n';
+            out.flush_if_full();
+        }
+    }
+    out.flush();
     if (o.stats) {
         eprint("nodes read: A {}, B {}\n", nd->stats.nodes_read_a, nd->stats.nodes_read_b);
     }
     return nd->writes.empty() && nd->deletes.empty() ? kOk : kNegative;
 }
 
-int print_keys(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
-    nlohmann::ordered_json j = {{"added", nlohmann::ordered_json::object()},
-                                {"removed", nlohmann::ordered_json::object()},
-                                {"changed", nlohmann::ordered_json::object()}};
-    size_t count = 0;
-    std::string line;
-    auto r = diff_tries(a, b, [&](const DiffEntry& e) {
-        ++count;
-        const std::string key = to_hex(e.key);
-        if (o.json) {
-            switch (e.kind) {
-                case DiffEntry::Kind::added:
-                    j["added"][key] = to_hex(e.new_value);
-                    break;
-                case DiffEntry::Kind::removed:
-                    j["removed"][key] = to_hex(e.old_value);
-                    break;
-                case DiffEntry::Kind::changed:
-                    j["changed"][key] = {to_hex(e.old_value), to_hex(e.new_value)};
-                    break;
+// --json: {"added":{k:v,...},"removed":{k:v,...},"changed":{k:[old,new],...}}, the bytes
+// nlohmann::json::dump() wrote. The walk gives keys in key order, the kinds mixed; rather
+// than hold the differences, each group is a walk of its own (written as found), and a group
+// the first walk saw nothing of takes none. Only the first walk reads with --verify: the
+// others read the same snapshot again.
+Result<size_t> print_keys_json(const DiffSide& a, const DiffSide& b, const DiffOptions& o,
+                               DiffStats& stats) {
+    using Kind = DiffEntry::Kind;
+    static constexpr std::pair<Kind, const char*> kGroups[] = {
+        {Kind::added, "added"}, {Kind::removed, "removed"}, {Kind::changed, "changed"}};
+    static_assert(static_cast<size_t>(Kind::added) == 0 && static_cast<size_t>(Kind::changed) == 2);
+    size_t counts[3] = {0, 0, 0};
+    Output out;
+    std::string& t = out.text();
+    t += '{';
+    for (size_t g = 0; g < 3; ++g) {
+        const Kind kind = kGroups[g].first;
+        if (g > 0) t += ',';
+        t += '"';
+        t += kGroups[g].second;
+        t += "\":{";
+        if (g == 0 || counts[g] > 0) {
+            bool first = true;
+            const auto write = [&](const DiffEntry& e) {
+                if (g == 0) ++counts[static_cast<size_t>(e.kind)];
+                if (e.kind != kind) return true;
+                if (!first) t += ',';
+                first = false;
+                t += '"' + to_hex(e.key) + "\":";
+                switch (kind) {
+                    case Kind::added:
+                        t += '"' + to_hex(e.new_value) + '"';
+                        break;
+                    case Kind::removed:
+                        t += '"' + to_hex(e.old_value) + '"';
+                        break;
+                    case Kind::changed:
+                        t += "[\"" + to_hex(e.old_value) + "\",\"" + to_hex(e.new_value) + "\"]";
+                        break;
+                }
+                out.flush_if_full();
+                return true;
+            };
+            auto r = diff_tries(a, b, write, g == 0 ? reads_of(o) : DiffReads::differing);
+            if (!r) {
+                out.flush();  // what was found before the error; the error line says why
+                return r.error();
             }
-            return true;
+            if (g == 0) stats = *r;
         }
-        switch (e.kind) {
-            case DiffEntry::Kind::added:
-                line = "+ " + key + " " + to_hex(e.new_value);
-                break;
-            case DiffEntry::Kind::removed:
-                line = "- " + key + " " + to_hex(e.old_value);
-                break;
-            case DiffEntry::Kind::changed:
-                line = "~ " + key + " " + to_hex(e.old_value) + " " + to_hex(e.new_value);
-                break;
-        }
-        fmt::print("{}\n", line);
-        return true;
-    });
-    if (!r) return report(r.error());
-    if (o.json) fmt::print("{}\n", j.dump());
-    if (o.stats) eprint("nodes read: A {}, B {}\n", r->nodes_read_a, r->nodes_read_b);
+        t += '}';
+    }
+    t += "}\n";
+    out.flush();
+    return counts[0] + counts[1] + counts[2];
+}
+
+int print_keys(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
+    DiffStats stats;
+    size_t count = 0;
+    if (o.json) {
+        auto n = print_keys_json(a, b, o, stats);
+        if (!n) return report_walk_error(n.error(), o);
+        count = *n;
+    } else {
+        Output out;
+        std::string& t = out.text();
+        auto r = diff_tries(
+            a, b,
+            [&](const DiffEntry& e) {
+                ++count;
+                switch (e.kind) {
+                    case DiffEntry::Kind::added:
+                        t += "+ " + to_hex(e.key) + " " + to_hex(e.new_value);
+                        break;
+                    case DiffEntry::Kind::removed:
+                        t += "- " + to_hex(e.key) + " " + to_hex(e.old_value);
+                        break;
+                    case DiffEntry::Kind::changed:
+                        t += "~ " + to_hex(e.key) + " " + to_hex(e.old_value) + " " +
+                             to_hex(e.new_value);
+                        break;
+                }
+                t += '\n';
+                out.flush_if_full();
+                return true;
+            },
+            reads_of(o));
+        out.flush();
+        if (!r) return report_walk_error(r.error(), o);
+        stats = *r;
+    }
+    if (o.stats) eprint("nodes read: A {}, B {}\n", stats.nodes_read_a, stats.nodes_read_b);
     return count == 0 ? kOk : kNegative;
 }
 
@@ -152,7 +256,7 @@ int run_diff(const DiffOptions& o) {
         if (o.trie_a != "main" || o.trie_b != "main") {
             return report_usage("diff: states are compared from their account trie main");
         }
-        return run_state_diff({o.a, o.b, o.json, o.stats});
+        return run_state_diff({o.a, o.b, o.json, o.stats, o.verify});
     }
     // A trie name belongs to a trie file: on key/value input it is a mistake, not a no-op.
     const auto kv = [](const std::string& path) {
@@ -192,9 +296,13 @@ int run_diff(const DiffOptions& o) {
 void register_diff(CLI::App& app, Runner& runner) {
     auto o = std::make_shared<DiffOptions>();
     CLI::App* sub = app.add_subcommand("diff", "Keys added, removed and changed from A to B");
-    sub->add_option("a", o->a, "The old side: a trie file, or a key/value JSON file (- for stdin)")
+    sub->add_option("a", o->a,
+                    "The old side: a trie file, or a key/value file, JSON or a text dump (- for "
+                    "stdin)")
         ->required();
-    sub->add_option("b", o->b, "The new side: a trie file, or a key/value JSON file (- for stdin)")
+    sub->add_option("b", o->b,
+                    "The new side: a trie file, or a key/value file, JSON or a text dump (- for "
+                    "stdin)")
         ->required();
     sub->add_option("--trie", o->trie_a, "Trie of A when A is a trie file")->capture_default_str();
     sub->add_option("--trie-b", o->trie_b, "Trie of B when B is a trie file")
@@ -207,12 +315,18 @@ void register_diff(CLI::App& app, Runner& runner) {
                   "state files; implied when either is a state file");
     sub->add_flag("--nodes", o->nodes,
                   "List the row paths to write and to delete to move A's store to B's");
+    sub->add_flag("--verify", o->verify,
+                  "Read and check every node of both tries, equal subtrees too, so that damage "
+                  "anywhere is a storage error (exit 3)");
     sub->footer(
         "Output, in key order: `+ KEY VALUE` added, `- KEY VALUE` removed, `~ KEY OLD NEW`\n"
         "changed (keys are trie keys, hashed with --secure). --json: {\"added\": {k: v},\n"
         "\"removed\": {k: v}, \"changed\": {k: [old, new]}}. --nodes: `write PATH` and\n"
         "`delete PATH` lines, PATH compact (hex-prefix) encoded as get-node takes it; --json\n"
-        "{\"write\": [...], \"delete\": [...]}. Equal subtrees are never entered.\n"
+        "{\"write\": [...], \"delete\": [...]}. Equal subtrees are never entered: a hash both\n"
+        "sides hold is trusted, so a damaged node under it goes unseen (a file against its own\n"
+        "copy is identical, however damaged); --verify reads and checks every node of both\n"
+        "(of states: the account trie and every storage trie, first).\n"
         "States (--state, or a state file on either side): accounts `+ ADDR nonce N, balance\n"
         "B, storageRoot R, codeHash C`, `- ADDR ...`, `~ ADDR FIELD OLD -> NEW, ...`, then the\n"
         "account's slots `+ ADDR slot SLOT VALUE`, `- ...`, `~ ADDR slot SLOT OLD -> NEW`, in\n"

@@ -169,6 +169,10 @@ int run_state_diff(const StateDiffOptions& o) {
     if (!a) return report(a.error());
     auto b = open_side(o.b, pre);
     if (!b) return report(b.error());
+    if (o.verify) {
+        if (auto s = verify_state(*a->view); !s) return report(s.error(), o.a);
+        if (auto s = verify_state(*b->view); !s) return report(s.error(), o.b);
+    }
 
     size_t changes = 0;
     Status failed;

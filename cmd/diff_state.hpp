@@ -10,6 +10,7 @@ struct StateDiffOptions {
     std::string a, b;
     bool json = false;
     bool stats = false;
+    bool verify = false;  // both states read whole and checked first (verify_state)
 };
 
 // True when path is a trie file whose trie main is an account trie (kind state).

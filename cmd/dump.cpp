@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <optional>
 
@@ -24,7 +25,12 @@ struct DumpOptions {
     bool json = false;
 };
 
-void put_out(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+// Writes through stdio. False once a write has failed, with errno its cause, so that a walk
+// stops there rather than reading the rest of the trie for nothing.
+bool put_out(const std::string& s) {
+    errno = 0;
+    return std::fwrite(s.data(), 1, s.size(), stdout) == s.size() && std::ferror(stdout) == 0;
+}
 
 // One JSON object a line per account, written as it is read: memory stays that of a path
 // through each trie, whatever the state's size.
@@ -110,6 +116,7 @@ int run_dump(const DumpOptions& o) {
     size_t n = 0;
     bool first = true;
     std::string line;
+    int write_error = 0;  // errno of a failed write; main() reports one it did not see
     if (o.json) put_out("{");
     auto s = max == 0 ? Status{} : trie.for_each(from, [&](bytes_view k, bytes_view v) {
         line.clear();
@@ -123,10 +130,14 @@ int run_dump(const DumpOptions& o) {
             line += '\n';
         }
         first = false;
-        put_out(line);
+        if (!put_out(line)) {
+            write_error = errno;
+            return false;
+        }
         return ++n < max;
     });
     if (!s) return report(s.error(), o.db);
+    if (std::ferror(stdout)) return report_write_error(write_error);
     if (o.json) put_out("}\n");
     return kOk;
 }

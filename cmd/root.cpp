@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
@@ -22,15 +23,20 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// True when the file's first byte after white space opens a JSON object or array.
-bool looks_like_json(const std::string& path) {
+// True when the file is key/value input by its shape: after a UTF-8 byte order mark and white
+// space, a JSON object or array opens, or a text dump's "0x" starts (see kv_input.hpp).
+bool looks_like_kv_input(const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr) return false;
+    char head[3] = {};
+    const size_t got = std::fread(head, 1, 3, f);
+    if (got != 3 || std::memcmp(head, "\xEF\xBB\xBF", 3) != 0) std::rewind(f);
     int c;
     while ((c = std::fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r') {
     }
+    const bool dump = c == '0' && std::fgetc(f) == 'x';
     std::fclose(f);
-    return c == '{' || c == '[';
+    return c == '{' || c == '[' || dump;
 }
 
 struct RootOptions {
@@ -148,7 +154,7 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
         // --trie says the input is meant as a trie file: an empty or damaged one is a storage
         // error about the file, not a usage error about key/value input. JSON input is
         // key/value input, which takes no --trie.
-        if (path != "-" && !looks_like_json(path)) {
+        if (path != "-" && !looks_like_kv_input(path)) {
             auto t = open_trie(path, o.trie);
             if (!t) {
                 code = report(t.error());
@@ -283,7 +289,7 @@ int run_root(const RootOptions& o) {
         return run_roots(o, o.state, true);
     }
     if (o.inputs.empty())
-        return report_usage("root: INPUT is required (a key/value JSON file, or - for stdin)");
+        return report_usage("root: INPUT is required (a key/value file, or - for stdin)");
     return run_roots(o, o.inputs, false);
 }
 
@@ -295,9 +301,10 @@ void register_root(CLI::App& app, Runner& runner) {
         "root",
         "Print the root hash of key/value files, trie files or state documents, or run test "
         "vectors");
-    sub->add_option("input", o->inputs,
-                    "Key/value JSON files (- for stdin) or trie files; with several, one line "
-                    "each: 0x<root>  <file>");
+    sub->add_option(
+        "input", o->inputs,
+        "Key/value files (JSON or text dumps; - for stdin) or trie files; with several, one line "
+        "each: 0x<root>  <file>");
     CLI::Option* trie = sub->add_option("--trie", o->trie, "Trie name, when INPUT is a trie file")
                             ->capture_default_str();
     sub->add_option("--state", o->state,

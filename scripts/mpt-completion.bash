@@ -19,7 +19,7 @@ _mpt_flags() {
         dump) echo "-h --help --from --limit --key-hashed --accounts --storage --trie --json" ;;
         check | stats) echo "-h --help --trie --json" ;;
         count-allocs) echo "-h --help --leaves --samples --json" ;;
-        diff) echo "-h --help --trie --trie-b --secure --state --json --stats --nodes" ;;
+        diff) echo "-h --help --trie --trie-b --secure --state --json --stats --nodes --verify" ;;
         get-node) echo "-h --help --trie --max-bytes --json" ;;
         proof) echo "-h --help --trie --keys --account --slot --range --to --limit --max-bytes --key-hashed --verify --root --json" ;;
         verify-range | keccak) echo "-h --help --json" ;;

@@ -26,6 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/cli_cases.sh"
 . "$(dirname "$0")/cli_state_cases.sh"
 . "$(dirname "$0")/getproof_cases.sh"
+. "$(dirname "$0")/stream_cases.sh"
 . "$(dirname "$0")/state_cases.sh"
 . "$(dirname "$0")/cli_flags_cases.sh"
 . "$(dirname "$0")/tries_cases.sh"

@@ -66,25 +66,28 @@ struct DiffRun {
     DiffStats stats;
 };
 
-DiffRun run_diff(StoredTrie& a, StoredTrie& b) {
+DiffRun run_diff(StoredTrie& a, StoredTrie& b, DiffReads reads = DiffReads::differing) {
     TrieReader ra = a.reader();
     TrieReader rb = b.reader();
     DiffRun run;
-    auto r = diff_tries({&ra, a.root}, {&rb, b.root}, [&](const DiffEntry& e) {
-        run.changes.push_back({e.kind, bytes(e.key.begin(), e.key.end()),
-                               bytes(e.old_value.begin(), e.old_value.end()),
-                               bytes(e.new_value.begin(), e.new_value.end())});
-        return true;
-    });
+    auto r = diff_tries(
+        {&ra, a.root}, {&rb, b.root},
+        [&](const DiffEntry& e) {
+            run.changes.push_back({e.kind, bytes(e.key.begin(), e.key.end()),
+                                   bytes(e.old_value.begin(), e.old_value.end()),
+                                   bytes(e.new_value.begin(), e.new_value.end())});
+            return true;
+        },
+        reads);
     REQUIRE_MESSAGE(r.ok(), mpt::test::why(r));
     run.stats = *r;
     return run;
 }
 
-NodeDiff run_nodes(StoredTrie& a, StoredTrie& b) {
+NodeDiff run_nodes(StoredTrie& a, StoredTrie& b, DiffReads reads = DiffReads::differing) {
     TrieReader ra = a.reader();
     TrieReader rb = b.reader();
-    auto r = diff_nodes({&ra, a.root}, {&rb, b.root});
+    auto r = diff_nodes({&ra, a.root}, {&rb, b.root}, reads);
     REQUIRE_MESSAGE(r.ok(), mpt::test::why(r));
     return std::move(*r);
 }
@@ -100,6 +103,18 @@ void check_pair(StoredTrie& a, StoredTrie& b) {
     CHECK_MESSAGE(run.changes == want, "got:\n" << show(run.changes) << "want:\n" << show(want));
     // Reversed, it is the inverse.
     CHECK(run_diff(b, a).changes == expected_diff(cb, ca));
+    // Reading every node gives the same answer, and reads every row of both (a trie built
+    // whole has no row its root does not reach).
+    const DiffRun all = run_diff(a, b, DiffReads::all);
+    CHECK(all.changes == want);
+    CHECK(all.stats.nodes_read_a == a.rows().size());
+    CHECK(all.stats.nodes_read_b == b.rows().size());
+    {
+        const NodeDiff some = run_nodes(a, b);
+        const NodeDiff every = run_nodes(a, b, DiffReads::all);
+        CHECK(every.writes == some.writes);
+        CHECK(every.deletes == some.deletes);
+    }
 
     // Applied to A as a change set, it gives B's root.
     {
@@ -366,4 +381,48 @@ TEST_CASE("diff: damaged rows are storage errors, stopping early is honoured") {
                 return seen < 2;
             }).ok());
     CHECK(seen == 2);
+}
+
+TEST_CASE("diff: equal subtrees are trusted, unless every node is read") {
+    std::mt19937_64 rng(mpt::test::seed("diff_read_all"));
+    StoredTrie a, b;
+    const auto content = random_content(rng, 300, 0x44);
+    build(a, content);
+    build(b, content);
+    // Damage one row below B's root: another row's RLP in its place, then no row at all.
+    const auto rows = b.rows();
+    REQUIRE(rows.size() > 2);
+    auto victim = std::next(rows.begin(), static_cast<long>(1 + rng() % (rows.size() - 1)));
+    INFO("damaged path " << to_hex(victim->first));
+    bytes other;
+    for (const auto& [path, rlp] : rows) {
+        if (rlp != victim->second) other = rlp;
+    }
+    REQUIRE(!other.empty());
+    REQUIRE(b.store.begin_write().ok());
+    REQUIRE(b.store.put(b.info.id, victim->first, other).ok());
+    REQUIRE(b.store.commit_write().ok());
+    // The roots are equal: the walk reads nothing and finds the tries identical.
+    const DiffRun trusted = run_diff(a, b);
+    CHECK(trusted.changes.empty());
+    CHECK(trusted.stats.nodes_read_b == 0);
+    TrieReader ra = a.reader();
+    TrieReader rb = b.reader();
+    const auto none = [](const DiffEntry&) { return true; };
+    auto r = diff_tries({&ra, a.root}, {&rb, b.root}, none, DiffReads::all);
+    REQUIRE(!r.ok());
+    CHECK(r.error().code == Errc::storage_hash_mismatch);
+    CHECK(r.error().trie == "B: trie main");
+    CHECK(r.error().path == path_string(victim->first));
+    // On the A side too, and by diff_nodes.
+    auto r2 = diff_tries({&rb, b.root}, {&ra, a.root}, none, DiffReads::all);
+    REQUIRE(!r2.ok());
+    CHECK(r2.error().trie == "A: trie main");
+    REQUIRE(b.store.begin_write().ok());
+    REQUIRE(b.store.erase(b.info.id, victim->first).ok());
+    REQUIRE(b.store.commit_write().ok());
+    CHECK(run_nodes(a, b).writes.empty());
+    auto n = diff_nodes({&ra, a.root}, {&rb, b.root}, DiffReads::all);
+    REQUIRE(!n.ok());
+    CHECK(n.error().code == Errc::storage_missing_node);
 }

@@ -176,3 +176,11 @@ TEST_CASE("json_doc: agrees with nlohmann/json on mutated documents") {
     // Most mutations break the text; enough survive for the comparison to mean something.
     CHECK(accepted > 1000);
 }
+
+TEST_CASE("json_doc: a UTF-8 byte order mark before the document is skipped") {
+    auto doc = JsonDoc::parse("\xEF\xBB\xBF{\"key\": \"0x01\"}");
+    REQUIRE(doc.ok());
+    CHECK(to_hex(doc->hex("key").value()) == "0x01");
+    // Columns count from after it.
+    CHECK(parse_error("\xEF\xBB\xBF{\"key\" 1}").detail == "line 1, column 8: expected ':'");
+}

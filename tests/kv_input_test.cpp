@@ -50,7 +50,7 @@ TEST_CASE("errors name the place") {
         REQUIRE(!r.ok());
         return r.error();
     };
-    CHECK(err("").code == Errc::bad_json);
+    CHECK(err("x").code == Errc::bad_json);
     CHECK(err("{").code == Errc::bad_json);
     CHECK(err(R"({"a": 1})").detail.find("not a string") != std::string::npos);
     const Error odd = err("{\n  \"a\": \"0x123\"}");
@@ -62,6 +62,99 @@ TEST_CASE("errors name the place") {
     CHECK(err(R"({"a": "b"} x)").code == Errc::bad_json);
     CHECK(err(R"({"a": "\ud800"})").code == Errc::bad_json);
     CHECK(err("{\"a\": \"b\x01\"}").code == Errc::bad_json);
+}
+
+TEST_CASE("text dump form: `0x<key> 0x<value>` lines, as mpt dump prints them") {
+    const auto pairs = [](std::string_view text) {
+        auto r = parse_kv(text);
+        REQUIRE_MESSAGE(r.ok(), (r.ok() ? "" : r.error().detail));
+        std::vector<std::pair<std::string, std::string>> out;
+        for (size_t i = 0; i < r->size(); ++i) {
+            out.emplace_back(to_hex((*r)[i].key), to_hex((*r)[i].value));
+        }
+        CHECK(r->ordered());
+        return out;
+    };
+    using P = std::vector<std::pair<std::string, std::string>>;
+    const P want = {{"0x01", "0x02"}, {"0x", "0xaabb"}, {"0x0304", "0x05"}};
+    CHECK(pairs("0x01 0x02\n0x 0xaabb\n0x0304 0x05\n") == want);
+    // CRLF, blanks around and between, blank lines, no final line end; upper-case digits.
+    CHECK(pairs("\n  0x01\t 0x02 \r\n\n0x 0xAAbb\r\n0x0304 0x05") == want);
+    // The empty trie's dump is empty.
+    CHECK(pairs("").empty());
+    CHECK(pairs(" \n\n").empty());
+    // The same pairs as the JSON forms give.
+    auto text = parse_kv("0x01 0x02\n0x0304 0x05\n");
+    auto json = parse_kv(R"({"0x01": "0x02", "0x0304": "0x05"})");
+    REQUIRE((text.ok() && json.ok()));
+    const SortedPairs st = sorted_final_pairs(*text, true);
+    const SortedPairs sj = sorted_final_pairs(*json, true);
+    REQUIRE(st.pairs.size() == sj.pairs.size());
+    for (size_t i = 0; i < st.pairs.size(); ++i) {
+        CHECK(to_hex(st.pairs[i].key) == to_hex(sj.pairs[i].key));
+        CHECK(to_hex(st.pairs[i].value) == to_hex(sj.pairs[i].value));
+    }
+    // A long key and value.
+    const std::string long_key = "0x" + std::string(4000, 'a');
+    const P long_pairs = pairs(long_key + " 0x" + std::string(2000, '7') + "\n");
+    REQUIRE(long_pairs.size() == 1);
+    CHECK(long_pairs[0].first == long_key);
+}
+
+TEST_CASE("text dump errors name line and column") {
+    struct Case {
+        const char* text;
+        Errc code;
+        const char* detail;
+    };
+    const Case cases[] = {
+        {"0x01 0x02\n0x0g 0x01\n", Errc::bad_hex, "line 2, column 4: key: not a hex digit ('g')"},
+        {"0x01 0x02\n0x010 0x01\n", Errc::bad_hex,
+         "line 2, column 1: key: odd number of hex digits"},
+        {"0x01 0x023\n", Errc::bad_hex, "line 1, column 6: value: odd number of hex digits"},
+        {"0x01 0x02z\n", Errc::bad_hex, "line 1, column 10: value: not a hex digit ('z')"},
+        {"0x01 0x0\x01\n", Errc::bad_hex, "line 1, column 9: value: not a hex digit (byte 0x01)"},
+        {"0x01\n0x02 0x03\n", Errc::bad_input,
+         "line 1, column 5: expected a blank and 0x<value> after the key"},
+        {"0x01", Errc::bad_input, "line 1, column 5: expected a blank and 0x<value> after the key"},
+        {"0x01 02\n", Errc::bad_input, "line 1, column 6: expected 0x<value>"},
+        {"0x01 \n", Errc::bad_input, "line 1, column 6: expected 0x<value>"},
+        {"0x01 0x02 0x03\n", Errc::bad_input,
+         "line 1, column 11: expected the end of the line after the value"},
+        {"0x01 0x02\r0x03 0x04\n", Errc::bad_input,
+         "line 1, column 10: expected the end of the line after the value"},
+        {"0x01 0x02\n{\"0x03\": \"0x04\"}\n", Errc::bad_input,
+         "line 2, column 1: expected 0x<key>"},
+    };
+    for (const Case& c : cases) {
+        const std::string text = c.text;
+        CAPTURE(text);
+        auto r = parse_kv(text);
+        REQUIRE(!r.ok());
+        CHECK(r.error().code == c.code);
+        CHECK(r.error().detail == c.detail);
+    }
+}
+
+TEST_CASE("a UTF-8 byte order mark before the document is skipped") {
+    auto o = parse_kv("\xEF\xBB\xBF{\"0x01\": \"0x02\"}");
+    REQUIRE(o.ok());
+    CHECK(o->size() == 1);
+    auto t = parse_kv(
+        "\xEF\xBB\xBF"
+        "0x01 0x02\n");
+    REQUIRE(t.ok());
+    CHECK(t->size() == 1);
+    auto e = parse_kv("\xEF\xBB\xBF");
+    REQUIRE(e.ok());
+    CHECK(e->size() == 0);
+    // Columns count from after the mark; a mark anywhere else is no white space.
+    auto bad = parse_kv("\xEF\xBB\xBF{\"a\" 1}");
+    REQUIRE(!bad.ok());
+    CHECK(bad.error().detail == "line 1, column 6: expected ':'");
+    auto twice = parse_kv("\xEF\xBB\xBF\xEF\xBB\xBF{}");
+    REQUIRE(!twice.ok());
+    CHECK(twice.error().code == Errc::bad_json);
 }
 
 TEST_CASE("final pairs: last write wins, deletes drop, sorted") {
@@ -97,7 +190,8 @@ TEST_CASE("error messages name line, column and entry exactly") {
          "entry 2 value (line 1, column 22): not a hex digit at offset 2 (a space)"},
         {"{\"a\": \"b\",", Errc::bad_json, "line 1, column 11: expected a string key"},
         {" \"c\": \"0x1\"}", Errc::bad_json,
-         "line 1, column 2: expected an object or an array of [key, value] pairs"},
+         "line 1, column 2: expected an object or an array of [key, value] pairs, or "
+         "`0x<key> 0x<value>` lines"},
         {"[[\"a\", \"b\"], [\"0xq1\", \"c\"]]", Errc::bad_hex,
          "entry 2 key (line 1, column 15): not a hex digit at offset 0 ('q')"},
         {"[[\"a\", \"b\"], [\"c\", \"0xq\"]]", Errc::bad_hex,
@@ -130,10 +224,13 @@ TEST_CASE("error messages name line, column and entry exactly") {
         {"{\"a\": \"abc", Errc::bad_json, "line 1, column 7: unterminated string"},
         {"{\"a\": \"abc\\", Errc::bad_json, "line 1, column 12: unterminated escape"},
         {"\"abc\"", Errc::bad_json,
-         "line 1, column 1: expected an object or an array of [key, value] pairs"},
+         "line 1, column 1: expected an object or an array of [key, value] pairs, or "
+         "`0x<key> 0x<value>` lines"},
         {"{\"a\": nul}", Errc::bad_json, "line 1, column 7: value is not a string or null"},
         {"{\"a\": null", Errc::bad_json, "line 1, column 11: expected ',' or '}'"},
-        {"  ", Errc::bad_json, "line 1, column 3: empty document; expected an object or an array"},
+        {"  x", Errc::bad_json,
+         "line 1, column 3: expected an object or an array of [key, value] pairs, or "
+         "`0x<key> 0x<value>` lines"},
         {"{\"k\": \"v\", \"k2\": \"0x0102\", \"k3\": \"0x01020\"}", Errc::bad_hex,
          "entry 3 value (line 1, column 34): odd number of hex digits"},
         {"{\"a\": \"0x\\u0030\\u0031\", \"b\": \"0x\\u003g\"}", Errc::bad_json,
@@ -291,7 +388,8 @@ TEST_CASE("a string cut anywhere is an error, never a crash") {
     const std::string text =
         R"({"0xaabbccddeeff00112233": "plain text \u00e9\ud83d\ude00 \" end", "k": null})";
     REQUIRE(parse_kv(text).ok());
-    for (size_t cut = 0; cut < text.size(); ++cut) {
+    // From 1: the empty text is the empty trie's dump.
+    for (size_t cut = 1; cut < text.size(); ++cut) {
         CHECK_MESSAGE(!parse_kv(text.substr(0, cut)).ok(), "cut at " << cut);
     }
 }

@@ -348,3 +348,12 @@ TEST_CASE("BlockchainTests: pre, the genesis root, the last block header's root"
     CHECK_MESSAGE(e.error().message().find("test t1: postState: account") != std::string::npos,
                   e.error().message());
 }
+
+TEST_CASE("a UTF-8 byte order mark before the document is skipped") {
+    auto d = parse_state_document(
+        "\xEF\xBB\xBF{\"0x00000000000000000000000000000000000000aa\": {\"balance\": \"0x1\"}}");
+    REQUIRE_MESSAGE(d.ok(), why(d));
+    CHECK(d->shape == StateShape::alloc);
+    REQUIRE(d->accounts.size() == 1);
+    CHECK(d->accounts[0].account.balance == word("01"));
+}

@@ -133,4 +133,13 @@ Result<DiffStats> diff_states(const StateView& a, const StateView& b, const Stat
     return StateDiffer(a, b, f).run();
 }
 
+Status verify_state(const StateView& v) {
+    Status failed;
+    MPT_RETURN_IF_ERROR(v.for_each_account({}, [&](const Hash256& hash, const Account& a) {
+        failed = v.for_each_slot(hash, a, [](const Hash256&, const U256&) { return true; });
+        return failed.ok();
+    }));
+    return failed;
+}
+
 }  // namespace mpt

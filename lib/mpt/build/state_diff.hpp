@@ -46,4 +46,10 @@ struct StateDiffVisitor {
 // Rows read on each side, account trie and storage tries together.
 Result<DiffStats> diff_states(const StateView& a, const StateView& b, const StateDiffVisitor& f);
 
+// Reads every node of the state's account trie and of every account's storage trie, each
+// checked against its parent's hash by the trie walk (load_verified), every account and slot
+// decoded: the first damage found is the error, Status ok when there is none. What diff_states
+// trusts (the subtrees both sides share) this reads, at the cost of reading the whole state.
+Status verify_state(const StateView& v);
+
 }  // namespace mpt

@@ -96,7 +96,9 @@ private:
     JsonDoc doc_;
 };
 
-Result<JsonDoc> JsonDoc::parse(std::string_view text) { return JsonDocParser(text).parse(); }
+Result<JsonDoc> JsonDoc::parse(std::string_view text) {
+    return JsonDocParser(json_detail::without_bom(text)).parse();
+}
 
 namespace {
 

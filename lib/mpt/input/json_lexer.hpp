@@ -13,6 +13,13 @@
 
 namespace mpt::json_detail {
 
+// text without a leading UTF-8 byte order mark, which RFC 8259 (section 8.1) lets a parser
+// ignore: every document reader starts from here, so lines and columns count from after it.
+inline std::string_view without_bom(std::string_view text) noexcept {
+    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+    return text;
+}
+
 // The first '"', '\\', control character or non-ASCII byte in [p, end), or end: the end of a
 // plain run of a JSON string, which needs no decoding and no UTF-8 check.
 const char* scan_plain(const char* p, const char* end) noexcept;

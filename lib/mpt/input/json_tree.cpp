@@ -122,7 +122,9 @@ private:
     std::vector<uint32_t> pending_;  // children of the open containers, innermost last
 };
 
-Result<JsonTree> JsonTree::parse(std::string_view text) { return JsonTreeParser(text).parse(); }
+Result<JsonTree> JsonTree::parse(std::string_view text) {
+    return JsonTreeParser(json_detail::without_bom(text)).parse();
+}
 
 JsonKind JsonValue::kind() const noexcept { return tree_->nodes_[index_].kind; }
 

@@ -1,10 +1,13 @@
 // Key/value input documents.
 //
-// Two shapes: a JSON object {"key": "value", ...}, or an array of pairs
-// [["key", "value"], ...] applied in order, where null (or "") deletes. A string starting
-// with 0x is hex (even length, hex digits only); any other string is its UTF-8 bytes
-// (the ethereum/tests rule). The reader is a strict JSON parser specialised for these
-// shapes: it decodes straight into one arena and reports errors with line and column.
+// Three shapes, told by the first byte after white space: a JSON object
+// {"key": "value", ...} ('{'), or an array of pairs [["key", "value"], ...] ('[') applied in
+// order, where null (or "") deletes; or the text form `mpt dump` prints ("0x"), a line
+// `0x<key> 0x<value>` a pair, applied in order (an empty text: no pairs, the empty trie's
+// dump). In JSON a string starting with 0x is hex (even length, hex digits only); any other
+// string is its UTF-8 bytes (the ethereum/tests rule). A UTF-8 byte order mark before the
+// document is skipped. The reader is a strict parser specialised for these shapes: it
+// decodes straight into one arena and reports errors with line and column.
 //
 // Thread safety: value types and pure functions.
 #pragma once
@@ -50,12 +53,14 @@ private:
 // entries.
 Result<KvInput> parse_kv(std::string_view text);
 
-// Reads a whole JSON file ("-" for standard input). A stream that is not a regular file is
-// read up to its end, or up to and with the first control character that no JSON text
-// holds (not tab, line feed or carriage return), or up to and with its first byte after white
-// space when that is not '{' or '[' (no document mpt reads is anything else), so that an
-// endless stream of bytes that cannot be JSON ends at once; the parser then reports that
-// byte. A stream past stream_byte_limit() bytes is Errc::input_too_large.
+// Reads a whole JSON file or text dump ("-" for standard input). A stream that is not a
+// regular file is read up to its end, or up to and with the first control character that no
+// JSON text holds (not tab, line feed or carriage return), or up to and with its first byte
+// after white space (and a byte order mark) when that is not '{', '[', '"' or the '0' of a
+// text dump (no document mpt reads is anything else), and in a text dump up to and with the
+// first byte that is not a hex digit, 'x' or white space, so that an endless stream of bytes
+// that cannot be input ends at once; the parser then reports that byte. A stream past
+// stream_byte_limit() bytes is Errc::input_too_large.
 Result<std::string> read_file(const std::string& path);
 
 // A whole input document in memory, for reading once: a regular file is mapped read-only

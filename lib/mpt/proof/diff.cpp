@@ -87,8 +87,9 @@ bool same(const Handle& a, const Handle& b) {
 
 class DiffWalker {
 public:
-    DiffWalker(const DiffSide& a, const DiffSide& b, const DiffVisitor* visitor, NodeDiff* nodes)
-        : sides_{a, b}, visitor_(visitor), nodes_(nodes) {}
+    DiffWalker(const DiffSide& a, const DiffSide& b, const DiffVisitor* visitor, NodeDiff* nodes,
+               DiffReads reads)
+        : sides_{a, b}, visitor_(visitor), nodes_(nodes), read_all_(reads == DiffReads::all) {}
 
     Result<DiffStats> run() {
         for (const DiffSide& s : sides_) {
@@ -119,14 +120,22 @@ private:
         return ref_handle(NodeRef::from_hash(s.root));
     }
 
-    // Visits one position; pushes the positions below it that differ, last first, so that
-    // the stack pops them in path order (which is key order).
+    // Whether the walk leaves the position alone: nothing on either side, or (unless every
+    // node is to be read) the same content on both.
+    bool skip(const Handle& a, const Handle& b) const {
+        if (read_all_) return a.kind == Handle::Kind::empty && b.kind == Handle::Kind::empty;
+        return same(a, b);
+    }
+
+    // Visits one position; pushes the positions below it that differ (with read_all_, every
+    // one that is not empty on both sides), last first, so that the stack pops them in path
+    // order (which is key order).
     Result<bool> visit(Frame& f, std::vector<Frame>& stack) {
-        if (same(f.a, f.b)) return true;
+        if (skip(f.a, f.b)) return true;
         if (nodes_ != nullptr) record_rows(f);
         MPT_RETURN_IF_ERROR(resolve(f.a, f.path, 0));
         MPT_RETURN_IF_ERROR(resolve(f.b, f.path, 1));
-        if (same(f.a, f.b)) return true;
+        if (skip(f.a, f.b)) return true;
 
         using Kind = Handle::Kind;
         if (f.a.kind != Kind::branch && f.b.kind != Kind::branch) {
@@ -164,7 +173,7 @@ private:
             if (!go_on) return false;
         }
         for (int i = 15; i >= 0; --i) {
-            if (same(children_a[i], children_b[i])) continue;
+            if (skip(children_a[i], children_b[i])) continue;
             Frame next;
             next.path.reserve(f.path.size() + 1);
             next.path = f.path;
@@ -265,19 +274,21 @@ private:
     DiffSide sides_[2];
     const DiffVisitor* visitor_;
     NodeDiff* nodes_;
+    bool read_all_;
     DiffStats stats_;
     bytes key_;
 };
 
 }  // namespace
 
-Result<DiffStats> diff_tries(const DiffSide& a, const DiffSide& b, const DiffVisitor& f) {
-    return DiffWalker(a, b, &f, nullptr).run();
+Result<DiffStats> diff_tries(const DiffSide& a, const DiffSide& b, const DiffVisitor& f,
+                             DiffReads reads) {
+    return DiffWalker(a, b, &f, nullptr, reads).run();
 }
 
-Result<NodeDiff> diff_nodes(const DiffSide& a, const DiffSide& b) {
+Result<NodeDiff> diff_nodes(const DiffSide& a, const DiffSide& b, DiffReads reads) {
     NodeDiff out;
-    MPT_TRY(out.stats, DiffWalker(a, b, nullptr, &out).run());
+    MPT_TRY(out.stats, DiffWalker(a, b, nullptr, &out, reads).run());
     return out;
 }
 

@@ -11,7 +11,8 @@
 // Only nodes below positions where the sides differ are read, each once.
 //
 // Every read is checked against the hash its parent holds; a missing row or a mismatch
-// is a storage error.
+// is a storage error. Equal references are trusted, not read: a damaged node below a
+// reference both sides share goes unseen, unless DiffReads::all asks for every node.
 //
 // Thread safety: the functions keep no state; each reader is used by one thread at a time.
 #pragma once
@@ -43,10 +44,17 @@ struct DiffStats {
     uint64_t nodes_read_b = 0;
 };
 
+// Which nodes the walk reads. differing: only those below positions where the sides differ
+// (equal subtrees are trusted by their references). all: every node of both tries, each
+// checked against its parent's hash as a differing one is; the answer is the same, and a
+// damaged node anywhere is the storage error it would be if it differed.
+enum class DiffReads : uint8_t { differing, all };
+
 // Calls f for every key whose value differs from a to b, in key order, until f returns
 // false. The views are valid during the call only.
 using DiffVisitor = std::function<bool(const DiffEntry&)>;
-Result<DiffStats> diff_tries(const DiffSide& a, const DiffSide& b, const DiffVisitor& f);
+Result<DiffStats> diff_tries(const DiffSide& a, const DiffSide& b, const DiffVisitor& f,
+                             DiffReads reads = DiffReads::differing);
 
 // What moves a path-keyed store from a to b. A path is written when b has a hashed node
 // (or the root) there and a has none or one with another hash; deleted when a has a hashed
@@ -56,6 +64,7 @@ struct NodeDiff {
     std::vector<bytes> deletes;
     DiffStats stats;
 };
-Result<NodeDiff> diff_nodes(const DiffSide& a, const DiffSide& b);
+Result<NodeDiff> diff_nodes(const DiffSide& a, const DiffSide& b,
+                            DiffReads reads = DiffReads::differing);
 
 }  // namespace mpt

@@ -305,7 +305,8 @@ void StateParser::merge_repeated_accounts(std::vector<StateAccount>& accounts) {
 namespace mpt {
 
 Result<StateDoc> parse_state_document(std::string_view text, unsigned threads) {
-    return document_detail::StateParser(text).parse(threads == 0 ? 1 : threads);
+    return document_detail::StateParser(json_detail::without_bom(text))
+        .parse(threads == 0 ? 1 : threads);
 }
 
 Result<StateDoc> read_state_document(const std::string& path, unsigned threads) {
