@@ -8,12 +8,14 @@
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/store/sqlite_stmt.hpp>
+#include <mpt/store/sqlite_store.hpp>
 #include <mpt/store/tries_table.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <random>
 
@@ -233,4 +235,73 @@ TEST_CASE("state diff: a side with storage roots and no slots compares its roots
     REQUIRE(!d.status.ok());
     CHECK(d.status.error().code == Errc::storage_missing_node);
     CHECK(d.lines == std::vector<std::string>{"account " + acc0});
+}
+
+TEST_CASE("state file whole: the account trie split on threads makes the file one thread makes") {
+    // Enough accounts for the account trie to be split under its top branch.
+    StateDoc doc;
+    for (uint64_t i = 0; i < 6000; ++i) {
+        StateAccount a;
+        Address addr{};
+        const Hash256 h = hash_of(i);
+        std::copy(h.begin() + 12, h.end(), addr.begin());
+        a.address = addr;
+        a.address_hash = keccak256(addr);
+        a.account.nonce = i % 5;
+        a.account.balance[31] = static_cast<uint8_t>(i);
+        if (i % 7 == 0) {
+            for (uint64_t s = 0; s < 3; ++s) {
+                StorageEntry e;
+                U256 slot{};
+                slot[31] = static_cast<uint8_t>(s);
+                slot[0] = static_cast<uint8_t>(i % 2);  // large slots and small ones
+                e.slot = slot;
+                e.key = keccak256(slot);
+                e.value[31] = static_cast<uint8_t>(s + 1);
+                a.storage.push_back(e);
+            }
+        }
+        doc.accounts.push_back(std::move(a));
+    }
+    bytes files[2];
+    Hash256 roots[2];
+    for (const unsigned threads : {1u, 3u}) {
+        mpt::test::TempFile file;
+        StateBuildOptions b;
+        b.threads = threads;
+        size_t progress_calls = 0;
+        b.progress = [&](size_t done, size_t all) {
+            CHECK(done <= all);
+            ++progress_calls;
+        };
+        auto r = build_new_state_file(file.path, doc, b);
+        REQUIRE_MESSAGE(r.ok(), why(r));
+        REQUIRE(r->has_value());
+        CHECK((*r)->accounts == doc.accounts.size());
+        CHECK((*r)->preimages == doc.accounts.size() + 6);  // addresses, 6 distinct slots
+        roots[threads == 1 ? 0 : 1] = (*r)->root;
+        std::FILE* f = std::fopen(file.path.c_str(), "rb");
+        REQUIRE(f != nullptr);
+        bytes& out = files[threads == 1 ? 0 : 1];
+        uint8_t buf[65536];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.insert(out.end(), buf, buf + n);
+        std::fclose(f);
+        auto store = SqliteNodeStore::open(file.path, SqliteNodeStore::Mode::read_only);
+        REQUIRE(store.ok());
+        REQUIRE((*store)->begin_read().ok());
+        auto view = StateView::open(**store);
+        REQUIRE(view.ok());
+        size_t seen = 0;
+        REQUIRE(view->for_each_account({},
+                                       [&](const Hash256&, const Account&) {
+                                           ++seen;
+                                           return true;
+                                       })
+                    .ok());
+        CHECK(seen == doc.accounts.size());
+    }
+    CHECK(roots[0] == roots[1]);
+    CHECK(files[0].size() == files[1].size());
+    CHECK(files[0] == files[1]);
 }

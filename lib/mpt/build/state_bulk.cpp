@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <span>
 #include <thread>
@@ -152,6 +154,71 @@ bool preimage_less(const PreimageRef& x, const PreimageRef& y) noexcept {
     return hash_less(x.first, y.first);
 }
 
+// An account's RLP is at most 1 + 2 (list header) + 9 (nonce) + 33 (balance) + 2 * 33.
+constexpr size_t kAccountStride = 112;
+
+// The rows of the account trie by part of stack_trie_root, each part's put in path order on
+// the thread that built it.
+class AccountParts : public PartSinks {
+public:
+    AccountParts(const std::function<void(size_t, size_t)>& progress, size_t accounts)
+        : progress_(progress), accounts_(accounts) {
+        for (Part& p : parts_) {
+            p.sink.data = &p.data;
+            p.sink.refs = &p.refs;
+        }
+    }
+
+    NodeSink* part(size_t v) override { return &parts_[v].sink; }
+    void done(size_t v) override {
+        Part& p = parts_[v];
+        std::vector<uint32_t> order;
+        std::vector<TrieRows::Ref> scratch;
+        put_in_path_order(p.data, p.refs, 0, p.refs.size(), order, scratch);
+    }
+    void advanced() override {
+        if (!progress_) return;
+        const std::lock_guard<std::mutex> lock(mutex_);
+        added_ += kProgressPairs;
+        progress_(std::min(added_, accounts_), accounts_);
+    }
+
+    size_t rows() const noexcept {
+        size_t n = 0;
+        for (const Part& p : parts_) n += p.refs.size();
+        return n;
+    }
+
+    // f(path, rlp) for every row in path order: the top part's rows begin the paths of the
+    // others', and part v's come before part v + 1's.
+    template <typename F>
+    Status for_each(F&& f) const {
+        MPT_RETURN_IF_ERROR(for_each_of(parts_[kTopPart], f));
+        for (size_t v = 0; v < kTopPart; ++v) MPT_RETURN_IF_ERROR(for_each_of(parts_[v], f));
+        return {};
+    }
+
+private:
+    struct Part {
+        bytes data;
+        std::vector<TrieRows::Ref> refs;
+        TrieRows sink;
+    };
+    template <typename F>
+    static Status for_each_of(const Part& p, F& f) {
+        for (const TrieRows::Ref& r : p.refs) {
+            MPT_RETURN_IF_ERROR(f(path_of(p.data, r), rlp_of(p.data, r)));
+        }
+        return {};
+    }
+
+    std::array<Part, kTopPart + 1> parts_;
+    const std::function<void(size_t, size_t)>& progress_;
+    size_t accounts_;
+    std::mutex mutex_;
+    size_t added_ = 0;
+};
+
 // The storage tries of accounts [begin, end) of order, built on one thread: rows in one
 // arena, each trie's in path order; roots[i] set for each account i with storage; the slots'
 // preimages by hash, each once.
@@ -265,11 +332,10 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         std::vector<TrieRows> tries(1);  // the account trie; the storage tries are the chunks'
         tries[0].name = "main";
         tries[0].kind = TrieKind::state;
-        bytes account_data;
-        std::vector<TrieRows::Ref> account_refs;
-        tries[0].data = &account_data;
-        tries[0].refs = &account_refs;
-        StackTrie accounts(&tries[0]);
+        // The account trie over the storage roots, split under its top branch on threads
+        // as the key/value build splits its trie (stack_trie_root).
+        std::vector<uint8_t> account_rlp(std::max<size_t>(order.size(), 1) * kAccountStride);
+        std::vector<KvPair> pairs(order.size());
         std::vector<PreimageRef> preimages;  // in address-hash order, as the accounts
         StateBuildResult result;
         bytes value;
@@ -282,21 +348,19 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
                                                         : kEmptyRoot;
             value.clear();
             encode_account(value, a);
-            MPT_RETURN_IF_ERROR(accounts.add(acc.address_hash, value));
+            MPT_ASSERT(value.size() <= kAccountStride);
+            uint8_t* at = account_rlp.data() + i * kAccountStride;
+            std::copy(value.begin(), value.end(), at);
+            pairs[i] = {acc.address_hash, bytes_view(at, value.size())};
             if (o.preimages && acc.address)
                 preimages.emplace_back(acc.address_hash, bytes_view(*acc.address));
-            if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, order.size());
         }
-        tries[0].root = accounts.finish();
-        {
-            std::vector<uint32_t> path_order;
-            std::vector<TrieRows::Ref> scratch;
-            put_in_path_order(account_data, account_refs, 0, account_refs.size(), path_order,
-                              scratch);
-        }
+        AccountParts account_parts(o.progress, order.size());
+        MPT_TRY(tries[0].root, stack_trie_root(pairs, std::max(o.threads, 1u),
+                                               kParallelRootMinPairs, &account_parts));
         result.root = tries[0].root;
         result.accounts = order.size();
-        result.rows_written = account_refs.size();
+        result.rows_written = account_parts.rows();
         for (StorageChunk& c : chunks) {
             result.slots += c.slots;
             result.rows_written += c.refs.size();
@@ -313,12 +377,15 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         trees[0].root_page = image.image.nodes_root;
         trees[0].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
             // (trie, path) order: ids were given in the order of tries.
-            for (size_t t = 0; t < tries.size(); ++t) {
+            MPT_RETURN_IF_ERROR(account_parts.for_each([&](bytes_view p, bytes_view rlp) {
+                record.clear();
+                append_record(record, image.ids[0], p, rlp);
+                return add(record);
+            }));
+            for (size_t t = 1; t < tries.size(); ++t) {
                 const bytes& d = *tries[t].data;
                 const std::vector<TrieRows::Ref>& r = *tries[t].refs;
-                const size_t first = t == 0 ? 0 : tries[t].first;
-                const size_t end = t == 0 ? r.size() : tries[t].end;
-                for (size_t i = first; i < end; ++i) {
+                for (size_t i = tries[t].first; i < tries[t].end; ++i) {
                     record.clear();
                     append_record(record, image.ids[t], path_of(d, r[i]), rlp_of(d, r[i]));
                     MPT_RETURN_IF_ERROR(add(record));
