@@ -88,3 +88,18 @@ else
 fi
 # Ended normally, it leaves nothing either.
 expect "diff leaves no temporary file" 0 '^$' '^$' -- sh -c "TMPDIR='$tmp/sf_tmp' '$MPT' diff --state '$FIX/state_a.json' '$FIX/state_a.json' && test -z \"\$(ls -A '$tmp/sf_tmp')\""
+
+# An account that lists slots, if only zero ones, has the root of those, not the dump's own
+# (state_root.hpp): root --state and build --state agree, through either builder.
+python3 - "$FIX/state_geth_dump.json" "$tmp/sf_zero_slots.json" <<'PY'
+import json, sys
+dump = json.load(open(sys.argv[1]))
+for name, a in dump["accounts"].items():
+    if name.startswith("pre("):
+        a["storage"] = {"0x01": "0x00"}
+json.dump(dump, open(sys.argv[2], "w"))
+PY
+sf_zero_root=$("$MPT" root --state "$tmp/sf_zero_slots.json" 2>/dev/null)
+expect "build --state of zero slots beside a dump's root: root --state's root" 0 "^$sf_zero_root\$" '^$' -- "$MPT" build --state "$tmp/sf_zero_slots.json" -o "$tmp/sf_zero.db"
+expect "build --state of zero slots, through the store" 0 "^$sf_zero_root\$" '^$' -- sh -c "cp '$tmp/sf_zero.db' '$tmp/sf_zero2.db' && '$MPT' build --state --replace '$tmp/sf_zero_slots.json' -o '$tmp/sf_zero2.db'"
+expect "zero slots: root --state differs from the dump's root" 1 '^0x' 'root mismatch' -- "$MPT" root --state "$tmp/sf_zero_slots.json"

@@ -342,10 +342,12 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         for (size_t i = 0; i < order.size(); ++i) {
             const StateAccount& acc = *order[i];
             Account a = acc.account;
-            // A dump made without storage gives the root alone (state_root.hpp's rule).
-            a.storage_root = roots[i]                   ? *roots[i]
-                             : acc.claimed_storage_root ? *acc.claimed_storage_root
-                                                        : kEmptyRoot;
+            // A dump made without storage gives the root alone (state_root.hpp's rule: an
+            // account that lists slots, if only zero ones, has the root of those).
+            a.storage_root = roots[i] ? *roots[i]
+                             : acc.storage.empty() && acc.claimed_storage_root
+                                 ? *acc.claimed_storage_root
+                                 : kEmptyRoot;
             value.clear();
             encode_account(value, a);
             MPT_ASSERT(value.size() <= kAccountStride);

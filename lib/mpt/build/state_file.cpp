@@ -162,8 +162,8 @@ Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
         MPT_TRY(const std::vector<const StorageEntry*> slots, sorted_state_slots(acc));
         // A dump made without storage gives the root alone (state_root.hpp's rule): the
         // account keeps it, and the file has no storage trie for it.
-        a.storage_root =
-            slots.empty() && acc.claimed_storage_root ? *acc.claimed_storage_root : kEmptyRoot;
+        a.storage_root = acc.storage.empty() && acc.claimed_storage_root ? *acc.claimed_storage_root
+                                                                         : kEmptyRoot;
         if (!slots.empty()) {
             const std::string name = storage_trie_name(acc.address_hash);
             MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(name));
