@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The cost of a file's many tries to a command that reads one: callgrind's instruction count
 # of `mpt get --account` (and with --slot, one storage trie's row read too) on a state file of
-# N accounts with one storage slot each, so N storage tries (bench/gen_state.py). Only the rows
+# N accounts with one storage slot each, so N storage tries (`mpt_gen_state N N OUT --every 1 --code 0`). Only the rows
 # of the tries table a command reads are validated, so the count should not grow with N.
 #
 #   bench/many_tries_bench.sh [N] [MPT]      # N defaults to 100000, MPT to build/mpt
+#                                            # (mpt_gen_state is taken from beside it)
 #
 # The state document and the file are made once into bench/data/ and reused.
 set -euo pipefail
@@ -30,7 +31,8 @@ data=$root/bench/data
 mkdir -p "$data"
 doc=$data/state_${n}_slot1.json
 db=$data/state_${n}_slot1.db
-[ -f "$doc" ] || python3 "$root/bench/gen_state.py" "$n" "$doc" --code 0 --slots 1
+gen=$(dirname "$mpt")/mpt_gen_state
+[ -f "$doc" ] || "$gen" "$n" "$n" "$doc" --every 1 --code 0
 [ -f "$db" ] || "$mpt" build --state "$doc" -o "$db" >/dev/null
 address=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(next(iter(d.get("alloc", d))))' "$doc")
 tries=$("$mpt" tries --names "$db" 2>/dev/null | wc -l) || tries="?"  # an mpt without tries

@@ -5,9 +5,9 @@
 #     beside bench/state_roots.mjs doing the same conversions and roots with @ethereumjs/mpt
 #     and @ethereumjs/rlp (both must pass every check); the two times and their ratio (goal:
 #     mpt at least 10x faster).
-#  2. A generated genesis of 10,000 accounts (bench/gen_state.py: 64 bytes of code and 2
-#     storage slots each, then 128 bytes and 4 slots) through `mpt root --state` (goal: under
-#     30 ms).
+#  2. A generated genesis of 10,000 accounts (mpt_gen_state --genesis, bench/gen_state.cpp: 64
+#     bytes of code and 2 storage slots each, then 128 bytes and 4 slots) through
+#     `mpt root --state` (goal: under 30 ms).
 #
 #   bench/state_bench.sh DIR        (DIR: an ethereum/tests checkout)
 #   RUNS=N                          hyperfine runs of each mpt command (default 20)
@@ -66,14 +66,10 @@ echo "@ethereumjs/mpt $version (node $(node --version)): mean $(ms "$e_mean"), l
 awk -v a="$e_mean" -v b="$m_mean" -v c="$e_min" -v d="$m_min" -v e="$e_cpu" -v f="$m_cpu" 'BEGIN {
     printf "ratio: %.0fx (means), %.0fx (least), %.0fx (CPU) (goal: at least 10x)\n", a / b, c / d, e / f }'
 
-mkdir -p "$root/bench/data"
 for shape in "64 2" "128 4"; do
     read -r code slots <<<"$shape"
-    genesis=$root/bench/data/genesis_10000_${code}_${slots}.json
-    if [ ! -s "$genesis" ]; then
-        python3 "$root/bench/gen_state.py" 10000 "$genesis.tmp" --code "$code" --slots "$slots"
-        mv "$genesis.tmp" "$genesis"
-    fi
+    genesis=$tmp/genesis_10000_${code}_${slots}.json
+    "$root/build/mpt_gen_state" 10000 $((10000 * slots)) "$genesis" --every 1 --code "$code" --genesis
     echo "genesis: 10,000 accounts, $code bytes of code and $slots slots each ($(($(stat -c %s "$genesis") / 1000)) kB)"
     "$mpt" root --json --state "$genesis" | sed 's/^/  /'
     read -r g_mean g_min g_cpu < <(timed "$runs" "$mpt root --state $genesis")

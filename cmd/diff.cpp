@@ -330,7 +330,9 @@ void register_diff(CLI::App& app, Runner& runner) {
         "States (--state, or a state file on either side): accounts `+ ADDR nonce N, balance\n"
         "B, storageRoot R, codeHash C`, `- ADDR ...`, `~ ADDR FIELD OLD -> NEW, ...`, then the\n"
         "account's slots `+ ADDR slot SLOT VALUE`, `- ...`, `~ ADDR slot SLOT OLD -> NEW`, in\n"
-        "trie order; --json: one object a line. --stats counts the nodes read on each side.\n"
+        "trie order; --json: one object a line. A side that gives an account's storage root\n"
+        "without its slots (a dump without storage): `? ADDR slots not compared: ...` instead\n"
+        "of its slots. --stats counts the nodes read on each side.\n"
         "Exit 0 identical, 1 different, 2 bad input, 3 storage error.");
     sub->final_callback([o, sub, &runner] {
         o->trie_a_given = sub->get_option("--trie")->count() > 0;

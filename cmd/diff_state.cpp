@@ -10,6 +10,8 @@
 #include <fmt/core.h>
 
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -18,32 +20,77 @@
 namespace mpt::cli {
 namespace {
 
+// The temporary folders of the two sides, named for the signal handler: a diff stopped by
+// Ctrl-C, kill, a closed terminal or a closed pipe removes them as one that ends does.
+char g_temp_dirs[2][4096];
+constexpr const char* kTempFiles[] = {"/state.db", "/state.db-wal", "/state.db-shm"};
+
+void remove_temp_dir(const char* dir) noexcept {
+    if (dir[0] == '\0') return;
+    char name[sizeof g_temp_dirs[0] + 16];
+    for (const char* f : kTempFiles) {
+        std::snprintf(name, sizeof name, "%s%s", dir, f);
+        ::unlink(name);
+    }
+    ::rmdir(dir);
+}
+
+void remove_temp_dirs_and_stop(int sig) {
+    for (const char* dir : g_temp_dirs) remove_temp_dir(dir);
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+
 // One side: a state file opened for reading, or a document built into a temporary state
 // file (written whole, as build --state writes a new file) that goes with the side.
 struct StateSide {
     std::unique_ptr<NodeStore> store;
     std::optional<StateView> view;
     bool reading = false;
-    std::string temp_dir;  // holds the temporary file, when there is one
+    std::string temp_dir;       // holds the temporary file, when there is one
+    char* temp_slot = nullptr;  // its name for the signal handler
 
     StateSide() = default;
     StateSide(StateSide&& o) noexcept
         : store(std::move(o.store)),
           view(std::move(o.view)),
           reading(o.reading),
-          temp_dir(std::move(o.temp_dir)) {
+          temp_dir(std::move(o.temp_dir)),
+          temp_slot(o.temp_slot) {
         o.reading = false;
         o.temp_dir.clear();
+        o.temp_slot = nullptr;
     }
     ~StateSide() {
         if (reading && store) store->end_read();
         store.reset();
-        if (!temp_dir.empty()) {
-            for (const char* f : {"/state.db", "/state.db-wal", "/state.db-shm"}) {
-                ::unlink((temp_dir + f).c_str());
-            }
-            ::rmdir(temp_dir.c_str());
+        if (temp_slot != nullptr) {
+            remove_temp_dir(temp_slot);
+            temp_slot[0] = '\0';
         }
+    }
+
+    // Makes the temporary folder and names it for the signal handler.
+    Status make_temp_dir() {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string dir =
+            std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/mpt-diff-XXXXXX";
+        if (dir.size() >= sizeof g_temp_dirs[0]) {
+            return Error{Errc::storage_io, dir + ": the temporary folder's name is too long"};
+        }
+        char* slot = g_temp_dirs[0][0] == '\0' ? g_temp_dirs[0] : g_temp_dirs[1];
+        MPT_ASSERT(slot[0] == '\0');
+        // Named before it exists: a signal between the two finds nothing to remove.
+        std::memcpy(slot, dir.c_str(), dir.size() + 1);
+        if (::mkdtemp(slot) == nullptr) {
+            const int e = errno;
+            slot[0] = '\0';
+            return Error{Errc::storage_io,
+                         dir + ": cannot make a temporary folder: " + std::strerror(e)};
+        }
+        temp_slot = slot;
+        temp_dir = slot;
+        return {};
     }
 };
 
@@ -89,15 +136,8 @@ Result<StateSide> open_side(const std::string& path, Preimages& pre) {
     MPT_TRY(const StateDoc doc, read_state_document(path, available_cpus()));
     StateBuildOptions b;
     b.threads = available_cpus();
-    const char* tmp = std::getenv("TMPDIR");
-    std::string dir =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/mpt-diff-XXXXXX";
-    if (::mkdtemp(dir.data()) == nullptr) {
-        return Error{Errc::storage_io,
-                     dir + ": cannot make a temporary folder: " + std::strerror(errno)};
-    }
-    side.temp_dir = dir;
-    const std::string file = dir + "/state.db";
+    MPT_RETURN_IF_ERROR(side.make_temp_dir());
+    const std::string file = side.temp_dir + "/state.db";
     // Into a temporary file, whole; the store's way (in memory) only when that way is closed.
     auto whole = build_new_state_file(file, doc, b);
     if (!whole) return side_error(std::move(whole).error(), path);
@@ -164,6 +204,9 @@ bool is_state_file(const std::string& path) {
 }
 
 int run_state_diff(const StateDiffOptions& o) {
+    // Ctrl-C, kill, a closed terminal and a closed pipe remove the temporary files as a
+    // return does (the handlers go after the sides, declared below them).
+    const SignalHandlers handlers({SIGINT, SIGTERM, SIGHUP, SIGPIPE}, remove_temp_dirs_and_stop);
     Preimages pre;
     auto a = open_side(o.a, pre);
     if (!a) return report(a.error());
@@ -242,6 +285,24 @@ int run_state_diff(const StateDiffOptions& o) {
                     : c.old_value                      ? old_v
                                                        : new_v;
             line += '\n';
+        }
+        put_line(line);
+        return true;
+    };
+    // Slots a side does not hold (a dump of storage roots only) are said to be so, never
+    // shown as added or removed.
+    v.slots_unknown = [&](const SlotsUnknown& u) {
+        const std::string id = who(u.address_hash, "address", "key");
+        if (!failed.ok()) return false;
+        const char* sides = u.missing_a && u.missing_b ? "A and B" : u.missing_a ? "A" : "B";
+        if (o.json) {
+            line = std::string("{\"change\":\"slots-unknown\",") + id + ",\"missing\":[" +
+                   (u.missing_a ? "\"A\"" : "") + (u.missing_a && u.missing_b ? "," : "") +
+                   (u.missing_b ? "\"B\"" : "") + "]}\n";
+        } else {
+            line = "? " + id + " slots not compared: " + sides +
+                   (u.missing_a && u.missing_b ? " give the storage root without their slots\n"
+                                               : " gives the storage root without its slots\n");
         }
         put_line(line);
         return true;

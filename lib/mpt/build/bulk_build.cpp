@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mpt/build/bulk_build.hpp>
+#include <mpt/build/path_order.hpp>
 #include <mpt/store/btree_writer.hpp>
 #include <mpt/store/sqlite_store.hpp>
 #include <mpt/trie/stack_trie.hpp>
@@ -93,38 +94,10 @@ private:
             return {data.data() + refs[i].at + refs[i].path_size, refs[i].rlp_size};
         }
 
-        // The builder hands a row over after the rows below it, subtries in path order: the
-        // rows of the subtree a row tops come right before it. Path order is the other way
-        // round, a row before the rows below it, so it follows from where each subtree
-        // begins, in one pass, without a sort. (Rows in any other order would
-        // come out of order here, which the writer checks.)
+        // Path order from the builder's order, without a sort (path_order.hpp).
         void order_by_path() {
-            const auto n = static_cast<uint32_t>(refs.size());
-            std::vector<uint32_t> start(n);  // the first row of the subtree each row tops
-            std::vector<uint32_t> open;      // subtrees whose top row has no parent yet
-            for (uint32_t i = 0; i < n; ++i) {
-                start[i] = i;
-                const bytes_view p = path(i);
-                while (!open.empty()) {
-                    const bytes_view q = path(open.back());
-                    if (q.size() <= p.size() || !std::equal(p.begin(), p.end(), q.begin())) break;
-                    start[i] = start[open.back()];
-                    open.pop_back();
-                }
-                open.push_back(i);
-            }
-            order.reserve(n);
-            std::vector<uint32_t> next(open.rbegin(), open.rend());  // subtrees, first last
-            while (!next.empty()) {
-                const uint32_t top = next.back();
-                next.pop_back();
-                order.push_back(top);
-                // Its children's subtrees end at top - 1, at the start of the next one - 1...
-                for (int64_t c = int64_t{top} - 1; c >= int64_t{start[top]};
-                     c = start[c] - int64_t{1}) {
-                    next.push_back(static_cast<uint32_t>(c));
-                }
-            }
+            append_path_order(
+                static_cast<uint32_t>(refs.size()), [this](uint32_t i) { return path(i); }, order);
         }
 
         template <typename F>

@@ -1,5 +1,6 @@
 // build_new_state_file: a state into a new file, written whole (bulk_build.hpp's way).
 #include <mpt/build/bulk_build.hpp>
+#include <mpt/build/path_order.hpp>
 #include <mpt/build/state_file.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/store/btree_writer.hpp>
@@ -11,8 +12,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <span>
 #include <thread>
 
 namespace mpt {
@@ -46,6 +50,21 @@ bytes_view path_of(const bytes& data, const TrieRows::Ref& r) noexcept {
 }
 bytes_view rlp_of(const bytes& data, const TrieRows::Ref& r) noexcept {
     return {data.data() + r.at + r.path_size, r.rlp_size};
+}
+
+// Puts refs[first, end), the rows of one trie as its builder handed them over, in path order
+// (path_order.hpp); scratch is reused from call to call.
+void put_in_path_order(const bytes& data, std::vector<TrieRows::Ref>& refs, size_t first,
+                       size_t end, std::vector<uint32_t>& order,
+                       std::vector<TrieRows::Ref>& scratch) {
+    const auto n = static_cast<uint32_t>(end - first);
+    if (n < 2) return;
+    scratch.assign(refs.begin() + static_cast<ptrdiff_t>(first),
+                   refs.begin() + static_cast<ptrdiff_t>(end));
+    order.clear();
+    append_path_order(
+        n, [&](uint32_t i) { return path_of(data, scratch[i]); }, order);
+    for (uint32_t k = 0; k < n; ++k) refs[first + k] = scratch[order[k]];
 }
 
 // SQLite's varint (fileformat2 1.6), for a record header.
@@ -98,11 +117,10 @@ Result<StateImage> make_image(const std::vector<TrieRows>& tries) {
     MPT_RETURN_IF_ERROR(exec("BEGIN;" + sqlite::schema_sql()));
     sqlite::TriesTable table(raw, where, sqlite::kSchemaVersion);
     StateImage out;
-    for (const TrieRows& t : tries) {
-        MPT_TRY(const TrieId id, table.insert(t.name, t.kind));
-        MPT_RETURN_IF_ERROR(table.set_root(id, t.root));
-        out.ids.push_back(id);
-    }
+    std::vector<sqlite::TriesTable::NewTrie> rows;
+    rows.reserve(tries.size());
+    for (const TrieRows& t : tries) rows.push_back({t.name, t.kind, t.root});
+    MPT_TRY(out.ids, table.insert_all(rows));
     MPT_RETURN_IF_ERROR(exec("COMMIT"));
     int64_t roots[2] = {0, 0};
     const char* names[2] = {"nodes", "preimages"};
@@ -129,19 +147,109 @@ Result<StateImage> make_image(const std::vector<TrieRows>& tries) {
     return out;
 }
 
+// A preimage: a key's hash and what it is the hash of (an address or a slot).
+using PreimageRef = std::pair<Hash256, bytes_view>;
+
+bool preimage_less(const PreimageRef& x, const PreimageRef& y) noexcept {
+    return hash_less(x.first, y.first);
+}
+
+// An account's RLP is at most 1 + 2 (list header) + 9 (nonce) + 33 (balance) + 2 * 33.
+constexpr size_t kAccountStride = 112;
+
+// The rows of the account trie by part of stack_trie_root, each part's put in path order on
+// the thread that built it.
+class AccountParts : public PartSinks {
+public:
+    AccountParts(const std::function<void(size_t, size_t)>& progress, size_t accounts)
+        : progress_(progress), accounts_(accounts) {
+        for (Part& p : parts_) {
+            p.sink.data = &p.data;
+            p.sink.refs = &p.refs;
+        }
+    }
+
+    NodeSink* part(size_t v) override { return &parts_[v].sink; }
+    void done(size_t v) override {
+        Part& p = parts_[v];
+        std::vector<uint32_t> order;
+        std::vector<TrieRows::Ref> scratch;
+        put_in_path_order(p.data, p.refs, 0, p.refs.size(), order, scratch);
+    }
+    void advanced() override {
+        if (!progress_) return;
+        const std::lock_guard<std::mutex> lock(mutex_);
+        added_ += kProgressPairs;
+        progress_(std::min(added_, accounts_), accounts_);
+    }
+
+    size_t rows() const noexcept {
+        size_t n = 0;
+        for (const Part& p : parts_) n += p.refs.size();
+        return n;
+    }
+
+    // f(path, rlp) for every row in path order: the top part's rows begin the paths of the
+    // others', and part v's come before part v + 1's.
+    template <typename F>
+    Status for_each(F&& f) const {
+        MPT_RETURN_IF_ERROR(for_each_of(parts_[kTopPart], f));
+        for (size_t v = 0; v < kTopPart; ++v) MPT_RETURN_IF_ERROR(for_each_of(parts_[v], f));
+        return {};
+    }
+
+private:
+    struct Part {
+        bytes data;
+        std::vector<TrieRows::Ref> refs;
+        TrieRows sink;
+    };
+    template <typename F>
+    static Status for_each_of(const Part& p, F& f) {
+        for (const TrieRows::Ref& r : p.refs) {
+            MPT_RETURN_IF_ERROR(f(path_of(p.data, r), rlp_of(p.data, r)));
+        }
+        return {};
+    }
+
+    std::array<Part, kTopPart + 1> parts_;
+    const std::function<void(size_t, size_t)>& progress_;
+    size_t accounts_;
+    std::mutex mutex_;
+    size_t added_ = 0;
+};
+
 // The storage tries of accounts [begin, end) of order, built on one thread: rows in one
-// arena, each trie's in path order; roots[i] set for each account i with storage.
+// arena, each trie's in path order; roots[i] set for each account i with storage; the slots'
+// preimages by hash, each once.
 struct StorageChunk {
     bytes data;
     std::vector<TrieRows::Ref> refs;
     std::vector<TrieRows> tries;  // in address-hash order
-    std::vector<std::pair<Hash256, bytes_view>> preimages;
+    std::vector<PreimageRef> preimages;
+    size_t sorted = 0;  // preimages[0, sorted) are by hash, each once
     size_t slots = 0;
     Status status;
+
+    // Sorts the preimages added since the last call in and drops those given twice: the
+    // same slot in many accounts is one preimage, held once rather than once per account.
+    void compact_preimages() {
+        const auto mid = preimages.begin() + static_cast<ptrdiff_t>(sorted);
+        std::sort(mid, preimages.end(), preimage_less);
+        std::inplace_merge(preimages.begin(), mid, preimages.end(), preimage_less);
+        preimages.erase(std::unique(preimages.begin(), preimages.end(),
+                                    [](const PreimageRef& x, const PreimageRef& y) {
+                                        return x.first == y.first;
+                                    }),
+                        preimages.end());
+        sorted = preimages.size();
+    }
 
     void build(const std::vector<const StateAccount*>& order, size_t begin, size_t end,
                bool record_preimages, std::vector<std::optional<Hash256>>& roots) {
         bytes value;
+        std::vector<uint32_t> path_order;
+        std::vector<TrieRows::Ref> scratch;
         for (size_t i = begin; i < end && status.ok(); ++i) {
             const StateAccount& acc = *order[i];
             auto slots_of = sorted_state_slots(acc);
@@ -170,13 +278,12 @@ struct StorageChunk {
             t.end = refs.size();
             roots[i] = t.root;
             slots += slots_of->size();
-            // Path order (the builder hands a node over after those below it).
-            std::sort(refs.begin() + static_cast<ptrdiff_t>(t.first), refs.end(),
-                      [this](const TrieRows::Ref& x, const TrieRows::Ref& y) {
-                          return bytes_less(path_of(data, x), path_of(data, y));
-                      });
+            put_in_path_order(data, refs, t.first, t.end, path_order, scratch);
             tries.push_back(std::move(t));
+            // Each time the unsorted part has grown past the sorted one.
+            if (preimages.size() - sorted > sorted + 65536) compact_preimages();
         }
+        compact_preimages();
     }
 };
 
@@ -225,50 +332,46 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         std::vector<TrieRows> tries(1);  // the account trie; the storage tries are the chunks'
         tries[0].name = "main";
         tries[0].kind = TrieKind::state;
-        bytes account_data;
-        std::vector<TrieRows::Ref> account_refs;
-        tries[0].data = &account_data;
-        tries[0].refs = &account_refs;
-        StackTrie accounts(&tries[0]);
-        std::vector<std::pair<Hash256, bytes_view>> preimages;
+        // The account trie over the storage roots, split under its top branch on threads
+        // as the key/value build splits its trie (stack_trie_root).
+        std::vector<uint8_t> account_rlp(std::max<size_t>(order.size(), 1) * kAccountStride);
+        std::vector<KvPair> pairs(order.size());
+        std::vector<PreimageRef> preimages;  // in address-hash order, as the accounts
         StateBuildResult result;
         bytes value;
         for (size_t i = 0; i < order.size(); ++i) {
             const StateAccount& acc = *order[i];
             Account a = acc.account;
-            // A dump made without storage gives the root alone (state_root.hpp's rule).
-            a.storage_root = roots[i]                   ? *roots[i]
-                             : acc.claimed_storage_root ? *acc.claimed_storage_root
-                                                        : kEmptyRoot;
+            // A dump made without storage gives the root alone (state_root.hpp's rule: an
+            // account that lists slots, if only zero ones, has the root of those).
+            a.storage_root = roots[i] ? *roots[i]
+                             : acc.storage.empty() && acc.claimed_storage_root
+                                 ? *acc.claimed_storage_root
+                                 : kEmptyRoot;
             value.clear();
             encode_account(value, a);
-            MPT_RETURN_IF_ERROR(accounts.add(acc.address_hash, value));
+            MPT_ASSERT(value.size() <= kAccountStride);
+            uint8_t* at = account_rlp.data() + i * kAccountStride;
+            std::copy(value.begin(), value.end(), at);
+            pairs[i] = {acc.address_hash, bytes_view(at, value.size())};
             if (o.preimages && acc.address)
                 preimages.emplace_back(acc.address_hash, bytes_view(*acc.address));
-            if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, order.size());
         }
-        tries[0].root = accounts.finish();
-        std::sort(account_refs.begin(), account_refs.end(),
-                  [&](const TrieRows::Ref& x, const TrieRows::Ref& y) {
-                      return bytes_less(path_of(account_data, x), path_of(account_data, y));
-                  });
+        AccountParts account_parts(o.progress, order.size());
+        MPT_TRY(tries[0].root, stack_trie_root(pairs, std::max(o.threads, 1u),
+                                               kParallelRootMinPairs, &account_parts));
         result.root = tries[0].root;
         result.accounts = order.size();
-        result.rows_written = account_refs.size();
+        result.rows_written = account_parts.rows();
         for (StorageChunk& c : chunks) {
             result.slots += c.slots;
             result.rows_written += c.refs.size();
             for (TrieRows& t : c.tries) tries.push_back(t);  // ids follow address-hash order
-            preimages.insert(preimages.end(), c.preimages.begin(), c.preimages.end());
         }
         result.storage_tries = tries.size() - 1;
-        std::sort(preimages.begin(), preimages.end(),
-                  [](const auto& x, const auto& y) { return x.first < y.first; });
-        preimages.erase(
-            std::unique(preimages.begin(), preimages.end(),
-                        [](const auto& x, const auto& y) { return x.first == y.first; }),
-            preimages.end());
-        result.preimages = preimages.size();
+        // The preimages come in runs by hash, each once: the accounts' and each chunk's.
+        std::vector<std::span<const PreimageRef>> runs = {preimages};
+        for (const StorageChunk& c : chunks) runs.emplace_back(c.preimages);
 
         MPT_TRY(StateImage image, make_image(tries));
         bytes record;
@@ -276,12 +379,15 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         trees[0].root_page = image.image.nodes_root;
         trees[0].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
             // (trie, path) order: ids were given in the order of tries.
-            for (size_t t = 0; t < tries.size(); ++t) {
+            MPT_RETURN_IF_ERROR(account_parts.for_each([&](bytes_view p, bytes_view rlp) {
+                record.clear();
+                append_record(record, image.ids[0], p, rlp);
+                return add(record);
+            }));
+            for (size_t t = 1; t < tries.size(); ++t) {
                 const bytes& d = *tries[t].data;
                 const std::vector<TrieRows::Ref>& r = *tries[t].refs;
-                const size_t first = t == 0 ? 0 : tries[t].first;
-                const size_t end = t == 0 ? r.size() : tries[t].end;
-                for (size_t i = first; i < end; ++i) {
+                for (size_t i = tries[t].first; i < tries[t].end; ++i) {
                     record.clear();
                     append_record(record, image.ids[t], path_of(d, r[i]), rlp_of(d, r[i]));
                     MPT_RETURN_IF_ERROR(add(record));
@@ -291,12 +397,29 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         };
         trees[1].root_page = image.preimages_root;
         trees[1].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
-            for (const auto& [hash, pre] : preimages) {
+            // Merged by hash; a hash in several runs (a slot in two chunks) goes once.
+            std::vector<size_t> at(runs.size(), 0);
+            const Hash256* last = nullptr;
+            while (true) {
+                const PreimageRef* next = nullptr;
+                size_t from = 0;
+                for (size_t r = 0; r < runs.size(); ++r) {
+                    if (at[r] == runs[r].size()) continue;
+                    const PreimageRef& p = runs[r][at[r]];
+                    if (next == nullptr || preimage_less(p, *next)) {
+                        next = &p;
+                        from = r;
+                    }
+                }
+                if (next == nullptr) return {};
+                ++at[from];
+                if (last != nullptr && *last == next->first) continue;
+                last = &next->first;
+                ++result.preimages;
                 record.clear();
-                append_blob_record(record, hash, pre);
+                append_blob_record(record, next->first, next->second);
                 MPT_RETURN_IF_ERROR(add(record));
             }
-            return {};
         };
         MPT_TRY(const bool written, write_whole_file(path, image.image, trees));
         if (!written) return std::optional<StateBuildResult>{};

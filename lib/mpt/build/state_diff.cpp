@@ -70,15 +70,28 @@ private:
 
     bool diff_storage(const AccountChange& c) {
         std::optional<TrieInfo> ta, tb;
+        SlotsUnknown unknown;
+        unknown.address_hash = c.address_hash;
         if (c.old_account) {
-            auto t = a_.storage_trie(c.address_hash, *c.old_account);
+            auto t = a_.find_storage_trie(c.address_hash, *c.old_account);
             if (!t) return fail(t.error());
-            ta = std::move(*t);
+            ta = std::move(t->trie);
+            unknown.missing_a = t->absent;
         }
         if (c.new_account) {
-            auto t = b_.storage_trie(c.address_hash, *c.new_account);
+            auto t = b_.find_storage_trie(c.address_hash, *c.new_account);
             if (!t) return fail(t.error());
-            tb = std::move(*t);
+            tb = std::move(t->trie);
+            unknown.missing_b = t->absent;
+        }
+        if (unknown.missing_a || unknown.missing_b) {
+            // Slots against a side that does not list them would be wrong answers.
+            if (f_.slots_unknown) return f_.slots_unknown(unknown);
+            const Account& acc = unknown.missing_a ? *c.old_account : *c.new_account;
+            return fail({Errc::storage_missing_node,
+                         std::string(unknown.missing_a ? "A" : "B") + ": account " +
+                             to_hex(c.address_hash) + " has storage root " +
+                             to_hex(acc.storage_root) + " but no storage trie"});
         }
         std::optional<TrieReader> ra, rb;
         DiffSide sa, sb;

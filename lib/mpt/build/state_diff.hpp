@@ -36,11 +36,23 @@ struct SlotChange {
     std::optional<U256> new_value;  // added, changed
 };
 
-// Called in trie order: an account's change, then its slots' changes in trie order; either
-// returns false to stop. The arguments are valid during the call only.
+// An account whose storage roots differ while a side holds no slots for its root (the state
+// of a dump that gives storage roots without slots, StateView::find_storage_trie): its slots
+// cannot be compared, only its roots (which the account's change shows).
+struct SlotsUnknown {
+    Hash256 address_hash{};
+    bool missing_a = false;  // A's account has storage that A does not list
+    bool missing_b = false;
+};
+
+// Called in trie order: an account's change, then its slots' changes in trie order (or, when
+// a side lacks them, one slots_unknown); any returns false to stop. Without slots_unknown,
+// slots a side lacks are Errc::storage_missing_node. The arguments are valid during the call
+// only.
 struct StateDiffVisitor {
     std::function<bool(const AccountChange&)> account;
     std::function<bool(const SlotChange&)> slot;
+    std::function<bool(const SlotsUnknown&)> slots_unknown;
 };
 
 // Rows read on each side, account trie and storage tries together.

@@ -64,8 +64,13 @@ Result<std::vector<const StorageEntry*>> sorted_state_slots(const StateAccount& 
             slots.push_back(&e);
         }
     }
-    std::sort(slots.begin(), slots.end(),
-              [](const StorageEntry* x, const StorageEntry* y) { return x->key < y->key; });
+    // The readers give storage sorted already.
+    const auto by_key = [](const StorageEntry* x, const StorageEntry* y) {
+        return hash_less(x->key, y->key);
+    };
+    if (!std::is_sorted(slots.begin(), slots.end(), by_key)) {
+        std::sort(slots.begin(), slots.end(), by_key);
+    }
     for (size_t i = 1; i < slots.size(); ++i) {
         if (slots[i]->key == slots[i - 1]->key) {
             return {Errc::bad_input, "account " + to_hex(acc.address_hash) + " (line " +
@@ -157,8 +162,8 @@ Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
         MPT_TRY(const std::vector<const StorageEntry*> slots, sorted_state_slots(acc));
         // A dump made without storage gives the root alone (state_root.hpp's rule): the
         // account keeps it, and the file has no storage trie for it.
-        a.storage_root =
-            slots.empty() && acc.claimed_storage_root ? *acc.claimed_storage_root : kEmptyRoot;
+        a.storage_root = acc.storage.empty() && acc.claimed_storage_root ? *acc.claimed_storage_root
+                                                                         : kEmptyRoot;
         if (!slots.empty()) {
             const std::string name = storage_trie_name(acc.address_hash);
             MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(name));
@@ -268,6 +273,20 @@ Result<std::optional<TrieInfo>> StateView::storage_trie(const Hash256& address_h
     // are read against that root.
     t->root = a.storage_root;
     return t;
+}
+
+Result<StateView::StorageLookup> StateView::find_storage_trie(const Hash256& address_hash,
+                                                              const Account& a) const {
+    StorageLookup out;
+    if (a.storage_root == kEmptyRoot) return out;
+    MPT_TRY(std::optional<TrieInfo> t, store_->find_trie(storage_trie_name(address_hash)));
+    if (!t) {
+        out.absent = true;
+        return out;
+    }
+    t->root = a.storage_root;
+    out.trie = std::move(t);
+    return out;
 }
 
 Result<std::optional<U256>> StateView::slot(const Hash256& address_hash, const Account& a,

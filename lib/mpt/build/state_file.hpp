@@ -104,6 +104,16 @@ public:
     Result<std::optional<TrieInfo>> storage_trie(const Hash256& address_hash,
                                                  const Account& a) const;
 
+    // As storage_trie, but an account with storage whose trie the file does not hold at all
+    // (no trie of that name: the state was built from a dump that gives storage roots
+    // without their slots) is absent, not an error. A trie that is there but lacks rows
+    // stays a storage error when it is read.
+    struct StorageLookup {
+        std::optional<TrieInfo> trie;  // set when the account has storage and the file has it
+        bool absent = false;           // the account has storage; the file has no trie for it
+    };
+    Result<StorageLookup> find_storage_trie(const Hash256& address_hash, const Account& a) const;
+
 private:
     StateView(NodeStore& store, TrieInfo accounts)
         : store_(&store), accounts_(std::move(accounts)) {}

@@ -10,6 +10,8 @@
 #include <mpt/trie/task_pool.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <numeric>
 
 namespace mpt::document_detail {
@@ -231,6 +233,30 @@ Status StateParser::finish(Collected& c, StateDoc& doc, unsigned threads) {
     return {};
 }
 
+namespace {
+
+// keccak256 of a slot. Slots below 256 (a contract's own variables, from slot 0 on, the same
+// in every contract) come from a table made once: in a state with many contracts most of
+// their hashes repeat.
+Hash256 slot_hash(const U256& slot) noexcept {
+    static const std::array<Hash256, 256> kSmall = [] {
+        std::array<Hash256, 256> t;
+        U256 s{};
+        for (size_t i = 0; i < t.size(); ++i) {
+            s[31] = static_cast<uint8_t>(i);
+            t[i] = keccak256(s);
+        }
+        return t;
+    }();
+    uint64_t w[4];
+    std::memcpy(w, slot.data(), sizeof w);
+    const bool small = (w[0] | w[1] | w[2]) == 0 && std::all_of(slot.begin() + 24, slot.end() - 1,
+                                                                [](uint8_t b) { return b == 0; });
+    return small ? kSmall[slot[31]] : keccak256(slot);
+}
+
+}  // namespace
+
 // Fills the hashes of one account and sorts its storage; an error line, or empty.
 std::string StateParser::hash_account(StateAccount& a, const Pending& pd) const {
     if (a.address) {
@@ -250,7 +276,7 @@ std::string StateParser::hash_account(StateAccount& a, const Pending& pd) const 
         }
         a.account.code_hash = pd.code_hash;
     }
-    for (StorageEntry& e : a.storage) e.key = keccak256(*e.slot);
+    for (StorageEntry& e : a.storage) e.key = slot_hash(*e.slot);
     // By key; of a repeated slot the last stays (a map's last assignment wins).
     std::stable_sort(
         a.storage.begin(), a.storage.end(),

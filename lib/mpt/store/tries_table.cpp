@@ -181,6 +181,42 @@ Result<TrieId> TriesTable::insert(std::string_view name, TrieKind kind) {
     return id;
 }
 
+Result<std::vector<TrieId>> TriesTable::insert_all(std::span<const NewTrie> tries) {
+    if (version_ < 2) return file_error(Errc::internal, path_, "insert into a version-1 table");
+    Statement next;
+    if (next.prepare(db_, "SELECT coalesce(max(id), 0) + 1 FROM tries") != SQLITE_OK ||
+        next.step() != SQLITE_ROW) {
+        return error("create trie");
+    }
+    TrieId id = next.column_int64(0);
+    Statement st;
+    if (st.prepare(db_,
+                   "INSERT INTO tries(id, name, root, kind, checksum) "
+                   "VALUES(?1, ?2, ?3, ?4, ?5)") != SQLITE_OK) {
+        return error("create trie");
+    }
+    std::vector<TrieId> ids;
+    ids.reserve(tries.size());
+    for (const NewTrie& t : tries) {
+        const Hash256 sum = tries_row_checksum(id, t.name, t.kind, t.root);
+        st.reset();
+        st.bind(1, id);
+        st.bind_text(2, t.name);
+        st.bind(3, t.root);
+        st.bind_text(4, trie_kind_name(t.kind));
+        st.bind(5, sum);
+        if (st.step() != SQLITE_DONE) {
+            if ((sqlite3_extended_errcode(db_)) == SQLITE_CONSTRAINT_UNIQUE) {
+                return file_error(Errc::bad_input, path_,
+                                  "trie " + std::string(t.name) + " exists already");
+            }
+            return error("create trie");
+        }
+        ids.push_back(id++);
+    }
+    return ids;
+}
+
 Status TriesTable::set_root(TrieId id, const Hash256& root) {
     if (version_ < 2) return file_error(Errc::internal, path_, "write to a version-1 table");
     MPT_TRY(std::optional<TrieInfo> t, find(id));
