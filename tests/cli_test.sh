@@ -26,6 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/cli_cases.sh"
 . "$(dirname "$0")/cli_state_cases.sh"
 . "$(dirname "$0")/state_cases.sh"
+. "$(dirname "$0")/spill_cases.sh"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -4,6 +4,10 @@
 #include <mpt/trie/stack_trie.hpp>
 #include <mpt/trie/task_pool.hpp>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
 #include <optional>
 
@@ -76,6 +80,70 @@ Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {
     StackTrie st;
     for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
         MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run));
+    const size_t pairs = st.count();
+    return KvRoot{st.finish(), pairs};
+}
+
+KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double run_share,
+                            std::string tmp_dir) {
+    KvMemoryPlan p;
+    memory = std::max<size_t>(memory, 1);
+    p.whole_limit = static_cast<size_t>(static_cast<double>(memory) / bytes_per_text_byte);
+    // A piece's text, its decoded bytes and its entries: about three times piece_bytes.
+    p.piece_bytes = std::clamp<size_t>(memory / 32, 64, size_t{32} << 20);
+    p.max_entry_bytes = std::max(memory / 4, p.piece_bytes);
+    p.spill = SpillOptions::for_memory(memory, std::move(tmp_dir));
+    p.spill.run_bytes =
+        std::max<size_t>(static_cast<size_t>(static_cast<double>(memory) * run_share), 1);
+    return p;
+}
+
+size_t default_kv_memory() noexcept {
+    size_t limit = SIZE_MAX;
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page_size = ::sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page_size > 0) {
+        limit = static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+    }
+    struct rlimit as {};
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+        limit = std::min<size_t>(limit, as.rlim_cur);
+    }
+    return std::clamp<size_t>(limit / 4, size_t{64} << 20, size_t{4} << 30);
+}
+
+Status sort_kv_stream(KvStreamReader& stream, bool secure, bool keep_keys,
+                      SpillingPairSorter& sorter,
+                      const std::function<Status(const KvInput&)>& check) {
+    KvInput piece;
+    while (true) {
+        MPT_TRY(const bool more, stream.next(piece));
+        if (!more) break;
+        if (check) MPT_RETURN_IF_ERROR(check(piece));
+        for (size_t i = 0; i < piece.size(); ++i) {
+            const KvPair p = piece[i];
+            if (secure) {
+                const Hash256 h = keccak256(p.key);
+                MPT_RETURN_IF_ERROR(sorter.add(h, p.value, keep_keys ? p.key : bytes_view()));
+            } else {
+                MPT_RETURN_IF_ERROR(sorter.add(p.key, p.value));
+            }
+        }
+        piece = KvInput();  // its text and arena go before the next is read
+    }
+    return sorter.finish();
+}
+
+Result<KvRoot> kv_root_sorted(SpillingPairSorter& sorter) {
+    StackTrie st;
+    while (true) {
+        MPT_TRY(const std::span<const KvPair> run, sorter.next());
+        if (run.empty()) break;
+        // The builder keeps a view of the last pair until the next: the batch's views end
+        // with the next batch, so that pair is copied.
+        MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run.first(run.size() - 1)));
+        MPT_RETURN_IF_ERROR(st.add(run.back().key, run.back().value));
+    }
     const size_t pairs = st.count();
     return KvRoot{st.finish(), pairs};
 }

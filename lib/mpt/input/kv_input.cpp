@@ -173,25 +173,45 @@ public:
         // larger document grows the vector; the unused part of this is never touched.
         reserve_huge(out_.entries_, text_size() / 32 + 1);
         skip_ws();
-        if (p_ == end_) return fail("empty document; expected an object or an array");
-        if (*p_ == '{') {
-            MPT_RETURN_IF_ERROR(parse_object());
-        } else if (*p_ == '[') {
-            out_.ordered_ = true;
-            MPT_RETURN_IF_ERROR(parse_array());
-        } else {
-            return fail("expected an object or an array of [key, value] pairs");
+        if (!piece_.started) {
+            if (p_ == end_) return fail("empty document; expected an object or an array");
+            if (*p_ == '{') {
+                piece_.ordered = false;
+            } else if (*p_ == '[') {
+                piece_.ordered = true;
+            } else {
+                return fail("expected an object or an array of [key, value] pairs");
+            }
+            piece_.started = true;
+            piece_.closed = open_is_empty(piece_.ordered ? ']' : '}');
+        }
+        out_.ordered_ = piece_.ordered;
+        if (!piece_.closed) {
+            MPT_RETURN_IF_ERROR(piece_.ordered ? parse_array() : parse_object());
+            if (!piece_.closed) return std::move(out_);  // a piece that ends after a ','
         }
         skip_ws();
         if (p_ != end_) return fail("unexpected data after the document");
         return std::move(out_);
     }
 
+    // A piece of a document (parse_kv_piece): the place of its first byte, and whether the
+    // document goes on after it.
+    void resume(const kv_detail::KvPieceState& state, bool last) {
+        piece_ = state;
+        last_ = last;
+        base_line_ = state.line;
+        base_column_ = state.column;
+    }
+    const kv_detail::KvPieceState& piece() const noexcept { return piece_; }
+
 private:
     size_t text_size() const noexcept { return static_cast<size_t>(end_ - begin_); }
 
+    // Entries up to the closing bracket, or up to the end of a piece that ends after a ','.
+    bool piece_ends() const noexcept { return !last_ && p_ == end_; }
+
     Status parse_object() {
-        if (open_is_empty('}')) return {};
         while (true) {
             skip_ws();
             if (peek() != '"') return fail("expected a string key");
@@ -204,12 +224,12 @@ private:
             MPT_RETURN_IF_ERROR(parse_value(e));
             MPT_RETURN_IF_ERROR(push(e));
             MPT_TRY(const bool more, next_item('}'));
-            if (!more) return {};
+            if (!more) piece_.closed = true;
+            if (!more || piece_ends()) return {};
         }
     }
 
     Status parse_array() {
-        if (open_is_empty(']')) return {};
         while (true) {
             skip_ws();
             if (peek() != '[') return fail("expected a [key, value] pair");
@@ -228,7 +248,8 @@ private:
             ++p_;
             MPT_RETURN_IF_ERROR(push(e));
             MPT_TRY(const bool more, next_item(']'));
-            if (!more) return {};
+            if (!more) piece_.closed = true;
+            if (!more || piece_ends()) return {};
         }
     }
 
@@ -329,15 +350,33 @@ private:
     }
 
     Error entry_error(const char* at, const char* what, const std::string& why) const {
-        return {Errc::bad_hex, "entry " + std::to_string(out_.entries_.size()) + " " + what + " (" +
-                                   where(at) + "): " + why};
+        return {Errc::bad_hex, "entry " + std::to_string(piece_.entries + out_.entries_.size()) +
+                                   " " + what + " (" + where(at) + "): " + why};
     }
 
     uint8_t* w_ = nullptr;  // the arena's write position
     KvInput out_;
+    kv_detail::KvPieceState piece_;
+    bool last_ = true;
 };
 
 Result<KvInput> parse_kv(std::string_view text) { return KvParser(text).parse(); }
+
+namespace kv_detail {
+
+Result<KvInput> parse_kv_piece(std::string_view text, bool last, KvPieceState& state) {
+    KvParser parser(text);
+    parser.resume(state, last);
+    MPT_TRY(KvInput piece, parser.parse());
+    const bool started = parser.piece().started;
+    state.started = started;
+    state.ordered = parser.piece().ordered;
+    state.closed = parser.piece().closed;
+    state.entries += piece.size();
+    return piece;
+}
+
+}  // namespace kv_detail
 
 namespace {
 

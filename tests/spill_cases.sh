@@ -1,0 +1,61 @@
+# Cases of `mpt root` and `mpt build` past --memory, for cli_test.sh: inputs larger than the
+# budget lets the whole-file path hold spill sorted runs to temporary files (--tmp) and must
+# give the in-memory path's root and file, the same errors, and leave no temporary file.
+# 1M (the least budget) holds about 500 KB of input whole for a root, 400 KB for a build.
+spill=$tmp/spill
+spill_ok() { pass=$((pass + 1)); }
+spill_bad() {
+    fail=$((fail + 1))
+    echo "FAIL $1"
+}
+mkdir -p "$spill/tmp"
+# An array of 24,000 writes over 6,000 keys: every key written four times, most in different
+# runs, and one write in seven a deletion (null, or "" every other time).
+awk 'BEGIN {
+    printf "[";
+    for (i = 0; i < 24000; ++i) {
+        if (i) printf ",\n";
+        v = i % 7 == 3 ? (i % 2 ? "null" : "\"\"") : sprintf("\"0x%012x\"", i * 7919);
+        printf "[\"0x%06x\", %s]", (i * 2654435761) % 6000, v;
+    }
+    printf "]\n";
+}' >"$spill/ordered.json"
+"$GEN" 6000 "$spill/object.json"
+for f in ordered object; do
+    want=$("$MPT" root "$spill/$f.json")
+    expect "spill: root --memory 1M of $f input, as in memory" 0 "^$want\$" '^$' -- \
+        "$MPT" root --memory 1M --tmp "$spill/tmp" "$spill/$f.json"
+    expect "spill: root --json --memory 1M of $f input wrote runs" 0 \
+        "^\{\"root\":\"$want\",\"keys\":[0-9]+,\"temp_files\":[1-9][0-9]*,\"temp_bytes\":[1-9][0-9]*\}\$" '^$' -- \
+        "$MPT" root --json --memory 1M --tmp "$spill/tmp" "$spill/$f.json"
+    expect "spill: root --secure --memory 1M of $f input" 0 "^$("$MPT" root --secure "$spill/$f.json")\$" '^$' -- \
+        "$MPT" root --secure --memory 1M --tmp "$spill/tmp" "$spill/$f.json"
+    expect "spill: root --memory 1M of $f input from a pipe" 0 "^$want\$" '^$' -- \
+        sh -c "cat '$spill/$f.json' | '$MPT' root --memory 1M --tmp '$spill/tmp' -"
+    for secure in "" --secure; do
+        rm -f "$spill/mem.db" "$spill/spill.db"
+        "$MPT" build $secure "$spill/$f.json" -o "$spill/mem.db" >/dev/null
+        expect "spill: build $secure --memory 1M of $f input" 0 '^0x' '^$' -- \
+            "$MPT" build $secure --memory 1M --tmp "$spill/tmp" "$spill/$f.json" -o "$spill/spill.db"
+        cmp -s "$spill/mem.db" "$spill/spill.db" && spill_ok || spill_bad "spill: build $secure --memory 1M of $f input is not the in-memory build's file"
+    done
+done
+rm -f "$spill/spill.db"
+TMPDIR=$spill/tmp expect "spill: build --json --memory 1M spills to \$TMPDIR" 0 '"temp_files":[1-9]' '^$' -- \
+    "$MPT" build --json --memory 1M "$spill/ordered.json" -o "$spill/spill.db"
+[ -z "$(ls -A "$spill/tmp")" ] && spill_ok || spill_bad "spill: temporary files left in $spill/tmp: $(ls -A "$spill/tmp")"
+
+# Errors: the same line as in memory for a bad entry near the end; a budget that is no size;
+# a temporary folder that is not there; temporary files past a file size limit (as a full
+# disk: exit 3, nothing left).
+sed '$ s/]$/, ["0x01", 7]]/' "$spill/ordered.json" >"$spill/bad.json"
+expect "spill: a bad entry at the end, as in memory" 2 '^$' \
+    "^$("$MPT" root "$spill/bad.json" 2>&1 | sed 's/[][\.*^$()]/\\&/g')\$" -- \
+    "$MPT" root --memory 1M --tmp "$spill/tmp" "$spill/bad.json"
+expect "spill: --memory 12X" 2 '^$' '^mpt: error: usage: .*--memory' -- "$MPT" root --memory 12X "$spill/ordered.json"
+expect "spill: --memory below 1M" 2 '^$' '^mpt: error: usage: .*at least 1M' -- "$MPT" build --memory 100K "$spill/ordered.json" -o "$spill/x.db"
+expect "spill: --tmp not a folder" 3 '^$' "^mpt: error: storage I/O error: $spill/none: cannot make a temporary file: No such file or directory\$" -- \
+    "$MPT" root --memory 1M --tmp "$spill/none" "$spill/ordered.json"
+expect "spill: build past a file size limit" 3 '^$' "^mpt: error: storage I/O error: $spill/tmp: cannot write a temporary file: File too large\$" -- \
+    bash -c "trap '' XFSZ; ulimit -f 20; exec '$MPT' build --memory 1M --tmp '$spill/tmp' '$spill/ordered.json' -o '$spill/limited.db'"
+[ ! -e "$spill/limited.db" ] && [ -z "$(ls -A "$spill/tmp")" ] && spill_ok || spill_bad "spill: a failed build left files behind"
