@@ -59,3 +59,16 @@ expect "spill: --tmp not a folder" 3 '^$' "^mpt: error: storage I/O error: $spil
 expect "spill: build past a file size limit" 3 '^$' "^mpt: error: storage I/O error: $spill/tmp: cannot write a temporary file: File too large\$" -- \
     bash -c "trap '' XFSZ; ulimit -f 20; exec '$MPT' build --memory 1M --tmp '$spill/tmp' '$spill/ordered.json' -o '$spill/limited.db'"
 [ ! -e "$spill/limited.db" ] && [ -z "$(ls -A "$spill/tmp")" ] && spill_ok || spill_bad "spill: a failed build left files behind"
+
+# Killed while it spills (SIGKILL: no handler runs): the temporary files have no name, and the
+# new trie file none until whole, so nothing is left.
+"$GEN" 60000 "$spill/big.json"
+"$MPT" build --memory 1M --tmp "$spill/tmp" "$spill/big.json" -o "$spill/killed.db" >/dev/null 2>&1 &
+spill_pid=$!
+sleep 0.3
+kill -9 $spill_pid 2>/dev/null
+wait $spill_pid 2>/dev/null
+[ -z "$(ls -A "$spill/tmp")" ] && spill_ok || spill_bad "spill: a killed build left temporary files: $(ls -A "$spill/tmp")"
+[ ! -e "$spill/killed.db" ] || [ "$("$MPT" root "$spill/killed.db")" = "$("$MPT" root "$spill/big.json")" ] &&
+    spill_ok || spill_bad "spill: a killed build left a partial file"
+rm -f "$spill/big.json" "$spill/killed.db"

@@ -305,8 +305,8 @@ private:
         return parse_string_general(out, len, what);
     }
 
-    Status finish_string(const uint8_t*& out, uint32_t& len, uint8_t* first, uint8_t* last,
-                         const char* start) {
+    [[gnu::always_inline]] Status finish_string(const uint8_t*& out, uint32_t& len, uint8_t* first,
+                                                uint8_t* last, const char* start) {
         const size_t n = static_cast<size_t>(last - first);
         if (n > UINT32_MAX) return fail_at(start, "string too long");
         out = first;
