@@ -60,6 +60,7 @@ Result<BuildResult> build(const std::string& output, const KvInput& input, const
 // mpt build --state: the account trie and the storage tries of a state document.
 int run_build_state(const BuildCmdOptions& o) {
     if (o.secure) return report_usage("build: --state tries are secure already; drop --secure");
+    if (o.memory.given()) return report_usage("build: --memory and --tmp apply to key/value input");
     if (o.trie != "main") {
         return report_usage("build: --state writes the account trie main and its storage tries");
     }

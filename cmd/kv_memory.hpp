@@ -14,6 +14,7 @@ struct KvMemoryFlags {
     size_t memory = 0;  // 0: default_kv_memory()
     std::string tmp;    // empty: $TMPDIR, else /tmp
 
+    bool given() const noexcept { return memory != 0 || !tmp.empty(); }
     size_t budget() const noexcept { return memory != 0 ? memory : default_kv_memory(); }
     std::string tmp_dir() const;
 };

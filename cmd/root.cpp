@@ -281,6 +281,9 @@ int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool
 }
 
 int run_root(const RootOptions& o) {
+    if (o.memory.given() && (o.list || o.block || !o.vectors.empty() || !o.state.empty())) {
+        return report_usage("root: --memory and --tmp apply to key/value input");
+    }
     if (o.list || o.block) {
         const bool other = !o.inputs.empty() || !o.vectors.empty() || !o.state.empty() ||
                            o.secure || o.threads != 0 || o.trie_given;
