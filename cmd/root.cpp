@@ -173,7 +173,7 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
         SpillingPairSorter sorter(files);
         Result<KvRoot> root = [&]() -> Result<KvRoot> {
             MPT_RETURN_IF_ERROR(sort_kv_stream(*source->stream, o.secure, false, sorter));
-            return kv_root_sorted(sorter);
+            return kv_root_sorted(sorter, o.threads != 0 ? o.threads : available_cpus());
         }();
         if (!root) {
             code = report(root.error(), path);

@@ -168,7 +168,7 @@ TEST_CASE("spill: a sort of runs of a few keys gives the in-memory path's final 
                     KvStreamReader stream2(open_read(file.path), file.path, {}, 100, 1 << 20,
                                            false);
                     REQUIRE(sort_kv_stream(stream2, secure, false, again).ok());
-                    auto root = kv_root_sorted(again);
+                    auto root = kv_root_sorted(again, fan_in == 3 ? 2 : 1);
                     REQUIRE(root.ok());
                     auto expected = kv_root(*input, secure, 2);
                     REQUIRE(expected.ok());

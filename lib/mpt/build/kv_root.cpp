@@ -134,15 +134,81 @@ Status sort_kv_stream(KvStreamReader& stream, bool secure, bool keep_keys,
     return sorter.finish();
 }
 
-Result<KvRoot> kv_root_sorted(SpillingPairSorter& sorter) {
+namespace {
+
+// Adds a batch whose views end with the next batch: the builder keeps a view of the last
+// pair until the next, so that pair is copied.
+Status add_batch(StackTrie& st, std::span<const KvPair> run) {
+    MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run.first(run.size() - 1)));
+    return st.add(run.back().key, run.back().value);
+}
+
+// kv_root_sorted on threads, as nibble_split_root: the subtrie under each child of the root
+// branch from the merge of the runs' parts of that nibble. Nothing when the final keys make
+// no branch at the root.
+Result<std::optional<KvRoot>> spilled_nibble_root(const SpillingPairSorter& sorter,
+                                                  unsigned threads) {
+    struct Part {
+        NodeRef ref;
+        size_t pairs = 0;
+        Status status;
+    };
+    std::array<Part, 16> parts;
+    bytes top_value;  // the empty key's value, which the root branch holds
+    run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
+        Part& part = parts[v];
+        Result<std::unique_ptr<SpilledPairStream>> stream =
+            sorter.nibble_stream(static_cast<unsigned>(v));
+        if (!stream) {
+            part.status = stream.error();
+            return;
+        }
+        StackTrie st(nullptr, 1);
+        while (part.status.ok()) {
+            Result<std::span<const KvPair>> run = (*stream)->next();
+            if (!run) {
+                part.status = run.error();
+                break;
+            }
+            if (run->empty()) break;
+            std::span<const KvPair> pairs = *run;
+            if (pairs.front().key.empty()) {  // the least key: nibble 0's first
+                top_value.assign(pairs.front().value.begin(), pairs.front().value.end());
+                pairs = pairs.subspan(1);
+            }
+            if (!pairs.empty()) part.status = add_batch(st, pairs);
+        }
+        part.pairs = st.count();
+        part.ref = st.finish_ref();
+    });
+    size_t items = top_value.empty() ? 0 : 1;
+    size_t pairs = items;
+    std::array<NodeRef, 16> children;
+    for (size_t v = 0; v < parts.size(); ++v) {
+        MPT_RETURN_IF_ERROR(parts[v].status);
+        items += parts[v].ref.empty() ? 0 : 1;
+        pairs += parts[v].pairs;
+        children[v] = parts[v].ref;
+    }
+    if (items < 2) return std::optional<KvRoot>();
+    bytes enc;
+    encode_branch(enc, children.data(), top_value);
+    return std::optional<KvRoot>(KvRoot{keccak256(enc), pairs});
+}
+
+}  // namespace
+
+Result<KvRoot> kv_root_sorted(SpillingPairSorter& sorter, unsigned threads) {
+    if (threads > 1 && sorter.runs_spilled() > 0) {
+        MPT_TRY(std::optional<KvRoot> split, spilled_nibble_root(sorter, threads));
+        if (split) return *split;
+        // The final keys share their first nibble (or only one is left): hashed in one.
+    }
     StackTrie st;
     while (true) {
         MPT_TRY(const std::span<const KvPair> run, sorter.next());
         if (run.empty()) break;
-        // The builder keeps a view of the last pair until the next: the batch's views end
-        // with the next batch, so that pair is copied.
-        MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run.first(run.size() - 1)));
-        MPT_RETURN_IF_ERROR(st.add(run.back().key, run.back().value));
+        MPT_RETURN_IF_ERROR(add_batch(st, run));
     }
     const size_t pairs = st.count();
     return KvRoot{st.finish(), pairs};

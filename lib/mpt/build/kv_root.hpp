@@ -53,8 +53,11 @@ Status sort_kv_stream(KvStreamReader& stream, bool secure, bool keep_keys,
                       SpillingPairSorter& sorter,
                       const std::function<Status(const KvInput&)>& check = {});
 
-// The root of the final content of a finished sorter (kv_root's for the same entries), on
-// the calling thread. Errors: the sorter's.
-Result<KvRoot> kv_root_sorted(SpillingPairSorter& sorter);
+// The root of the final content of a finished sorter (kv_root's for the same entries). With
+// more than one thread and runs spilled, the subtries under a root branch are built one per
+// first nibble on a pool of threads, each from its own merge of the runs' parts of that
+// nibble (as kv_root splits); keys that all start with one nibble are hashed on the calling
+// thread. Errors: the sorter's.
+Result<KvRoot> kv_root_sorted(SpillingPairSorter& sorter, unsigned threads = 1);
 
 }  // namespace mpt

@@ -100,7 +100,9 @@ RunFile::RunFile(RunFile&& other) noexcept
       at_(other.at_),
       offset_(other.offset_),
       size_(other.size_),
-      records_(other.records_) {}
+      records_(other.records_),
+      starts_(other.starts_),
+      nibbles_started_(other.nibbles_started_) {}
 
 RunFile& RunFile::operator=(RunFile&& other) noexcept {
     if (this != &other) {
@@ -112,6 +114,8 @@ RunFile& RunFile::operator=(RunFile&& other) noexcept {
         offset_ = other.offset_;
         size_ = other.size_;
         records_ = other.records_;
+        starts_ = other.starts_;
+        nibbles_started_ = other.nibbles_started_;
     }
     return *this;
 }
@@ -128,6 +132,8 @@ Status RunFile::flush() {
 }
 
 Status RunFile::add(bytes_view key, bytes_view value) {
+    const int nibble = key.empty() ? 0 : key[0] >> 4;
+    while (nibbles_started_ <= nibble) starts_[nibbles_started_++] = offset_ + buf_.size();
     put_varint(buf_, key.size());
     put_varint(buf_, value.size());
     buf_.insert(buf_.end(), key.begin(), key.end());
@@ -139,6 +145,7 @@ Status RunFile::add(bytes_view key, bytes_view value) {
 
 Status RunFile::finish() {
     MPT_RETURN_IF_ERROR(flush());
+    while (nibbles_started_ <= 16) starts_[nibbles_started_++] = offset_;
     size_ = offset_;
     offset_ = 0;
     at_ = 0;
@@ -193,6 +200,23 @@ Result<bool> RunFile::next(bytes_view& key, bytes_view& value) {
         // The first pass reads the numbers in; the second, the whole record.
         MPT_RETURN_IF_ERROR(fill(b == 0 ? 20 : a + b + static_cast<size_t>(klen + vlen)));
     }
+}
+
+Result<RunFile> RunFile::view(unsigned first, unsigned last) const {
+    MPT_ASSERT(first <= last && last <= 16);
+    const int fd = ::fcntl(fd_, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) {
+        return file_error(
+            Errc::storage_io, files_->options().tmp_dir,
+            std::string("cannot open a temporary file again: ") + std::strerror(errno));
+    }
+    RunFile v(*files_, fd);
+    v.offset_ = starts_[first];
+    v.size_ = starts_[last];
+    v.records_ = 0;
+    v.starts_ = starts_;
+    v.nibbles_started_ = 17;
+    return v;
 }
 
 RunMerger::RunMerger(std::vector<RunFile> runs) : runs_(std::move(runs)), heads_(runs_.size()) {}
@@ -368,28 +392,33 @@ Status SpillingPairSorter::finish() {
     // What the runs held in memory is given back before the merge.
     bytes().swap(arena_);
     std::vector<Record>().swap(records_);
-    MPT_TRY(std::vector<RunFile> runs, merge_to_fan_in(*files_, std::move(runs_)));
-    merger_ = std::make_unique<RunMerger>(std::move(runs));
+    MPT_TRY(final_runs_, merge_to_fan_in(*files_, std::move(runs_)));
+    std::vector<RunFile> views;
+    for (const RunFile& r : final_runs_) {
+        MPT_TRY(RunFile v, r.view(0, 16));
+        views.push_back(std::move(v));
+    }
+    all_ = std::make_unique<SpilledPairStream>(std::move(views));
     return {};
 }
 
-Result<std::span<const KvPair>> SpillingPairSorter::next() {
-    MPT_ASSERT(finished_);
+Result<std::unique_ptr<SpilledPairStream>> SpillingPairSorter::nibble_stream(unsigned v) const {
+    MPT_ASSERT(finished_ && v < 16);
+    std::vector<RunFile> views;
+    for (const RunFile& r : final_runs_) {
+        MPT_TRY(RunFile view, r.view(v, v + 1));
+        views.push_back(std::move(view));
+    }
+    return std::make_unique<SpilledPairStream>(std::move(views));
+}
+
+// A record's value in a run file: the pair's value length (4 bytes, little-endian), the
+// value, the extra bytes (SpillingPairSorter::spill).
+Result<std::span<const KvPair>> SpilledPairStream::next() {
     out_.clear();
     extras_.clear();
-    constexpr size_t kBatch = 1024;
-    if (!merger_) {
-        const uint8_t* a = arena_.data();
-        for (; next_record_ < records_.size() && out_.size() < kBatch; ++next_record_) {
-            const Record& r = records_[next_record_];
-            if (r.value_len == 0) continue;
-            out_.push_back({{a + r.at, r.key_len}, {a + r.at + r.key_len, r.value_len}});
-            extras_.push_back({a + r.at + r.key_len + r.value_len, r.extra_len});
-        }
-        return std::span<const KvPair>(out_);
-    }
     while (out_.empty()) {
-        MPT_TRY(const std::span<const KvPair> batch, merger_->next());
+        MPT_TRY(const std::span<const KvPair> batch, merger_.next());
         if (batch.empty()) break;
         for (const KvPair& p : batch) {
             uint32_t value_len = 0;
@@ -398,6 +427,26 @@ Result<std::span<const KvPair>> SpillingPairSorter::next() {
             out_.push_back({p.key, p.value.subspan(4, value_len)});
             extras_.push_back(p.value.subspan(4 + value_len));
         }
+    }
+    return std::span<const KvPair>(out_);
+}
+
+Result<std::span<const KvPair>> SpillingPairSorter::next() {
+    MPT_ASSERT(finished_);
+    if (all_) {
+        MPT_TRY(const std::span<const KvPair> run, all_->next());
+        extras_.assign(all_->extras().begin(), all_->extras().end());
+        return run;
+    }
+    out_.clear();
+    extras_.clear();
+    constexpr size_t kBatch = 1024;
+    const uint8_t* a = arena_.data();
+    for (; next_record_ < records_.size() && out_.size() < kBatch; ++next_record_) {
+        const Record& r = records_[next_record_];
+        if (r.value_len == 0) continue;
+        out_.push_back({{a + r.at, r.key_len}, {a + r.at + r.key_len, r.value_len}});
+        extras_.push_back({a + r.at + r.key_len + r.value_len, r.extra_len});
     }
     return std::span<const KvPair>(out_);
 }

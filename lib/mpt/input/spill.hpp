@@ -13,6 +13,7 @@
 #include <mpt/core/bytes.hpp>
 #include <mpt/core/error.hpp>
 
+#include <array>
 #include <memory>
 #include <span>
 #include <string>
@@ -85,6 +86,11 @@ public:
     // the next call. Errors: storage_io (a short read: the file changed under the process).
     Result<bool> next(bytes_view& key, bytes_view& value);
 
+    // After finish(): a run that reads, on its own descriptor, the records of this one whose
+    // keys start with a nibble in [first, last) (the empty key counts as nibble 0). Views of
+    // one run may be read on different threads at once. Errors: storage_io.
+    Result<RunFile> view(unsigned first, unsigned last) const;
+
 private:
     explicit RunFile(SpillFiles& files, int fd) : files_(&files), fd_(fd) {}
     Status flush();
@@ -95,8 +101,11 @@ private:
     bytes buf_;
     size_t at_ = 0;        // reading: where the next record begins in buf_
     uint64_t offset_ = 0;  // writing: bytes written; reading: bytes read into buf_
-    uint64_t size_ = 0;    // bytes in the file, once finished
+    uint64_t size_ = 0;    // bytes in the file, once finished: where reading ends
     size_t records_ = 0;
+    // Where the records of each first nibble begin (starts_[16]: the end); written so far.
+    std::array<uint64_t, 17> starts_{};
+    int nibbles_started_ = 0;
 };
 
 // Merges runs of records sorted by key into one sequence in key order. Among records with
@@ -136,6 +145,21 @@ private:
 // the input. Errors as RunFile.
 Result<std::vector<RunFile>> merge_to_fan_in(SpillFiles& files, std::vector<RunFile> runs);
 
+// The final pairs of runs of a SpillingPairSorter, merged: deletions dropped, extras split
+// from the values.
+class SpilledPairStream {
+public:
+    explicit SpilledPairStream(std::vector<RunFile> runs) : merger_(std::move(runs)) {}
+    // The next pairs in key order, empty at the end; valid until the next call.
+    Result<std::span<const KvPair>> next();
+    std::span<const bytes_view> extras() const noexcept { return extras_; }
+
+private:
+    RunMerger merger_;
+    std::vector<KvPair> out_;
+    std::vector<bytes_view> extras_;
+};
+
 // The final content of key/value entries added in input order, in key order: the last write
 // of each key wins, an empty value deletes it (the rule of SortedPairCursor). Entries are
 // kept in memory up to run_bytes; past that, each full run is sorted and written to a
@@ -161,6 +185,11 @@ public:
     size_t entries() const noexcept { return entries_; }
     size_t runs_spilled() const noexcept { return spilled_; }
 
+    // After finish(), when runs were spilled: the final pairs whose keys start with nibble v
+    // (v < 16; for v = 0 also the empty key), read apart from next(). Streams of different
+    // nibbles may be read on different threads at once, and beside next().
+    Result<std::unique_ptr<SpilledPairStream>> nibble_stream(unsigned v) const;
+
 private:
     struct Record {
         uint64_t prefix;  // the key's first 8 bytes, big-endian, zero-padded
@@ -182,8 +211,8 @@ private:
     bool finished_ = false;
     // Reading: from memory (no run spilled) or from the merger.
     size_t next_record_ = 0;
-    std::unique_ptr<RunMerger> merger_;
-    bytes extra_bytes_;  // the merger's extras, split from its values
+    std::vector<RunFile> final_runs_;  // spilled: at most fan_in, read through views
+    std::unique_ptr<SpilledPairStream> all_;
     std::vector<KvPair> out_;
     std::vector<bytes_view> extras_;
 };
