@@ -29,10 +29,11 @@ Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads = 1);
 
 // How a key/value command holds its input within a memory budget of `memory` bytes
 // (--memory): a document of at most whole_limit bytes is read whole and takes the paths
-// above; a larger one is read in pieces of piece_bytes and sorted by a SpillingPairSorter
-// with spill, whose runs go to temporary files. bytes_per_text_byte is what the whole path
-// takes for each byte of text (measured: about 1.6 for a root, 2 for a bulk build, of
-// 32-byte hex keys and values).
+// above; a larger one is read in pieces of piece_bytes (a 32nd of the budget, at most 32 MiB;
+// one entry may take up to a quarter) and sorted by a SpillingPairSorter whose runs hold
+// run_share of the budget and go to temporary files in tmp_dir. bytes_per_text_byte is what
+// the whole path takes for each byte of text (measured: about 1.6 for a root, 1.9 for a bulk
+// build, of 32-byte hex keys and values).
 struct KvMemoryPlan {
     size_t whole_limit = 0;
     size_t piece_bytes = 0;
