@@ -31,6 +31,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/cli_flags_cases.sh"
 . "$(dirname "$0")/tries_cases.sh"
 . "$(dirname "$0")/statefix_cases.sh"
+. "$(dirname "$0")/spill_cases.sh"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -5,8 +5,16 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <fstream>
 #include <map>
+#include <mpt/build/bulk_build.hpp>
+#include <mpt/build/kv_root.hpp>
 #include <mpt/build/trie_file.hpp>
+#include <mpt/input/kv_stream.hpp>
 #include <mpt/store/faulty_store.hpp>
 #include <mpt/store/sqlite_store.hpp>
 #include <mpt/trie/stack_trie.hpp>
@@ -394,4 +402,80 @@ TEST_CASE("fault injection: put and remove are atomic on every failed read, many
         check_atomic(content, {random_key(rng), {}});                 // an absent key
         check_atomic(content, {random_key(rng), random_value(rng)});  // a new key
     }
+}
+
+namespace {
+
+size_t folder_entries(const std::string& path) {
+    size_t n = 0;
+    if (DIR* d = ::opendir(path.c_str())) {
+        while (const dirent* e = ::readdir(d)) {
+            const std::string name = e->d_name;
+            n += name != "." && name != "..";
+        }
+        ::closedir(d);
+    }
+    return n;
+}
+
+}  // namespace
+
+// The spilling sort and the bulk build past it (spill.hpp): the first write to a temporary
+// file fails, then the second, ... until the build completes. Each failure is storage_full
+// (as a full disk gives), and leaves no temporary file and no trie file behind.
+TEST_CASE("fault injection: failed writes of temporary files, in turn, leave nothing behind") {
+    std::mt19937_64 rng(test::seed("spill_fault"));
+    Changes changes;
+    for (size_t i = 0; i < 600; ++i) {
+        changes.emplace_back(test::random_bytes(rng, 1 + rng() % 4),
+                             i % 9 == 0 ? bytes() : test::random_bytes(rng, 1 + rng() % 30));
+    }
+    std::string text = "[";
+    for (const auto& [k, v] : changes) {
+        if (text.size() > 1) text += ",";
+        text += "[\"" + to_hex(k) + "\"," + (v.empty() ? "null" : "\"" + to_hex(v) + "\"") + "]";
+    }
+    text += "]";
+    TempFile doc;
+    std::ofstream(doc.path, std::ios::binary) << text;
+    char tmpl[] = "/tmp/mpt-spill-fault-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    const std::string dir = tmpl;
+    for (const bool build : {false, true}) {
+        size_t failures = 0;
+        for (size_t n = 1;; ++n) {
+            INFO((build ? "build" : "root") << ", write " << n << " fails");
+            SpillOptions so;
+            so.run_bytes = 500;
+            so.buffer_bytes = 128;
+            so.fan_in = 3;
+            so.tmp_dir = dir;
+            so.fail_write = n;
+            SpillFiles files(so);
+            SpillingPairSorter sorter(files);
+            TempFile out;
+            KvStreamReader stream(std::fopen(doc.path.c_str(), "rb"), doc.path, {}, 200, 1 << 20,
+                                  false);
+            Status s = sort_kv_stream(stream, false, false, sorter);
+            if (s.ok() && build) {
+                BuildOptions o;
+                auto r = build_new_trie_file_sorted(out.path, sorter, o, files, 2000);
+                if (!r) s = r.error();
+            } else if (s.ok()) {
+                auto r = kv_root_sorted(sorter);
+                if (!r) s = r.error();
+            }
+            struct stat st {};
+            CHECK(folder_entries(dir) == 0);
+            if (s.ok()) {
+                CHECK(n > 3);
+                break;
+            }
+            ++failures;
+            CHECK(s.error().code == Errc::storage_full);
+            CHECK(::stat(out.path.c_str(), &st) != 0);
+        }
+        CHECK(failures > (build ? 20u : 5u));
+    }
+    ::rmdir(dir.c_str());
 }

@@ -19,6 +19,58 @@
 namespace mpt {
 namespace {
 
+// The rows of a part of a trie, in the order the builder hands them over, then in path
+// order.
+struct RowBuffer : NodeSink {
+    struct Ref {
+        uint64_t at;  // the path, then the rlp, in data
+        uint32_t path_size;
+        uint32_t rlp_size;
+    };
+    bytes data;
+    std::vector<Ref> refs;        // in the order the builder handed them over
+    std::vector<uint32_t> order;  // refs in path order
+
+    void reserve(size_t rows, size_t bytes) {
+        refs.reserve(rows);
+        data.reserve(bytes);
+        advise_huge_pages(refs.data(), refs.capacity() * sizeof(Ref));
+        advise_huge_pages(data.data(), data.capacity());
+    }
+
+    void put(bytes_view path, bytes_view rlp) override {
+        refs.push_back(
+            {data.size(), static_cast<uint32_t>(path.size()), static_cast<uint32_t>(rlp.size())});
+        data.insert(data.end(), path.begin(), path.end());
+        data.insert(data.end(), rlp.begin(), rlp.end());
+    }
+    bytes_view path(uint32_t i) const noexcept {
+        return {data.data() + refs[i].at, refs[i].path_size};
+    }
+    bytes_view rlp(uint32_t i) const noexcept {
+        return {data.data() + refs[i].at + refs[i].path_size, refs[i].rlp_size};
+    }
+
+    // Path order from the builder's order, without a sort (path_order.hpp).
+    void order_by_path() {
+        append_path_order(
+            static_cast<uint32_t>(refs.size()), [this](uint32_t i) { return path(i); }, order);
+    }
+
+    template <typename F>
+    Status for_each(F& f) const {
+        for (const uint32_t i : order) MPT_RETURN_IF_ERROR(f(path(i), rlp(i)));
+        return {};
+    }
+
+    // Takes other's storage, leaving it empty; this goes with it when destroyed.
+    void swap_out(RowBuffer& other) noexcept {
+        data.swap(other.data);
+        refs.swap(other.refs);
+        order.swap(other.order);
+    }
+};
+
 // Keeps the rows the builder hashes, by part (stack_trie_root), and puts each part in path
 // order on the thread that built it.
 class PartRows : public PartSinks {
@@ -50,7 +102,7 @@ public:
 
     size_t rows() const noexcept {
         size_t n = 0;
-        for (const Part& p : parts_) n += p.order.size();
+        for (const RowBuffer& p : parts_) n += p.order.size();
         return n;
     }
 
@@ -64,49 +116,7 @@ public:
     }
 
 private:
-    struct Part : NodeSink {
-        struct Ref {
-            uint64_t at;  // the path, then the rlp, in data
-            uint32_t path_size;
-            uint32_t rlp_size;
-        };
-        bytes data;
-        std::vector<Ref> refs;        // in the order the builder handed them over
-        std::vector<uint32_t> order;  // refs in path order
-
-        void reserve(size_t rows, size_t bytes) {
-            refs.reserve(rows);
-            data.reserve(bytes);
-            advise_huge_pages(refs.data(), refs.capacity() * sizeof(Ref));
-            advise_huge_pages(data.data(), data.capacity());
-        }
-
-        void put(bytes_view path, bytes_view rlp) override {
-            refs.push_back({data.size(), static_cast<uint32_t>(path.size()),
-                            static_cast<uint32_t>(rlp.size())});
-            data.insert(data.end(), path.begin(), path.end());
-            data.insert(data.end(), rlp.begin(), rlp.end());
-        }
-        bytes_view path(uint32_t i) const noexcept {
-            return {data.data() + refs[i].at, refs[i].path_size};
-        }
-        bytes_view rlp(uint32_t i) const noexcept {
-            return {data.data() + refs[i].at + refs[i].path_size, refs[i].rlp_size};
-        }
-
-        // Path order from the builder's order, without a sort (path_order.hpp).
-        void order_by_path() {
-            append_path_order(
-                static_cast<uint32_t>(refs.size()), [this](uint32_t i) { return path(i); }, order);
-        }
-
-        template <typename F>
-        Status for_each(F& f) const {
-            for (const uint32_t i : order) MPT_RETURN_IF_ERROR(f(path(i), rlp(i)));
-            return {};
-        }
-    };
-    std::array<Part, kTopPart + 1> parts_;
+    std::array<RowBuffer, kTopPart + 1> parts_;
     const BuildOptions& o_;
     size_t pairs_;
     std::mutex progress_mutex_;
@@ -236,23 +246,16 @@ size_t memory_limit(const BuildOptions& o) {
     return limit / 2;
 }
 
-// The build, once the way is open, into the unnamed file fd in folder dir.
-Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem::path& dir,
-                                                  const std::string& path, const KvInput& input,
-                                                  const BuildOptions& o) {
-    const SortedPairs sorted = sorted_final_pairs(input, o.secure);
-    size_t pair_bytes = 0;
-    for (const KvPair& p : sorted.pairs) pair_bytes += p.key.size() + p.value.size();
-    if (row_memory(sorted.pairs.size(), pair_bytes) > memory_limit(o)) return kNotThisWay;
-    PartRows rows(o, sorted.pairs.size(), pair_bytes,
-                  o.threads > 1 && sorted.pairs.size() >= kParallelRootMinPairs);
-    BuildResult result;
-    MPT_TRY(result.root, stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &rows));
-    result.created = true;
-    result.rows_written = rows.rows();
-
-    const std::vector<Preimage> preimages =
-        o.secure && o.preimages ? secure_preimages(input, sorted) : std::vector<Preimage>();
+// Writes the file of a trie whose root is known into the unnamed file fd in folder dir:
+// the image (with preimages), then the rows for_each_row hands over in path order; then links
+// it at path. nullopt when the name was taken meanwhile. kViewsStay: the views for_each_row
+// hands over stay valid to the end (else the last path is copied for the order check).
+template <bool kViewsStay, typename ForEachRow>
+Result<std::optional<BuildResult>> write_trie_file(int fd, const std::filesystem::path& dir,
+                                                   const std::string& path, const BuildOptions& o,
+                                                   const BuildResult& result,
+                                                   std::span<const Preimage> preimages,
+                                                   ForEachRow&& for_each_row) {
     MPT_TRY(FileImage image, new_file_image(o.trie, o.secure ? TrieKind::secure : TrieKind::plain,
                                             result.root, preimages));
     const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
@@ -262,14 +265,20 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
         [&](uint32_t number, bytes_view page) { return out.write(number, page); });
     bytes record;
     bytes_view previous;
+    bytes previous_copy;
     bool first = true;
-    MPT_RETURN_IF_ERROR(rows.for_each([&](bytes_view path, bytes_view rlp) -> Status {
+    MPT_RETURN_IF_ERROR(for_each_row([&](bytes_view path, bytes_view rlp) -> Status {
         // The b-tree is corrupt unless its keys increase: checked, not assumed.
         if (!first && !bytes_less(previous, path)) {
             return {Errc::internal, "rows out of path order at " + path_string(path)};
         }
         first = false;
-        previous = path;
+        if constexpr (kViewsStay) {
+            previous = path;
+        } else {
+            previous_copy.assign(path.begin(), path.end());
+            previous = previous_copy;
+        }
         record.clear();
         append_record(record, image.trie, path, rlp);
         return tree.add(record);
@@ -288,6 +297,134 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
     const Fd folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (folder.get() >= 0) ::fsync(folder.get());
     return std::optional<BuildResult>(result);
+}
+
+// The build, once the way is open, into the unnamed file fd in folder dir.
+Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem::path& dir,
+                                                  const std::string& path, const KvInput& input,
+                                                  const BuildOptions& o) {
+    const SortedPairs sorted = sorted_final_pairs(input, o.secure);
+    size_t pair_bytes = 0;
+    for (const KvPair& p : sorted.pairs) pair_bytes += p.key.size() + p.value.size();
+    if (row_memory(sorted.pairs.size(), pair_bytes) > memory_limit(o)) return kNotThisWay;
+    PartRows rows(o, sorted.pairs.size(), pair_bytes,
+                  o.threads > 1 && sorted.pairs.size() >= kParallelRootMinPairs);
+    BuildResult result;
+    MPT_TRY(result.root, stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &rows));
+    result.created = true;
+    result.rows_written = rows.rows();
+
+    const std::vector<Preimage> preimages =
+        o.secure && o.preimages ? secure_preimages(input, sorted) : std::vector<Preimage>();
+    return write_trie_file<true>(fd, dir, path, o, result, preimages,
+                                 [&](auto&& f) { return rows.for_each(f); });
+}
+
+// The rows of a build from sorted pairs, kept up to a budget, and past it put in path order
+// and written to a run file each time it is full (RowBuffer::order_by_path puts any stretch
+// of the builder's rows in path order).
+class SpillingRows : public NodeSink {
+public:
+    SpillingRows(SpillFiles& files, size_t budget) : files_(files), budget_(budget) {
+        // Room for the budget's rows at once, touched only as they come.
+        buffer_.reserve(budget / 40 + 1, budget);
+    }
+
+    void put(bytes_view path, bytes_view rlp) override {
+        if (!status_.ok()) return;
+        buffer_.put(path, rlp);
+        ++rows_;
+        // Each row also takes 16 bytes of reference and 8 of ordering.
+        if (buffer_.data.size() + 24 * buffer_.refs.size() >= budget_) status_ = spill();
+    }
+    const Status& status() const noexcept { return status_; }
+    size_t rows() const noexcept { return rows_; }
+    size_t runs() const noexcept { return runs_.size(); }
+
+    // Calls f(path, rlp) for every row, in path order.
+    template <typename F>
+    Status for_each(F&& f) {
+        MPT_RETURN_IF_ERROR(status_);
+        if (runs_.empty()) {
+            buffer_.order_by_path();
+            return buffer_.for_each(f);
+        }
+        if (!buffer_.refs.empty()) MPT_RETURN_IF_ERROR(spill());
+        RowBuffer().swap_out(buffer_);
+        MPT_TRY(std::vector<RunFile> runs, merge_to_fan_in(files_, std::move(runs_)));
+        RunMerger merger(std::move(runs));
+        while (true) {
+            MPT_TRY(const std::span<const KvPair> batch, merger.next());
+            if (batch.empty()) return {};
+            for (const KvPair& row : batch) MPT_RETURN_IF_ERROR(f(row.key, row.value));
+        }
+    }
+
+private:
+    Status spill() {
+        buffer_.order_by_path();
+        MPT_TRY(RunFile run, RunFile::create(files_));
+        for (const uint32_t i : buffer_.order) {
+            MPT_RETURN_IF_ERROR(run.add(buffer_.path(i), buffer_.rlp(i)));
+        }
+        MPT_RETURN_IF_ERROR(run.finish());
+        runs_.push_back(std::move(run));
+        buffer_.refs.clear();
+        buffer_.data.clear();
+        std::vector<uint32_t>().swap(buffer_.order);
+        return {};
+    }
+
+    SpillFiles& files_;
+    size_t budget_;
+    RowBuffer buffer_;
+    std::vector<RunFile> runs_;
+    size_t rows_ = 0;
+    Status status_;
+};
+
+Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::filesystem::path& dir,
+                                                         const std::string& path,
+                                                         SpillingPairSorter& pairs,
+                                                         const BuildOptions& o, SpillFiles& files,
+                                                         size_t row_bytes) {
+    SpillingRows rows(files, row_bytes);
+    StackTrie st(&rows);
+    // A secure build's preimages go into the file's first pages, made in memory.
+    const bool preimages = o.secure && o.preimages;
+    std::vector<Hash256> hashes;
+    bytes keys;
+    std::vector<std::pair<size_t, size_t>> key_spans;
+    while (true) {
+        MPT_TRY(const std::span<const KvPair> run, pairs.next());
+        if (run.empty()) break;
+        // The builder keeps a view of the last pair until the next: the batch's views end
+        // with the next batch, so that pair is copied.
+        MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run.first(run.size() - 1)));
+        MPT_RETURN_IF_ERROR(st.add(run.back().key, run.back().value));
+        MPT_RETURN_IF_ERROR(rows.status());
+        if (!preimages) continue;
+        for (size_t i = 0; i < run.size(); ++i) {
+            Hash256 h;
+            std::copy(run[i].key.begin(), run[i].key.end(), h.begin());
+            hashes.push_back(h);
+            key_spans.emplace_back(keys.size(), pairs.extras()[i].size());
+            keys.insert(keys.end(), pairs.extras()[i].begin(), pairs.extras()[i].end());
+        }
+    }
+    BuildResult result;
+    result.root = st.finish();
+    MPT_RETURN_IF_ERROR(rows.status());
+    result.created = true;
+    result.rows_written = rows.rows();
+    std::vector<Preimage> items;
+    items.reserve(hashes.size());
+    for (size_t i = 0; i < hashes.size(); ++i) {
+        items.emplace_back(hashes[i],
+                           bytes_view(keys.data() + key_spans[i].first, key_spans[i].second));
+    }
+    return write_trie_file<false>(fd, dir, path, o, result, items,
+                                  [&](auto&& f) { return rows.for_each(f); });
 }
 
 }  // namespace
@@ -360,6 +497,17 @@ Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
         // here, and the store keeps the rows on disk.
         return kNotThisWay;
     }
+}
+
+Result<std::optional<BuildResult>> build_new_trie_file_sorted(const std::string& path,
+                                                              SpillingPairSorter& pairs,
+                                                              const BuildOptions& o,
+                                                              SpillFiles& files, size_t row_bytes) {
+    std::filesystem::path dir;
+    const std::optional<int> fd = open_unnamed(path, dir);
+    if (!fd) return kNotThisWay;
+    const Fd file(*fd);
+    return write_new_file_sorted(file.get(), dir, path, pairs, o, files, row_bytes);
 }
 
 }  // namespace mpt

@@ -17,6 +17,7 @@
 
 #include <mpt/build/trie_file.hpp>
 #include <mpt/core/error.hpp>
+#include <mpt/input/spill.hpp>
 #include <mpt/store/file_image.hpp>
 
 #include <functional>
@@ -36,6 +37,20 @@ namespace mpt {
 // storage_full, storage_io, and those of StackTrie::add.
 Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
                                                        const KvInput& input, const BuildOptions& o);
+
+// As build_new_trie_file, for the final pairs of a finished SpillingPairSorter (with the
+// input's keys as extras when o.secure and o.preimages): the trie is hashed on this thread,
+// and its rows are kept up to row_bytes, put in path order and, past that, written to
+// temporary files of files and merged into the b-tree. The file is the one
+// build_new_trie_file makes of the same input, byte for byte. A secure build's preimages are
+// held in memory (64 bytes and the key, a pair). Returns nullopt, having made no file, as
+// build_new_trie_file does when path exists or the file system cannot make unnamed files;
+// never for memory. Errors: storage_full, storage_io (of the file or of files), and those of
+// the sorter.
+Result<std::optional<BuildResult>> build_new_trie_file_sorted(const std::string& path,
+                                                              SpillingPairSorter& pairs,
+                                                              const BuildOptions& o,
+                                                              SpillFiles& files, size_t row_bytes);
 
 // One b-tree of a file written whole: its root page in the image, and its records, handed
 // to add in key order.

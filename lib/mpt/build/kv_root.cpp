@@ -4,6 +4,10 @@
 #include <mpt/trie/stack_trie.hpp>
 #include <mpt/trie/task_pool.hpp>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
 #include <optional>
 
@@ -76,6 +80,136 @@ Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {
     StackTrie st;
     for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
         MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run));
+    const size_t pairs = st.count();
+    return KvRoot{st.finish(), pairs};
+}
+
+KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double run_share,
+                            std::string tmp_dir) {
+    KvMemoryPlan p;
+    memory = std::max<size_t>(memory, 1);
+    p.whole_limit = static_cast<size_t>(static_cast<double>(memory) / bytes_per_text_byte);
+    // A piece's text, its decoded bytes and its entries: about three times piece_bytes.
+    p.piece_bytes = std::clamp<size_t>(memory / 32, 64, size_t{32} << 20);
+    p.max_entry_bytes = std::max(memory / 4, p.piece_bytes);
+    p.spill = SpillOptions::for_memory(memory, std::move(tmp_dir));
+    p.spill.run_bytes =
+        std::max<size_t>(static_cast<size_t>(static_cast<double>(memory) * run_share), 1);
+    return p;
+}
+
+size_t default_kv_memory() noexcept {
+    size_t limit = SIZE_MAX;
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page_size = ::sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page_size > 0) {
+        limit = static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+    }
+    struct rlimit as {};
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+        limit = std::min<size_t>(limit, as.rlim_cur);
+    }
+    return std::clamp<size_t>(limit / 4, size_t{64} << 20, size_t{4} << 30);
+}
+
+Status sort_kv_stream(KvStreamReader& stream, bool secure, bool keep_keys,
+                      SpillingPairSorter& sorter,
+                      const std::function<Status(const KvInput&)>& check) {
+    KvInput piece;
+    while (true) {
+        MPT_TRY(const bool more, stream.next(piece));
+        if (!more) break;
+        if (check) MPT_RETURN_IF_ERROR(check(piece));
+        for (size_t i = 0; i < piece.size(); ++i) {
+            const KvPair p = piece[i];
+            if (secure) {
+                const Hash256 h = keccak256(p.key);
+                MPT_RETURN_IF_ERROR(sorter.add(h, p.value, keep_keys ? p.key : bytes_view()));
+            } else {
+                MPT_RETURN_IF_ERROR(sorter.add(p.key, p.value));
+            }
+        }
+        piece = KvInput();  // its text and arena go before the next is read
+    }
+    return sorter.finish();
+}
+
+namespace {
+
+// Adds a batch whose views end with the next batch: the builder keeps a view of the last
+// pair until the next, so that pair is copied.
+Status add_batch(StackTrie& st, std::span<const KvPair> run) {
+    MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run.first(run.size() - 1)));
+    return st.add(run.back().key, run.back().value);
+}
+
+// kv_root_sorted on threads, as nibble_split_root: the subtrie under each child of the root
+// branch from the merge of the runs' parts of that nibble. Nothing when the final keys make
+// no branch at the root.
+Result<std::optional<KvRoot>> spilled_nibble_root(const SpillingPairSorter& sorter,
+                                                  unsigned threads) {
+    struct Part {
+        NodeRef ref;
+        size_t pairs = 0;
+        Status status;
+    };
+    std::array<Part, 16> parts;
+    bytes top_value;  // the empty key's value, which the root branch holds
+    run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
+        Part& part = parts[v];
+        Result<std::unique_ptr<SpilledPairStream>> stream =
+            sorter.nibble_stream(static_cast<unsigned>(v));
+        if (!stream) {
+            part.status = stream.error();
+            return;
+        }
+        StackTrie st(nullptr, 1);
+        while (part.status.ok()) {
+            Result<std::span<const KvPair>> run = (*stream)->next();
+            if (!run) {
+                part.status = run.error();
+                break;
+            }
+            if (run->empty()) break;
+            std::span<const KvPair> pairs = *run;
+            if (pairs.front().key.empty()) {  // the least key: nibble 0's first
+                top_value.assign(pairs.front().value.begin(), pairs.front().value.end());
+                pairs = pairs.subspan(1);
+            }
+            if (!pairs.empty()) part.status = add_batch(st, pairs);
+        }
+        part.pairs = st.count();
+        part.ref = st.finish_ref();
+    });
+    size_t items = top_value.empty() ? 0 : 1;
+    size_t pairs = items;
+    std::array<NodeRef, 16> children;
+    for (size_t v = 0; v < parts.size(); ++v) {
+        MPT_RETURN_IF_ERROR(parts[v].status);
+        items += parts[v].ref.empty() ? 0 : 1;
+        pairs += parts[v].pairs;
+        children[v] = parts[v].ref;
+    }
+    if (items < 2) return std::optional<KvRoot>();
+    bytes enc;
+    encode_branch(enc, children.data(), top_value);
+    return std::optional<KvRoot>(KvRoot{keccak256(enc), pairs});
+}
+
+}  // namespace
+
+Result<KvRoot> kv_root_sorted(SpillingPairSorter& sorter, unsigned threads) {
+    if (threads > 1 && sorter.runs_spilled() > 0) {
+        MPT_TRY(std::optional<KvRoot> split, spilled_nibble_root(sorter, threads));
+        if (split) return *split;
+        // The final keys share their first nibble (or only one is left): hashed in one.
+    }
+    StackTrie st;
+    while (true) {
+        MPT_TRY(const std::span<const KvPair> run, sorter.next());
+        if (run.empty()) break;
+        MPT_RETURN_IF_ERROR(add_batch(st, run));
+    }
     const size_t pairs = st.count();
     return KvRoot{st.finish(), pairs};
 }

@@ -6,6 +6,11 @@
 
 #include <mpt/core/error.hpp>
 #include <mpt/input/kv_input.hpp>
+#include <mpt/input/kv_stream.hpp>
+#include <mpt/input/spill.hpp>
+
+#include <functional>
+#include <string>
 
 namespace mpt {
 
@@ -21,5 +26,39 @@ struct KvRoot {
     size_t pairs = 0;
 };
 Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads = 1);
+
+// How a key/value command holds its input within a memory budget of `memory` bytes
+// (--memory): a document of at most whole_limit bytes is read whole and takes the paths
+// above; a larger one is read in pieces of piece_bytes (a 32nd of the budget, at most 32 MiB;
+// one entry may take up to a quarter) and sorted by a SpillingPairSorter whose runs hold
+// run_share of the budget and go to temporary files in tmp_dir. bytes_per_text_byte is what
+// the whole path takes for each byte of text (measured: about 1.6 for a root, 1.9 for a bulk
+// build, of 32-byte hex keys and values).
+struct KvMemoryPlan {
+    size_t whole_limit = 0;
+    size_t piece_bytes = 0;
+    size_t max_entry_bytes = 0;
+    SpillOptions spill;
+};
+KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double run_share,
+                            std::string tmp_dir);
+
+// The default memory budget: a quarter of the lesser of the physical memory and the address
+// space the process may take (ulimit -v), at most 4 GiB, at least 64 MiB.
+size_t default_kv_memory() noexcept;
+
+// Adds every entry of the stream to sorter in input order, the key hashed when secure, with
+// keep_keys the key itself as the entry's extra bytes; then finishes the sorter. check, when
+// given, is called on every piece first. Errors: the stream's, the sorter's and check's.
+Status sort_kv_stream(KvStreamReader& stream, bool secure, bool keep_keys,
+                      SpillingPairSorter& sorter,
+                      const std::function<Status(const KvInput&)>& check = {});
+
+// The root of the final content of a finished sorter (kv_root's for the same entries). With
+// more than one thread and runs spilled, the subtries under a root branch are built one per
+// first nibble on a pool of threads, each from its own merge of the runs' parts of that
+// nibble (as kv_root splits); keys that all start with one nibble are hashed on the calling
+// thread. Errors: the sorter's.
+Result<KvRoot> kv_root_sorted(SpillingPairSorter& sorter, unsigned threads = 1);
 
 }  // namespace mpt

@@ -255,15 +255,18 @@ Status JsonLexer::skip_number() {
 }
 
 std::string JsonLexer::where(const char* at) const {
-    size_t line = 1;
+    size_t line = base_line_;
     const char* line_start = begin_;
+    size_t column = base_column_;
     for (const char* c = begin_; c < at; ++c) {
         if (*c == '\n') {
             ++line;
             line_start = c + 1;
+            column = 0;
         }
     }
-    return "line " + std::to_string(line) + ", column " + std::to_string(at - line_start + 1);
+    column += static_cast<size_t>(at - line_start);
+    return "line " + std::to_string(line) + ", column " + std::to_string(column + 1);
 }
 
 }  // namespace mpt::json_detail

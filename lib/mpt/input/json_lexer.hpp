@@ -100,6 +100,10 @@ protected:
     const char* p_;
     const char* begin_;
     const char* end_;
+    // Where begin_ stands in the whole document, for a text that is a piece of one: its
+    // line, and bytes into that line.
+    size_t base_line_ = 1;
+    size_t base_column_ = 0;
     std::string scratch_;  // a string with escapes, unescaped
 
 private:

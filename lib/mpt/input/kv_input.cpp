@@ -187,35 +187,59 @@ public:
         // larger document grows the vector; the unused part of this is never touched.
         reserve_huge(out_.entries_, text_size() / 32 + 1);
         skip_ws();
-        if (p_ == end_) {
-            // The text form of the empty trie's dump: no lines.
-            out_.ordered_ = true;
-            return std::move(out_);
+        if (!piece_.started) {
+            if (p_ == end_) {
+                // The text form of the empty trie's dump: no lines.
+                out_.ordered_ = true;
+                return std::move(out_);
+            }
+            if (*p_ == '{') {
+                piece_.ordered = false;
+            } else if (*p_ == '[') {
+                piece_.ordered = true;
+            } else if (end_ - p_ >= 2 && p_[0] == '0' && p_[1] == 'x') {
+                piece_.ordered = true;
+                piece_.text = true;
+            } else {
+                return fail(
+                    "expected an object or an array of [key, value] pairs, or `0x<key> 0x<value>` "
+                    "lines");
+            }
+            piece_.started = true;
+            if (!piece_.text) piece_.closed = open_is_empty(piece_.ordered ? ']' : '}');
         }
-        if (*p_ == '{') {
-            MPT_RETURN_IF_ERROR(parse_object());
-        } else if (*p_ == '[') {
-            out_.ordered_ = true;
-            MPT_RETURN_IF_ERROR(parse_array());
-        } else if (end_ - p_ >= 2 && p_[0] == '0' && p_[1] == 'x') {
-            out_.ordered_ = true;
+        out_.ordered_ = piece_.ordered;
+        if (piece_.text) {
+            // Lines to the end of the text; a piece of a text dump ends after a line feed.
             MPT_RETURN_IF_ERROR(parse_lines());
             return std::move(out_);
-        } else {
-            return fail(
-                "expected an object or an array of [key, value] pairs, or `0x<key> 0x<value>` "
-                "lines");
+        }
+        if (!piece_.closed) {
+            MPT_RETURN_IF_ERROR(piece_.ordered ? parse_array() : parse_object());
+            if (!piece_.closed) return std::move(out_);  // a piece that ends after a ','
         }
         skip_ws();
         if (p_ != end_) return fail("unexpected data after the document");
         return std::move(out_);
     }
 
+    // A piece of a document (parse_kv_piece): the place of its first byte, and whether the
+    // document goes on after it.
+    void resume(const kv_detail::KvPieceState& state, bool last) {
+        piece_ = state;
+        last_ = last;
+        base_line_ = state.line;
+        base_column_ = state.column;
+    }
+    const kv_detail::KvPieceState& piece() const noexcept { return piece_; }
+
 private:
     size_t text_size() const noexcept { return static_cast<size_t>(end_ - begin_); }
 
+    // Entries up to the closing bracket, or up to the end of a piece that ends after a ','.
+    bool piece_ends() const noexcept { return !last_ && p_ == end_; }
+
     Status parse_object() {
-        if (open_is_empty('}')) return {};
         while (true) {
             skip_ws();
             if (peek() != '"') return fail("expected a string key");
@@ -228,12 +252,12 @@ private:
             MPT_RETURN_IF_ERROR(parse_value(e));
             MPT_RETURN_IF_ERROR(push(e));
             MPT_TRY(const bool more, next_item('}'));
-            if (!more) return {};
+            if (!more) piece_.closed = true;
+            if (!more || piece_ends()) return {};
         }
     }
 
     Status parse_array() {
-        if (open_is_empty(']')) return {};
         while (true) {
             skip_ws();
             if (peek() != '[') return fail("expected a [key, value] pair");
@@ -252,7 +276,8 @@ private:
             ++p_;
             MPT_RETURN_IF_ERROR(push(e));
             MPT_TRY(const bool more, next_item(']'));
-            if (!more) return {};
+            if (!more) piece_.closed = true;
+            if (!more || piece_ends()) return {};
         }
     }
 
@@ -427,17 +452,37 @@ private:
     }
 
     Error entry_error(const char* at, const char* what, const std::string& why) const {
-        return {Errc::bad_hex, "entry " + std::to_string(out_.entries_.size() + 1) + " " + what +
-                                   " (" + where(at) + "): " + why};
+        return {Errc::bad_hex, "entry " +
+                                   std::to_string(piece_.entries + out_.entries_.size() + 1) + " " +
+                                   what + " (" + where(at) + "): " + why};
     }
 
     uint8_t* w_ = nullptr;  // the arena's write position
     KvInput out_;
+    kv_detail::KvPieceState piece_;
+    bool last_ = true;
 };
 
 Result<KvInput> parse_kv(std::string_view text) {
     return KvParser(json_detail::without_bom(text)).parse();
 }
+
+namespace kv_detail {
+
+Result<KvInput> parse_kv_piece(std::string_view text, bool last, KvPieceState& state) {
+    KvParser parser(state.started ? text : json_detail::without_bom(text));
+    parser.resume(state, last);
+    MPT_TRY(KvInput piece, parser.parse());
+    const bool started = parser.piece().started;
+    state.started = started;
+    state.ordered = parser.piece().ordered;
+    state.closed = parser.piece().closed;
+    state.text = parser.piece().text;
+    state.entries += piece.size();
+    return piece;
+}
+
+}  // namespace kv_detail
 
 namespace {
 

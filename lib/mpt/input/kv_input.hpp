@@ -53,6 +53,26 @@ private:
 // entries.
 Result<KvInput> parse_kv(std::string_view text);
 
+namespace kv_detail {
+
+// Where a document read in pieces (kv_stream.hpp) stands at the start of a piece.
+struct KvPieceState {
+    bool started = false;  // its '{' or '[', or a text dump's first 0x, was read
+    bool ordered = false;  // '[' or a text dump: pairs in order
+    bool text = false;     // a text dump (`0x<key> 0x<value>` lines)
+    bool closed = false;   // its closing bracket was read
+    size_t entries = 0;    // entries in the pieces before
+    size_t line = 1;       // where the piece begins: line, and bytes into it
+    size_t column = 0;
+};
+
+// Parses a piece of a document: its first piece holds the opening bracket; every piece but
+// the last ends just after a ',' between two entries; the last holds the end. Updates state
+// for the next piece. Errors as parse_kv, placed in the whole document.
+Result<KvInput> parse_kv_piece(std::string_view text, bool last, KvPieceState& state);
+
+}  // namespace kv_detail
+
 // Reads a whole JSON file or text dump ("-" for standard input). A stream that is not a
 // regular file is read up to its end, or up to and with the first control character that no
 // JSON text holds (not tab, line feed or carriage return), or up to and with its first byte
@@ -73,6 +93,13 @@ public:
     InputText(InputText&& other) noexcept;
     InputText& operator=(InputText&& other) noexcept;
     ~InputText();
+
+    // Text read by other means, kept in this object.
+    static InputText from_string(std::string data) {
+        InputText t;
+        t.data_ = std::move(data);
+        return t;
+    }
 
     // Valid until this object is destroyed or assigned.
     std::string_view view() const noexcept;

@@ -1,0 +1,240 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <mpt/input/kv_stream.hpp>
+#include <utility>
+
+namespace mpt {
+namespace {
+
+bool json_byte(char c) noexcept {
+    return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
+}
+
+bool blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+}  // namespace
+
+KvStreamReader::KvStreamReader(std::FILE* f, std::string path, std::string prefix,
+                               size_t piece_bytes, size_t max_entry_bytes, bool from_pipe)
+    : f_(f),
+      path_(std::move(path)),
+      buf_(std::move(prefix)),
+      piece_bytes_(std::max<size_t>(piece_bytes, 64)),
+      max_entry_bytes_(std::max(max_entry_bytes, piece_bytes_)),
+      from_pipe_(from_pipe) {
+    bytes_read_ = buf_.size();
+    opened_ = std::find_if_not(buf_.begin(), buf_.end(), blank) != buf_.end();
+}
+
+KvStreamReader::~KvStreamReader() {
+    if (f_ != nullptr && f_ != stdin) std::fclose(f_);
+}
+
+// Reads until buf_ holds want bytes or the stream ends. A stream from a pipe ends at its
+// first byte that no JSON text holds, kept for the parser to report (read_file's rule).
+Status KvStreamReader::read_more(size_t want) {
+    while (!eof_ && buf_.size() < want) {
+        const size_t have = buf_.size();
+        // A piece at a time: a stream read whole up to a limit grows as it is read.
+        const size_t n_want = std::min(want - have, piece_bytes_);
+        buf_.resize(have + n_want);
+        const size_t n = std::fread(buf_.data() + have, 1, n_want, f_);
+        buf_.resize(have + n);
+        bytes_read_ += n;
+        if (n < n_want) {
+            if (std::ferror(f_)) {
+                return file_error(Errc::bad_input, path_, std::strerror(errno));
+            }
+            eof_ = true;
+        }
+        if (from_pipe_) {
+            const auto first = buf_.begin() + static_cast<ptrdiff_t>(have);
+            auto bad = std::find_if_not(first, buf_.end(), json_byte);
+            if (!opened_) {
+                auto b = std::find_if_not(first, bad, blank);
+                // A byte order mark before the document (read_file's rule).
+                if (b == buf_.begin() && buf_.size() >= 3 &&
+                    buf_.compare(0, 3, "\xEF\xBB\xBF") == 0) {
+                    b = std::find_if_not(b + 3, bad, blank);
+                }
+                if (b != bad) {
+                    opened_ = true;
+                    if (*b != '{' && *b != '[' && *b != '"' && *b != '0') bad = b;
+                }
+            }
+            if (bad != buf_.end()) {
+                buf_.erase(bad + 1, buf_.end());
+                eof_ = true;
+            }
+        }
+    }
+    return {};
+}
+
+// Finds places to cut in the bytes not scanned yet: just after a ',' at depth 1, outside
+// strings, where one entry ends and the next begins; in a text dump, after a line feed.
+void KvStreamReader::scan() noexcept {
+    const char* const base = buf_.data();
+    const char* p = base + scanned_;
+    const char* const end = base + buf_.size();
+    if (form_ == Form::unknown) {
+        // A text dump's first byte is the 0 of 0x; a JSON document's is '{' or '['.
+        std::string_view rest(base, buf_.size());
+        if (!state_.started && rest.starts_with("\xEF\xBB\xBF")) rest.remove_prefix(3);
+        const auto b = std::find_if_not(rest.begin(), rest.end(), blank);
+        if (b != rest.end()) form_ = *b == '0' ? Form::text : Form::json;
+    }
+    if (form_ == Form::text) {
+        // Lines: a piece ends after a line feed.
+        for (const char* q = end; q != p; --q) {
+            if (q[-1] == '\n') {
+                cut_ = static_cast<size_t>(q - base);
+                break;
+            }
+        }
+        scanned_ = buf_.size();
+        return;
+    }
+    while (p != end) {
+        if (in_string_) {
+            if (escaped_) {
+                escaped_ = false;
+                ++p;
+                continue;
+            }
+            const void* q = std::memchr(p, '"', static_cast<size_t>(end - p));
+            const char* const quote = q != nullptr ? static_cast<const char*>(q) : end;
+            // A backslash before the quote escapes it, or something before it.
+            const void* bs = std::memchr(p, '\\', static_cast<size_t>(quote - p));
+            if (bs != nullptr) {
+                p = static_cast<const char*>(bs) + 1;
+                escaped_ = true;
+                continue;
+            }
+            if (quote == end) {
+                p = end;
+                break;
+            }
+            in_string_ = false;
+            p = quote + 1;
+            continue;
+        }
+        const char c = *p++;
+        if (c == '"') {
+            in_string_ = true;
+        } else if (c == '[' || c == '{') {
+            ++depth_;
+        } else if (c == ']' || c == '}') {
+            --depth_;
+        } else if (c == ',' && depth_ == 1) {
+            cut_ = static_cast<size_t>(p - base);
+        }
+    }
+    scanned_ = buf_.size();
+}
+
+// Drops buf_'s first n bytes, parsed, and moves the place of the next piece past them.
+void KvStreamReader::drop(size_t n) noexcept {
+    const char* const base = buf_.data();
+    size_t newlines = 0;
+    const char* last_nl = nullptr;
+    for (const char* p = base; p < base + n;) {
+        const void* q = std::memchr(p, '\n', static_cast<size_t>(base + n - p));
+        if (q == nullptr) break;
+        ++newlines;
+        last_nl = static_cast<const char*>(q);
+        p = last_nl + 1;
+    }
+    if (newlines == 0) {
+        state_.column += n;
+    } else {
+        state_.line += newlines;
+        state_.column = static_cast<size_t>(base + n - (last_nl + 1));
+    }
+    buf_.erase(0, n);
+    // A stream's first bytes, read whole up to a limit, leave a buffer far larger than a
+    // piece needs.
+    if (buf_.capacity() > 4 * piece_bytes_ && buf_.size() < 2 * piece_bytes_) buf_.shrink_to_fit();
+    scanned_ -= n;
+    cut_ = 0;
+}
+
+Result<bool> KvStreamReader::next(KvInput& piece) {
+    if (done_) return false;
+    size_t want = piece_bytes_;
+    while (true) {
+        MPT_RETURN_IF_ERROR(read_more(want));
+        scan();
+        if (cut_ != 0 && !eof_) {
+            const size_t n = cut_;
+            MPT_TRY(piece, kv_detail::parse_kv_piece({buf_.data(), n}, false, state_));
+            drop(n);
+            return true;
+        }
+        if (eof_) {
+            MPT_TRY(piece, kv_detail::parse_kv_piece(buf_, true, state_));
+            done_ = true;
+            std::string().swap(buf_);
+            return true;
+        }
+        // No entry ends in what was read: read on, up to the most one entry may take.
+        if (buf_.size() >= max_entry_bytes_) {
+            // What is wrong in the text comes first: a whole parse of it reports that.
+            kv_detail::KvPieceState probe = state_;
+            Result<KvInput> r = kv_detail::parse_kv_piece(buf_, true, probe);
+            if (!r && !in_string_ && depth_ < 2) return r.error();
+            return file_error(Errc::input_too_large, path_,
+                              "line " + std::to_string(state_.line) + ": no entry ends within " +
+                                  std::to_string(buf_.size()) +
+                                  " bytes, the most the memory budget holds at once (--memory)");
+        }
+        want = std::min(max_entry_bytes_, std::max(want, buf_.size()) * 2);
+    }
+}
+
+Result<KvSource> open_kv_source(const std::string& path, size_t whole_limit, size_t piece_bytes,
+                                size_t max_entry_bytes) {
+    KvSource source;
+    std::FILE* f = nullptr;
+    bool regular = false;
+    if (path == "-") {
+        f = stdin;
+    } else {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return file_error(Errc::bad_input, path, std::strerror(errno));
+        struct stat st {};
+        regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+        if (regular && static_cast<uint64_t>(st.st_size) <= whole_limit) {
+            ::close(fd);
+            MPT_TRY(source.whole, load_input(path));
+            return source;
+        }
+        if (regular) ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+        f = ::fdopen(fd, "rb");
+        if (f == nullptr) {
+            const int err = errno;
+            ::close(fd);
+            return file_error(Errc::bad_input, path, std::strerror(err));
+        }
+    }
+    auto reader = std::make_unique<KvStreamReader>(f, path, std::string(), piece_bytes,
+                                                   max_entry_bytes, !regular);
+    if (!regular) {
+        // A stream that ends within the limit is read whole, as load_input reads it.
+        MPT_RETURN_IF_ERROR(
+            reader->read_more(whole_limit == SIZE_MAX ? whole_limit : whole_limit + 1));
+        if (reader->eof_) {
+            source.whole = InputText::from_string(std::move(reader->buf_));
+            return source;
+        }
+    }
+    source.stream = std::move(reader);
+    return source;
+}
+
+}  // namespace mpt

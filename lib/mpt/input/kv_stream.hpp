@@ -1,0 +1,78 @@
+// Key/value documents larger than memory: read once, front to back, in pieces of whole
+// entries, each parsed as parse_kv parses a whole document (kv_input.hpp) and with the same
+// errors, placed by line and column in the whole document.
+//
+// Thread safety: an object is used by one thread at a time.
+#pragma once
+
+#include <mpt/core/error.hpp>
+#include <mpt/input/kv_input.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+namespace mpt {
+
+struct KvSource;
+
+class KvStreamReader {
+public:
+    // Reads the stream f of the file path (closed at the end unless it is standard input),
+    // after the bytes prefix already read from it. A piece is about piece_bytes of text;
+    // one entry may take up to max_entry_bytes, past which reading stops with
+    // Errc::input_too_large. from_pipe: stop at the first byte no JSON text holds, as
+    // read_file does for streams.
+    KvStreamReader(std::FILE* f, std::string path, std::string prefix, size_t piece_bytes,
+                   size_t max_entry_bytes, bool from_pipe);
+    KvStreamReader(const KvStreamReader&) = delete;
+    KvStreamReader& operator=(const KvStreamReader&) = delete;
+    ~KvStreamReader();
+
+    // The entries of the next piece, in input order; false at the end of the document.
+    Result<bool> next(KvInput& piece);
+    // Whether the document is an array of pairs; known after the first piece.
+    bool ordered() const noexcept { return state_.ordered; }
+    // Bytes of text read so far.
+    uint64_t bytes_read() const noexcept { return bytes_read_; }
+
+private:
+    friend Result<KvSource> open_kv_source(const std::string&, size_t, size_t, size_t);
+    Status read_more(size_t want);
+    void scan() noexcept;
+    void drop(size_t n) noexcept;
+
+    std::FILE* f_;
+    std::string path_;
+    std::string buf_;
+    size_t piece_bytes_;
+    size_t max_entry_bytes_;
+    bool from_pipe_;
+    bool eof_ = false;
+    bool done_ = false;
+    bool opened_ = false;  // from_pipe: a byte other than white space was seen
+    uint64_t bytes_read_ = 0;
+    // The scan for places to cut: where it stands in buf_, its state there, and the last
+    // place after a ',' between two entries, or in a text dump after a line feed (0: none
+    // yet).
+    enum class Form { unknown, json, text };
+    Form form_ = Form::unknown;  // of the document, once its first byte is read
+    size_t scanned_ = 0;
+    int depth_ = 0;
+    bool in_string_ = false;
+    bool escaped_ = false;
+    size_t cut_ = 0;
+    kv_detail::KvPieceState state_;
+};
+
+// A key/value document opened for reading once: whole in memory (as load_input gives it)
+// when it is at most whole_limit bytes, else as a stream of pieces of about piece_bytes.
+// A regular file larger than whole_limit is read, not mapped.
+struct KvSource {
+    InputText whole;
+    std::unique_ptr<KvStreamReader> stream;  // null when whole
+};
+Result<KvSource> open_kv_source(const std::string& path, size_t whole_limit, size_t piece_bytes,
+                                size_t max_entry_bytes);
+
+}  // namespace mpt

@@ -1,0 +1,454 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <mpt/input/spill.hpp>
+#include <utility>
+
+namespace mpt {
+namespace {
+
+// A record in a run file: the key's length and the value's as LEB128 numbers, then the bytes.
+void put_varint(bytes& out, uint64_t v) {
+    while (v >= 0x80) {
+        out.push_back(static_cast<uint8_t>(v | 0x80));
+        v >>= 7;
+    }
+    out.push_back(static_cast<uint8_t>(v));
+}
+
+// Reads a number at p, at most end - p bytes; the bytes it took, 0 when incomplete.
+size_t get_varint(const uint8_t* p, const uint8_t* end, uint64_t& v) {
+    v = 0;
+    for (size_t i = 0; p + i < end && i < 10; ++i) {
+        v |= uint64_t{p[i] & 0x7fu} << (7 * i);
+        if ((p[i] & 0x80) == 0) return i + 1;
+    }
+    return 0;
+}
+
+uint64_t key_prefix(bytes_view key) noexcept {
+    uint8_t b[8] = {};
+    if (!key.empty()) std::memcpy(b, key.data(), std::min<size_t>(key.size(), 8));
+    uint64_t v;
+    std::memcpy(&v, b, 8);
+    if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+    return v;
+}
+
+}  // namespace
+
+SpillOptions SpillOptions::for_memory(size_t memory, std::string tmp_dir) {
+    MPT_ASSERT(memory > 0);
+    SpillOptions o;
+    o.run_bytes = std::max<size_t>(memory / 2, 1);
+    o.buffer_bytes = std::clamp<size_t>(memory / 256, 4096, size_t{1} << 20);
+    // The buffers of a merge take at most a quarter of the budget.
+    o.fan_in = std::clamp<size_t>(memory / 4 / o.buffer_bytes, 2, 256);
+    o.tmp_dir = std::move(tmp_dir);
+    return o;
+}
+
+Error SpillFiles::error(const char* what, int err) const {
+    const Errc code = err == ENOSPC || err == EDQUOT ? Errc::storage_full : Errc::storage_io;
+    return file_error(code, o_.tmp_dir,
+                      std::string(what) + " a temporary file: " + std::strerror(err));
+}
+
+Result<int> SpillFiles::make_file() {
+    const std::string& dir = o_.tmp_dir.empty() ? std::string("/tmp") : o_.tmp_dir;
+    int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+        // No unnamed files here: a named one, unlinked before anything is written to it.
+        std::string name = dir + "/mpt-spill-XXXXXX";
+        fd = ::mkostemp(name.data(), O_CLOEXEC);
+        if (fd >= 0) ::unlink(name.c_str());
+    }
+    if (fd < 0) return error("cannot make", errno);
+    ++files_;
+    return fd;
+}
+
+Status SpillFiles::write(int fd, bytes_view data, uint64_t offset) {
+    if (o_.fail_write != 0 && ++writes_ == o_.fail_write) return error("cannot write", ENOSPC);
+    while (!data.empty()) {
+        const ssize_t n = ::pwrite(fd, data.data(), data.size(), static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return error("cannot write", n < 0 ? errno : ENOSPC);
+        data = data.subspan(static_cast<size_t>(n));
+        offset += static_cast<uint64_t>(n);
+        bytes_written_ += static_cast<uint64_t>(n);
+    }
+    return {};
+}
+
+Result<RunFile> RunFile::create(SpillFiles& files) {
+    MPT_TRY(const int fd, files.make_file());
+    RunFile run(files, fd);
+    run.buf_.reserve(files.options().buffer_bytes);
+    return run;
+}
+
+RunFile::RunFile(RunFile&& other) noexcept
+    : files_(other.files_),
+      fd_(std::exchange(other.fd_, -1)),
+      buf_(std::move(other.buf_)),
+      at_(other.at_),
+      offset_(other.offset_),
+      size_(other.size_),
+      records_(other.records_),
+      starts_(other.starts_),
+      nibbles_started_(other.nibbles_started_) {}
+
+RunFile& RunFile::operator=(RunFile&& other) noexcept {
+    if (this != &other) {
+        if (fd_ >= 0) ::close(fd_);
+        files_ = other.files_;
+        fd_ = std::exchange(other.fd_, -1);
+        buf_ = std::move(other.buf_);
+        at_ = other.at_;
+        offset_ = other.offset_;
+        size_ = other.size_;
+        records_ = other.records_;
+        starts_ = other.starts_;
+        nibbles_started_ = other.nibbles_started_;
+    }
+    return *this;
+}
+
+RunFile::~RunFile() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+Status RunFile::flush() {
+    MPT_RETURN_IF_ERROR(files_->write(fd_, buf_, offset_));
+    offset_ += buf_.size();
+    buf_.clear();
+    return {};
+}
+
+Status RunFile::add(bytes_view key, bytes_view value) {
+    const int nibble = key.empty() ? 0 : key[0] >> 4;
+    while (nibbles_started_ <= nibble) starts_[nibbles_started_++] = offset_ + buf_.size();
+    put_varint(buf_, key.size());
+    put_varint(buf_, value.size());
+    buf_.insert(buf_.end(), key.begin(), key.end());
+    buf_.insert(buf_.end(), value.begin(), value.end());
+    ++records_;
+    if (buf_.size() >= files_->options().buffer_bytes) return flush();
+    return {};
+}
+
+Status RunFile::finish() {
+    MPT_RETURN_IF_ERROR(flush());
+    while (nibbles_started_ <= 16) starts_[nibbles_started_++] = offset_;
+    size_ = offset_;
+    offset_ = 0;
+    at_ = 0;
+    buf_.shrink_to_fit();
+    return {};
+}
+
+// Keeps buf_[at_, at_ + need) in memory, reading on from offset_.
+Status RunFile::fill(size_t need) {
+    buf_.erase(buf_.begin(), buf_.begin() + static_cast<ptrdiff_t>(at_));
+    at_ = 0;
+    const size_t want = std::max(need, files_->options().buffer_bytes);
+    while (buf_.size() < want && offset_ < size_) {
+        const size_t have = buf_.size();
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(want - have, size_ - offset_));
+        buf_.resize(have + n);
+        const ssize_t got = ::pread(fd_, buf_.data() + have, n, static_cast<off_t>(offset_));
+        if (got < 0 && errno == EINTR) {
+            buf_.resize(have);
+            continue;
+        }
+        if (got <= 0) {
+            const int err = got < 0 ? errno : EIO;
+            buf_.resize(have);
+            return file_error(Errc::storage_io, files_->options().tmp_dir,
+                              std::string("cannot read a temporary file: ") + std::strerror(err));
+        }
+        buf_.resize(have + static_cast<size_t>(got));
+        offset_ += static_cast<uint64_t>(got);
+    }
+    return {};
+}
+
+Result<bool> RunFile::next(bytes_view& key, bytes_view& value) {
+    for (int attempt = 0;; ++attempt) {
+        const uint8_t* p = buf_.data() + at_;
+        const uint8_t* end = buf_.data() + buf_.size();
+        uint64_t klen = 0, vlen = 0;
+        const size_t a = get_varint(p, end, klen);
+        const size_t b = a == 0 ? 0 : get_varint(p + a, end, vlen);
+        if (b != 0 && static_cast<uint64_t>(end - p) - a - b >= klen + vlen) {
+            key = {p + a + b, static_cast<size_t>(klen)};
+            value = {p + a + b + klen, static_cast<size_t>(vlen)};
+            at_ += a + b + static_cast<size_t>(klen + vlen);
+            return true;
+        }
+        if (at_ == buf_.size() && offset_ == size_) return false;
+        if (attempt == 2) {
+            return file_error(Errc::storage_io, files_->options().tmp_dir,
+                              "a temporary file ends inside a record");
+        }
+        // The first pass reads the numbers in; the second, the whole record.
+        MPT_RETURN_IF_ERROR(fill(b == 0 ? 20 : a + b + static_cast<size_t>(klen + vlen)));
+    }
+}
+
+Result<RunFile> RunFile::view(unsigned first, unsigned last) const {
+    MPT_ASSERT(first <= last && last <= 16);
+    const int fd = ::fcntl(fd_, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) {
+        return file_error(
+            Errc::storage_io, files_->options().tmp_dir,
+            std::string("cannot open a temporary file again: ") + std::strerror(errno));
+    }
+    RunFile v(*files_, fd);
+    v.offset_ = starts_[first];
+    v.size_ = starts_[last];
+    v.records_ = 0;
+    v.starts_ = starts_;
+    v.nibbles_started_ = 17;
+    return v;
+}
+
+RunMerger::RunMerger(std::vector<RunFile> runs) : runs_(std::move(runs)), heads_(runs_.size()) {}
+
+bool RunMerger::before(size_t a, size_t b) const noexcept {
+    const int c = compare_bytes(heads_[a].key, heads_[b].key);
+    return c != 0 ? c < 0 : a > b;  // equal keys: the later run first
+}
+
+void RunMerger::sift_down(size_t i) noexcept {
+    const size_t n = heap_.size();
+    while (true) {
+        size_t best = i;
+        for (const size_t c : {2 * i + 1, 2 * i + 2}) {
+            if (c < n && before(heap_[c], heap_[best])) best = c;
+        }
+        if (best == i) return;
+        std::swap(heap_[i], heap_[best]);
+        i = best;
+    }
+}
+
+Result<std::span<const KvPair>> RunMerger::next() {
+    if (!started_) {
+        started_ = true;
+        for (size_t r = 0; r < runs_.size(); ++r) {
+            MPT_TRY(const bool has, runs_[r].next(heads_[r].key, heads_[r].value));
+            if (has) heap_.push_back(r);
+        }
+        for (size_t i = heap_.size(); i-- > 0;) sift_down(i);
+    }
+    batch_.clear();
+    batch_bytes_.clear();
+    // Offsets first: batch_bytes_ may move as it grows.
+    spans_.clear();
+    constexpr size_t kBatch = 1024;
+    while (!heap_.empty() && spans_.size() < kBatch) {
+        const size_t top = heap_.front();
+        const Head h = heads_[top];
+        const size_t key_at = batch_bytes_.size();
+        batch_bytes_.insert(batch_bytes_.end(), h.key.begin(), h.key.end());
+        batch_bytes_.insert(batch_bytes_.end(), h.value.begin(), h.value.end());
+        spans_.push_back({key_at, h.key.size(), h.value.size()});
+        // The same key in earlier runs: older writes, dropped. The run's buffer is read on,
+        // so the key is compared in its copy.
+        MPT_RETURN_IF_ERROR(advance(top));
+        while (!heap_.empty() &&
+               bytes_equal(heads_[heap_.front()].key,
+                           bytes_view(batch_bytes_.data() + key_at, h.key.size()))) {
+            MPT_RETURN_IF_ERROR(advance(heap_.front()));
+        }
+    }
+    for (const Span& s : spans_) {
+        const uint8_t* k = batch_bytes_.data() + s.at;
+        batch_.push_back({{k, s.key_len}, {k + s.key_len, s.value_len}});
+    }
+    return std::span<const KvPair>(batch_);
+}
+
+// Replaces the head of run (at the top of the heap) with its next record.
+Status RunMerger::advance(size_t run) {
+    MPT_ASSERT(!heap_.empty() && heap_.front() == run);
+    MPT_TRY(const bool has, runs_[run].next(heads_[run].key, heads_[run].value));
+    if (!has) {
+        heap_.front() = heap_.back();
+        heap_.pop_back();
+    }
+    if (!heap_.empty()) sift_down(0);
+    return {};
+}
+
+Result<std::vector<RunFile>> merge_to_fan_in(SpillFiles& files, std::vector<RunFile> runs) {
+    const size_t fan_in = std::max<size_t>(files.options().fan_in, 2);
+    while (runs.size() > fan_in) {
+        std::vector<RunFile> merged;
+        for (size_t first = 0; first < runs.size(); first += fan_in) {
+            const size_t last = std::min(runs.size(), first + fan_in);
+            if (last - first == 1) {
+                merged.push_back(std::move(runs[first]));
+                continue;
+            }
+            std::vector<RunFile> group;
+            for (size_t r = first; r < last; ++r) group.push_back(std::move(runs[r]));
+            RunMerger m(std::move(group));
+            MPT_TRY(RunFile out, RunFile::create(files));
+            while (true) {
+                MPT_TRY(const std::span<const KvPair> batch, m.next());
+                if (batch.empty()) break;
+                for (const KvPair& p : batch) MPT_RETURN_IF_ERROR(out.add(p.key, p.value));
+            }
+            MPT_RETURN_IF_ERROR(out.finish());
+            merged.push_back(std::move(out));
+        }
+        runs = std::move(merged);
+    }
+    return runs;
+}
+
+SpillingPairSorter::SpillingPairSorter(SpillFiles& files) : files_(&files) {}
+
+Status SpillingPairSorter::add(bytes_view key, bytes_view value, bytes_view extra) {
+    MPT_ASSERT(!finished_);
+    if (records_.capacity() == 0) {
+        // Reserved once, so that growing never holds two copies; only what is used is
+        // touched.
+        arena_.reserve(files_->options().run_bytes);
+        records_.reserve(files_->options().run_bytes / sizeof(Record) + 1);
+    }
+    const size_t size = key.size() + value.size() + extra.size();
+    if (!records_.empty() && arena_.size() + size + (records_.size() + 1) * sizeof(Record) >
+                                 files_->options().run_bytes) {
+        MPT_RETURN_IF_ERROR(spill());
+    }
+    records_.push_back({key_prefix(key), arena_.size(), static_cast<uint32_t>(key.size()),
+                        static_cast<uint32_t>(value.size()), static_cast<uint32_t>(extra.size()),
+                        static_cast<uint32_t>(records_.size())});
+    arena_.insert(arena_.end(), key.begin(), key.end());
+    arena_.insert(arena_.end(), value.begin(), value.end());
+    arena_.insert(arena_.end(), extra.begin(), extra.end());
+    ++entries_;
+    return {};
+}
+
+// Sorts the run by key, equal keys by sequence, and keeps only the last of each key.
+void SpillingPairSorter::sort_run() {
+    const uint8_t* a = arena_.data();
+    std::sort(records_.begin(), records_.end(), [a](const Record& x, const Record& y) {
+        if (x.prefix != y.prefix) return x.prefix < y.prefix;
+        const int c = compare_bytes({a + x.at, x.key_len}, {a + y.at, y.key_len});
+        return c != 0 ? c < 0 : x.seq < y.seq;
+    });
+    size_t out = 0;
+    for (size_t i = 0; i < records_.size(); ++i) {
+        const Record& r = records_[i];
+        const bool last_of_key =
+            i + 1 == records_.size() || records_[i + 1].prefix != r.prefix ||
+            !bytes_equal({a + r.at, r.key_len}, {a + records_[i + 1].at, records_[i + 1].key_len});
+        if (last_of_key) records_[out++] = r;
+    }
+    records_.resize(out);
+}
+
+// Writes the run as it stands, deletions kept (they hide earlier runs' writes). A record's
+// value in the file is the pair's value length (4 bytes, little-endian), the value and the
+// extra bytes.
+Status SpillingPairSorter::spill() {
+    sort_run();
+    MPT_TRY(RunFile run, RunFile::create(*files_));
+    bytes packed;
+    for (const Record& r : records_) {
+        packed.clear();
+        for (int i = 0; i < 4; ++i) packed.push_back(static_cast<uint8_t>(r.value_len >> (8 * i)));
+        const uint8_t* v = arena_.data() + r.at + r.key_len;
+        packed.insert(packed.end(), v, v + r.value_len + r.extra_len);
+        MPT_RETURN_IF_ERROR(run.add({arena_.data() + r.at, r.key_len}, packed));
+    }
+    MPT_RETURN_IF_ERROR(run.finish());
+    runs_.push_back(std::move(run));
+    ++spilled_;
+    records_.clear();
+    arena_.clear();
+    return {};
+}
+
+Status SpillingPairSorter::finish() {
+    MPT_ASSERT(!finished_);
+    finished_ = true;
+    if (runs_.empty()) {
+        sort_run();
+        return {};
+    }
+    if (!records_.empty()) MPT_RETURN_IF_ERROR(spill());
+    // What the runs held in memory is given back before the merge.
+    bytes().swap(arena_);
+    std::vector<Record>().swap(records_);
+    MPT_TRY(final_runs_, merge_to_fan_in(*files_, std::move(runs_)));
+    std::vector<RunFile> views;
+    for (const RunFile& r : final_runs_) {
+        MPT_TRY(RunFile v, r.view(0, 16));
+        views.push_back(std::move(v));
+    }
+    all_ = std::make_unique<SpilledPairStream>(std::move(views));
+    return {};
+}
+
+Result<std::unique_ptr<SpilledPairStream>> SpillingPairSorter::nibble_stream(unsigned v) const {
+    MPT_ASSERT(finished_ && v < 16);
+    std::vector<RunFile> views;
+    for (const RunFile& r : final_runs_) {
+        MPT_TRY(RunFile view, r.view(v, v + 1));
+        views.push_back(std::move(view));
+    }
+    return std::make_unique<SpilledPairStream>(std::move(views));
+}
+
+// A record's value in a run file: the pair's value length (4 bytes, little-endian), the
+// value, the extra bytes (SpillingPairSorter::spill).
+Result<std::span<const KvPair>> SpilledPairStream::next() {
+    out_.clear();
+    extras_.clear();
+    while (out_.empty()) {
+        MPT_TRY(const std::span<const KvPair> batch, merger_.next());
+        if (batch.empty()) break;
+        for (const KvPair& p : batch) {
+            uint32_t value_len = 0;
+            for (int i = 0; i < 4; ++i) value_len |= uint32_t{p.value[i]} << (8 * i);
+            if (value_len == 0) continue;
+            out_.push_back({p.key, p.value.subspan(4, value_len)});
+            extras_.push_back(p.value.subspan(4 + value_len));
+        }
+    }
+    return std::span<const KvPair>(out_);
+}
+
+Result<std::span<const KvPair>> SpillingPairSorter::next() {
+    MPT_ASSERT(finished_);
+    if (all_) {
+        MPT_TRY(const std::span<const KvPair> run, all_->next());
+        extras_.assign(all_->extras().begin(), all_->extras().end());
+        return run;
+    }
+    out_.clear();
+    extras_.clear();
+    constexpr size_t kBatch = 1024;
+    const uint8_t* a = arena_.data();
+    for (; next_record_ < records_.size() && out_.size() < kBatch; ++next_record_) {
+        const Record& r = records_[next_record_];
+        if (r.value_len == 0) continue;
+        out_.push_back({{a + r.at, r.key_len}, {a + r.at + r.key_len, r.value_len}});
+        extras_.push_back({a + r.at + r.key_len + r.value_len, r.extra_len});
+    }
+    return std::span<const KvPair>(out_);
+}
+
+}  // namespace mpt

@@ -1,0 +1,220 @@
+// Sorting more records than memory holds: sorted runs in unnamed temporary files, merged
+// k ways. The key/value builds use it for their input's pairs (SpillingPairSorter) and the
+// bulk build for its rows (RunFile and RunMerger).
+//
+// A temporary file is made without a name (O_TMPFILE; where the file system cannot, made
+// with a name that is removed at once), so it goes when its descriptor closes: on return,
+// on an error, and when the process dies of any signal, SIGKILL included. Nothing is ever
+// left in the folder.
+//
+// Thread safety: an object is used by one thread at a time.
+#pragma once
+
+#include <mpt/core/bytes.hpp>
+#include <mpt/core/error.hpp>
+
+#include <array>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mpt {
+
+// How much a spilling sort may hold, where its files go, and a hook for tests.
+struct SpillOptions {
+    // Bytes of records a run holds before it goes to a file.
+    size_t run_bytes = size_t{256} << 20;
+    // Bytes of buffer each run being read or written takes.
+    size_t buffer_bytes = size_t{1} << 20;
+    // The most runs merged at once; more are merged in passes, a group of consecutive runs
+    // into one run at a time. At least 2.
+    size_t fan_in = 64;
+    std::string tmp_dir = "/tmp";
+    // For tests: the write to a temporary file with this number (from 1, counted over all
+    // the files of one SpillFiles) fails with ENOSPC; 0 for none.
+    size_t fail_write = 0;
+
+    // The split of a memory budget of `memory` bytes: half for one run, and buffers of at
+    // most 1 MiB. REQUIRES: memory > 0.
+    static SpillOptions for_memory(size_t memory, std::string tmp_dir);
+};
+
+// The temporary files of one sort (or of a build's sorts): where they go, and what was
+// written to them.
+class SpillFiles {
+public:
+    explicit SpillFiles(const SpillOptions& o) : o_(o) {}
+    const SpillOptions& options() const noexcept { return o_; }
+    // Bytes written to temporary files so far.
+    uint64_t bytes_written() const noexcept { return bytes_written_; }
+    size_t files_made() const noexcept { return files_; }
+
+    // An unnamed file in the folder, open for reading and writing; -1 and an error when none
+    // can be made. Errors: storage_full, storage_io.
+    Result<int> make_file();
+    // Writes all of data at offset. Errors: storage_full (ENOSPC, EDQUOT), storage_io.
+    Status write(int fd, bytes_view data, uint64_t offset);
+
+private:
+    Error error(const char* what, int err) const;
+    SpillOptions o_;
+    uint64_t bytes_written_ = 0;
+    size_t writes_ = 0;
+    size_t files_ = 0;
+};
+
+// A run of records (a key and a value each, of any bytes) written once, in order, then read
+// back once, in order.
+class RunFile {
+public:
+    // A new, empty run. Errors as SpillFiles::make_file.
+    static Result<RunFile> create(SpillFiles& files);
+    RunFile(RunFile&& other) noexcept;
+    RunFile& operator=(RunFile&& other) noexcept;
+    RunFile(const RunFile&) = delete;
+    RunFile& operator=(const RunFile&) = delete;
+    ~RunFile();
+
+    // Appends a record. Errors as SpillFiles::write.
+    Status add(bytes_view key, bytes_view value);
+    // Writes what is buffered; the run is complete and can be read.
+    Status finish();
+    size_t records() const noexcept { return records_; }
+
+    // Reading, after finish(): the next record, false at the end. The views are valid until
+    // the next call. Errors: storage_io (a short read: the file changed under the process).
+    Result<bool> next(bytes_view& key, bytes_view& value);
+
+    // After finish(): a run that reads, on its own descriptor, the records of this one whose
+    // keys start with a nibble in [first, last) (the empty key counts as nibble 0). Views of
+    // one run may be read on different threads at once. Errors: storage_io.
+    Result<RunFile> view(unsigned first, unsigned last) const;
+
+private:
+    explicit RunFile(SpillFiles& files, int fd) : files_(&files), fd_(fd) {}
+    Status flush();
+    Status fill(size_t need);
+
+    SpillFiles* files_;
+    int fd_ = -1;
+    bytes buf_;
+    size_t at_ = 0;        // reading: where the next record begins in buf_
+    uint64_t offset_ = 0;  // writing: bytes written; reading: bytes read into buf_
+    uint64_t size_ = 0;    // bytes in the file, once finished: where reading ends
+    size_t records_ = 0;
+    // Where the records of each first nibble begin (starts_[16]: the end); written so far.
+    std::array<uint64_t, 17> starts_{};
+    int nibbles_started_ = 0;
+};
+
+// Merges runs of records sorted by key into one sequence in key order. Among records with
+// equal keys the one from the latest run (the highest index) is taken and the others
+// dropped: runs made from consecutive parts of an input, in its order, so keep the last
+// write of a key.
+class RunMerger {
+public:
+    explicit RunMerger(std::vector<RunFile> runs);
+    // The next records in key order, copied out; empty at the end. Valid until the next call.
+    // Errors as RunFile::next.
+    Result<std::span<const KvPair>> next();
+
+private:
+    struct Head {
+        bytes_view key;
+        bytes_view value;
+    };
+    Status advance(size_t run);
+    bool before(size_t a, size_t b) const noexcept;
+    void sift_down(size_t i) noexcept;
+
+    std::vector<RunFile> runs_;
+    std::vector<Head> heads_;
+    std::vector<size_t> heap_;  // runs with a head, a min-heap by (key, later run first)
+    bool started_ = false;
+    struct Span {
+        size_t at, key_len, value_len;  // a record's key, then its value, in batch_bytes_
+    };
+    std::vector<Span> spans_;
+    bytes batch_bytes_;
+    std::vector<KvPair> batch_;
+};
+
+// Merges runs into at most fan_in (as RunMerger does): groups of
+// consecutive runs become one run each, in passes, so that the order of runs still follows
+// the input. Errors as RunFile.
+Result<std::vector<RunFile>> merge_to_fan_in(SpillFiles& files, std::vector<RunFile> runs);
+
+// The final pairs of runs of a SpillingPairSorter, merged: deletions dropped, extras split
+// from the values.
+class SpilledPairStream {
+public:
+    explicit SpilledPairStream(std::vector<RunFile> runs) : merger_(std::move(runs)) {}
+    // The next pairs in key order, empty at the end; valid until the next call.
+    Result<std::span<const KvPair>> next();
+    std::span<const bytes_view> extras() const noexcept { return extras_; }
+
+private:
+    RunMerger merger_;
+    std::vector<KvPair> out_;
+    std::vector<bytes_view> extras_;
+};
+
+// The final content of key/value entries added in input order, in key order: the last write
+// of each key wins, an empty value deletes it (the rule of SortedPairCursor). Entries are
+// kept in memory up to run_bytes; past that, each full run is sorted and written to a
+// temporary file, deletions kept, and the runs are merged at the end.
+//
+// "Last" is the input's order: an entry's sequence number is its position in the input.
+// Within a run equal keys are ordered by it; runs hold consecutive parts of the input, so
+// across runs the later run holds the later write.
+//
+// Each entry may carry extra bytes (a secure build's original key, for its preimage), handed
+// back beside its pair.
+class SpillingPairSorter {
+public:
+    explicit SpillingPairSorter(SpillFiles& files);
+    Status add(bytes_view key, bytes_view value, bytes_view extra = {});
+    // Ends the adding. Errors as RunFile.
+    Status finish();
+    // After finish(): the next final pairs in key order (no empty values), empty at the end,
+    // with extras()[i] the extra bytes of pair i. Valid until the next call.
+    Result<std::span<const KvPair>> next();
+    std::span<const bytes_view> extras() const noexcept { return extras_; }
+    // Entries added; runs written to files (0: all in memory).
+    size_t entries() const noexcept { return entries_; }
+    size_t runs_spilled() const noexcept { return spilled_; }
+
+    // After finish(), when runs were spilled: the final pairs whose keys start with nibble v
+    // (v < 16; for v = 0 also the empty key), read apart from next(). Streams of different
+    // nibbles may be read on different threads at once, and beside next().
+    Result<std::unique_ptr<SpilledPairStream>> nibble_stream(unsigned v) const;
+
+private:
+    struct Record {
+        uint64_t prefix;  // the key's first 8 bytes, big-endian, zero-padded
+        uint64_t at;      // the key, then the value, then the extra, in arena_
+        uint32_t key_len;
+        uint32_t value_len;
+        uint32_t extra_len;
+        uint32_t seq;  // the entry's position in the run
+    };
+    void sort_run();
+    Status spill();
+
+    SpillFiles* files_;
+    bytes arena_;
+    std::vector<Record> records_;
+    std::vector<RunFile> runs_;
+    size_t entries_ = 0;
+    size_t spilled_ = 0;
+    bool finished_ = false;
+    // Reading: from memory (no run spilled) or from the merger.
+    size_t next_record_ = 0;
+    std::vector<RunFile> final_runs_;  // spilled: at most fan_in, read through views
+    std::unique_ptr<SpilledPairStream> all_;
+    std::vector<KvPair> out_;
+    std::vector<bytes_view> extras_;
+};
+
+}  // namespace mpt

@@ -1,0 +1,101 @@
+# Cases of `mpt root` and `mpt build` past --memory, for cli_test.sh: inputs larger than the
+# budget lets the whole-file path hold spill sorted runs to temporary files (--tmp) and must
+# give the in-memory path's root and file, the same errors, and leave no temporary file.
+# 1M (the least budget) holds about 500 KB of input whole for a root, 400 KB for a build.
+spill=$tmp/spill
+spill_ok() { pass=$((pass + 1)); }
+spill_bad() {
+    fail=$((fail + 1))
+    echo "FAIL $1"
+}
+mkdir -p "$spill/tmp"
+# An array of 24,000 writes over 6,000 keys: every key written four times, most in different
+# runs, and one write in seven a deletion (null, or "" every other time).
+awk 'BEGIN {
+    printf "[";
+    for (i = 0; i < 24000; ++i) {
+        if (i) printf ",\n";
+        v = i % 7 == 3 ? (i % 2 ? "null" : "\"\"") : sprintf("\"0x%012x\"", i * 7919);
+        printf "[\"0x%06x\", %s]", (i * 2654435761) % 6000, v;
+    }
+    printf "]\n";
+}' >"$spill/ordered.json"
+"$GEN" 6000 "$spill/object.json"
+for f in ordered object; do
+    want=$("$MPT" root "$spill/$f.json")
+    expect "spill: root --memory 1M of $f input, as in memory" 0 "^$want\$" '^$' -- \
+        "$MPT" root --memory 1M --tmp "$spill/tmp" "$spill/$f.json"
+    expect "spill: root --json --memory 1M of $f input wrote runs" 0 \
+        "^\{\"root\":\"$want\",\"trie\":null,\"keys\":[0-9]+,\"temp_files\":[1-9][0-9]*,\"temp_bytes\":[1-9][0-9]*\}\$" '^$' -- \
+        "$MPT" root --json --memory 1M --tmp "$spill/tmp" "$spill/$f.json"
+    expect "spill: root --secure --memory 1M of $f input" 0 "^$("$MPT" root --secure "$spill/$f.json")\$" '^$' -- \
+        "$MPT" root --secure --memory 1M --tmp "$spill/tmp" "$spill/$f.json"
+    expect "spill: root --memory 1M of $f input from a pipe" 0 "^$want\$" '^$' -- \
+        sh -c "cat '$spill/$f.json' | '$MPT' root --memory 1M --tmp '$spill/tmp' -"
+    for secure in "" --secure; do
+        rm -f "$spill/mem.db" "$spill/spill.db"
+        "$MPT" build $secure "$spill/$f.json" -o "$spill/mem.db" >/dev/null
+        expect "spill: build $secure --memory 1M of $f input" 0 '^0x' '^$' -- \
+            "$MPT" build $secure --memory 1M --tmp "$spill/tmp" "$spill/$f.json" -o "$spill/spill.db"
+        cmp -s "$spill/mem.db" "$spill/spill.db" && spill_ok || spill_bad "spill: build $secure --memory 1M of $f input is not the in-memory build's file"
+    done
+done
+rm -f "$spill/spill.db"
+TMPDIR=$spill/tmp expect "spill: build --json --memory 1M spills to \$TMPDIR" 0 '"temp_files":[1-9]' '^$' -- \
+    "$MPT" build --json --memory 1M "$spill/ordered.json" -o "$spill/spill.db"
+[ -z "$(ls -A "$spill/tmp")" ] && spill_ok || spill_bad "spill: temporary files left in $spill/tmp: $(ls -A "$spill/tmp")"
+
+# What dump prints reads back in pieces too: the text form (a piece ends after a line), CRLF
+# lines, and a JSON document after a byte order mark, from a file and from a pipe.
+"$MPT" build "$spill/object.json" -o "$spill/dumped.db" >/dev/null
+"$MPT" dump "$spill/dumped.db" >"$spill/dump.txt"
+sed 's/$/\r/' "$spill/dump.txt" >"$spill/dump_crlf.txt"
+printf '\357\273\277' | cat - "$spill/object.json" >"$spill/bom.json"
+want=$("$MPT" root "$spill/object.json")
+for f in dump.txt dump_crlf.txt bom.json; do
+    expect "spill: root --json --memory 1M of $f spills, as in memory" 0 \
+        "^\{\"root\":\"$want\",\"trie\":null,\"keys\":6000,\"temp_files\":[1-9]" '^$' -- \
+        "$MPT" root --json --memory 1M --tmp "$spill/tmp" "$spill/$f"
+    expect "spill: root --memory 1M of $f from a pipe" 0 "^$want\$" '^$' -- \
+        sh -c "cat '$spill/$f' | '$MPT' root --memory 1M --tmp '$spill/tmp' -"
+done
+rm -f "$spill/spill.db"
+expect "spill: build --memory 1M of a text dump" 0 '^0x' '^$' -- \
+    "$MPT" build --memory 1M --tmp "$spill/tmp" "$spill/dump.txt" -o "$spill/spill.db"
+cmp -s "$spill/dumped.db" "$spill/spill.db" && spill_ok || spill_bad "spill: build --memory 1M of a text dump is not the in-memory build's file"
+# A bad line far into a text dump: its line, as in memory.
+sed '5000 s/ 0x/ 0xzz/' "$spill/dump.txt" >"$spill/bad.txt"
+expect "spill: a bad line in a text dump, as in memory" 2 '^$' \
+    "^$("$MPT" root "$spill/bad.txt" 2>&1 | sed 's/[][\.*^$()]/\\&/g')\$" -- \
+    "$MPT" root --memory 1M --tmp "$spill/tmp" "$spill/bad.txt"
+rm -f "$spill/dumped.db" "$spill/spill.db" "$spill/dump_crlf.txt" "$spill/bom.json" "$spill/bad.txt"
+
+# Errors: the same line as in memory for a bad entry near the end; a budget that is no size;
+# a temporary folder that is not there; temporary files past a file size limit (as a full
+# disk: exit 3, nothing left).
+sed '$ s/]$/, ["0x01", 7]]/' "$spill/ordered.json" >"$spill/bad.json"
+expect "spill: a bad entry at the end, as in memory" 2 '^$' \
+    "^$("$MPT" root "$spill/bad.json" 2>&1 | sed 's/[][\.*^$()]/\\&/g')\$" -- \
+    "$MPT" root --memory 1M --tmp "$spill/tmp" "$spill/bad.json"
+expect "spill: --memory 12X" 2 '^$' '^mpt: error: usage: .*--memory' -- "$MPT" root --memory 12X "$spill/ordered.json"
+expect "spill: --memory below 1M" 2 '^$' '^mpt: error: usage: .*at least 1M' -- "$MPT" build --memory 100K "$spill/ordered.json" -o "$spill/x.db"
+expect "spill: root --memory with --state" 2 '^$' '^mpt: error: usage: root: --memory and --tmp apply to key/value input$' -- "$MPT" root --memory 1M --state "$FIX/state_alloc.json"
+expect "spill: build --tmp with --state" 2 '^$' '^mpt: error: usage: build: --memory and --tmp apply to key/value input$' -- "$MPT" build --tmp /tmp --state "$FIX/state_alloc.json" -o "$spill/x.db"
+expect "spill: --tmp not a folder" 3 '^$' "^mpt: error: storage I/O error: $spill/none: cannot make a temporary file: No such file or directory\$" -- \
+    "$MPT" root --memory 1M --tmp "$spill/none" "$spill/ordered.json"
+expect "spill: build past a file size limit" 3 '^$' "^mpt: error: storage I/O error: $spill/tmp: cannot write a temporary file: File too large\$" -- \
+    bash -c "trap '' XFSZ; ulimit -f 20; exec '$MPT' build --memory 1M --tmp '$spill/tmp' '$spill/ordered.json' -o '$spill/limited.db'"
+[ ! -e "$spill/limited.db" ] && [ -z "$(ls -A "$spill/tmp")" ] && spill_ok || spill_bad "spill: a failed build left files behind"
+
+# Killed while it spills (SIGKILL: no handler runs): the temporary files have no name, and the
+# new trie file none until whole, so nothing is left.
+"$GEN" 60000 "$spill/big.json"
+"$MPT" build --memory 1M --tmp "$spill/tmp" "$spill/big.json" -o "$spill/killed.db" >/dev/null 2>&1 &
+spill_pid=$!
+sleep 0.3
+kill -9 $spill_pid 2>/dev/null
+wait $spill_pid 2>/dev/null
+[ -z "$(ls -A "$spill/tmp")" ] && spill_ok || spill_bad "spill: a killed build left temporary files: $(ls -A "$spill/tmp")"
+[ ! -e "$spill/killed.db" ] || [ "$("$MPT" root "$spill/killed.db")" = "$("$MPT" root "$spill/big.json")" ] &&
+    spill_ok || spill_bad "spill: a killed build left a partial file"
+rm -f "$spill/big.json" "$spill/killed.db"

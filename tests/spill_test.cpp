@@ -1,0 +1,318 @@
+// The spilling sort (input/spill.hpp), the stream reader (input/kv_stream.hpp) and the builds
+// through them (kv_root_sorted, build_new_trie_file_sorted): with budgets of a few pairs, so
+// that runs of a few keys spill and merge in several passes, they must give what the
+// in-memory path gives for the same document: the same final pairs, the same roots, the same
+// file byte for byte, and the same errors.
+#include <dirent.h>
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <mpt/build/bulk_build.hpp>
+#include <mpt/build/kv_root.hpp>
+#include <mpt/core/hex.hpp>
+#include <mpt/input/kv_stream.hpp>
+#include <mpt/input/spill.hpp>
+#include <mpt/trie/stack_trie.hpp>
+#include <random>
+#include <sstream>
+
+#include "test_util.hpp"
+
+using namespace mpt;
+using mpt::test::TempFile;
+
+namespace {
+
+// A folder of its own for temporary files, removed at scope exit; empty() says whether
+// anything was left in it.
+struct TempDir {
+    std::string path;
+    TempDir() {
+        char tmpl[] = "/tmp/mpt-spill-test-XXXXXX";
+        REQUIRE(::mkdtemp(tmpl) != nullptr);
+        path = tmpl;
+    }
+    ~TempDir() {
+        if (DIR* d = ::opendir(path.c_str())) {
+            while (const dirent* e = ::readdir(d)) {
+                const std::string name = e->d_name;
+                if (name != "." && name != "..") ::unlink((path + "/" + name).c_str());
+            }
+            ::closedir(d);
+        }
+        ::rmdir(path.c_str());
+    }
+    size_t entries() const {
+        size_t n = 0;
+        if (DIR* d = ::opendir(path.c_str())) {
+            while (const dirent* e = ::readdir(d)) {
+                const std::string name = e->d_name;
+                n += name != "." && name != "..";
+            }
+            ::closedir(d);
+        }
+        return n;
+    }
+};
+
+// A document of n writes over about n / 3 keys (so most keys are written several times, in
+// different runs), values null or "" one time in five when ordered (deletions), keys of 0 to
+// 5 bytes from a narrow alphabet (shared paths, keys that are prefixes of others).
+std::string random_document(std::mt19937_64& rng, size_t n, bool ordered) {
+    std::string s = ordered ? "[" : "{";
+    const size_t keys = std::max<size_t>(n / 3, 1);
+    for (size_t i = 0; i < n; ++i) {
+        if (i != 0) s += i % 7 == 0 ? ",\n  " : ",";
+        const size_t k = rng() % keys;
+        bytes key(k % 6, 0);
+        for (size_t j = 0; j < key.size(); ++j) key[j] = static_cast<uint8_t>((k >> (2 * j)) & 3);
+        std::string value;
+        const size_t kind = rng() % 10;
+        if (ordered && kind == 0) {
+            value = "null";
+        } else if (ordered && kind == 1) {
+            value = "\"\"";
+        } else {
+            value = "\"" + to_hex(test::random_bytes(rng, 1 + rng() % 40)) + "\"";
+        }
+        // Some keys as text, with an escape: the stream's cuts must skip what strings hold.
+        const std::string key_text =
+            kind == 2 && !key.empty() ? "ab\\\"c,]" + std::to_string(k) : to_hex(key);
+        if (ordered) {
+            s += "[\"" + key_text + "\", " + value + "]";
+        } else {
+            s += "\"" + key_text + "\": " + value;
+        }
+    }
+    return s + (ordered ? "]" : "}");
+}
+
+std::string write_temp(const std::string& text, const std::string& path) {
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+}
+
+std::FILE* open_read(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    REQUIRE(f != nullptr);
+    return f;
+}
+
+SpillOptions tiny(const std::string& dir, size_t run_bytes, size_t fan_in) {
+    SpillOptions o;
+    o.run_bytes = run_bytes;
+    o.buffer_bytes = 64;
+    o.fan_in = fan_in;
+    o.tmp_dir = dir;
+    return o;
+}
+
+// The final pairs of a finished sorter, copied.
+std::vector<std::pair<bytes, bytes>> drain(SpillingPairSorter& sorter) {
+    std::vector<std::pair<bytes, bytes>> out;
+    while (true) {
+        auto run = sorter.next();
+        REQUIRE_MESSAGE(run.ok(), test::why(run));
+        if (run->empty()) return out;
+        for (const KvPair& p : *run) {
+            out.emplace_back(bytes(p.key.begin(), p.key.end()),
+                             bytes(p.value.begin(), p.value.end()));
+        }
+    }
+}
+
+bytes copy(bytes_view v) { return bytes(v.begin(), v.end()); }
+
+std::string file_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("spill: a sort of runs of a few keys gives the in-memory path's final pairs") {
+    std::mt19937_64 rng(test::seed("spill_sort"));
+    for (const bool ordered : {false, true}) {
+        for (const bool secure : {false, true}) {
+            for (const size_t n : {0, 1, 5, 300, 3000}) {
+                for (const size_t fan_in : {2, 3, 64}) {
+                    INFO((ordered ? "ordered" : "object") << (secure ? ", secure" : "") << ", " << n
+                                                          << " entries, fan-in " << fan_in);
+                    const std::string doc = random_document(rng, n, ordered);
+                    auto input = parse_kv(doc);
+                    REQUIRE_MESSAGE(input.ok(), test::why(input));
+                    const SortedPairs want = sorted_final_pairs(*input, secure);
+
+                    TempDir dir;
+                    TempFile file;
+                    write_temp(doc, file.path);
+                    SpillFiles files(tiny(dir.path, 300, fan_in));
+                    SpillingPairSorter sorter(files);
+                    KvStreamReader stream(open_read(file.path), file.path, {}, 100, 1 << 20, false);
+                    REQUIRE(sort_kv_stream(stream, secure, false, sorter).ok());
+                    if (n >= 300) CHECK(sorter.runs_spilled() > 3);
+                    const auto got = drain(sorter);
+                    REQUIRE(got.size() == want.pairs.size());
+                    for (size_t i = 0; i < got.size(); ++i) {
+                        CHECK(got[i].first == copy(want.pairs[i].key));
+                        CHECK(got[i].second == copy(want.pairs[i].value));
+                    }
+                    // The root, hashed from a second sort, as kv_root gives it.
+                    SpillingPairSorter again(files);
+                    KvStreamReader stream2(open_read(file.path), file.path, {}, 100, 1 << 20,
+                                           false);
+                    REQUIRE(sort_kv_stream(stream2, secure, false, again).ok());
+                    auto root = kv_root_sorted(again, fan_in == 3 ? 2 : 1);
+                    REQUIRE(root.ok());
+                    auto expected = kv_root(*input, secure, 2);
+                    REQUIRE(expected.ok());
+                    CHECK(root->root == expected->root);
+                    CHECK(root->pairs == expected->pairs);
+                    CHECK(dir.entries() == 0);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("spill: the last write of a key wins across runs, a deletion too") {
+    TempDir dir;
+    SpillFiles files(tiny(dir.path, 100, 2));
+    SpillingPairSorter sorter(files);
+    // Runs of about two entries: "a" is written in the first run, deleted in the second and
+    // written again in the fourth; "b" is written, then deleted in a later run.
+    const std::pair<const char*, const char*> writes[] = {
+        {"a", "1"}, {"b", "2"}, {"a", ""}, {"c", "3"}, {"c", "4"},
+        {"d", "5"}, {"a", "6"}, {"b", ""}, {"e", "7"}, {"e", "8"}};
+    for (const auto& [k, v] : writes) REQUIRE(sorter.add(test::b(k), test::b(v)).ok());
+    REQUIRE(sorter.finish().ok());
+    CHECK(sorter.runs_spilled() >= 4);
+    const auto got = drain(sorter);
+    const std::vector<std::pair<bytes, bytes>> want = {{test::b("a"), test::b("6")},
+                                                       {test::b("c"), test::b("4")},
+                                                       {test::b("d"), test::b("5")},
+                                                       {test::b("e"), test::b("8")}};
+    CHECK(got == want);
+}
+
+TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors") {
+    std::mt19937_64 rng(test::seed("kv_stream"));
+    for (const bool ordered : {false, true}) {
+        const std::string doc = random_document(rng, 500, ordered);
+        auto whole = parse_kv(doc);
+        REQUIRE(whole.ok());
+        TempFile file;
+        write_temp(doc, file.path);
+        for (const size_t piece : {64, 100, 1000, 1 << 20}) {
+            INFO(piece << "-byte pieces");
+            KvStreamReader stream(open_read(file.path), file.path, {}, piece, 1 << 20, false);
+            std::vector<std::pair<bytes, bytes>> got;
+            KvInput p;
+            size_t pieces = 0;
+            while (true) {
+                auto more = stream.next(p);
+                REQUIRE_MESSAGE(more.ok(), test::why(more));
+                if (!*more) break;
+                ++pieces;
+                CHECK(p.ordered() == ordered);
+                for (size_t i = 0; i < p.size(); ++i) {
+                    got.emplace_back(bytes(p[i].key.begin(), p[i].key.end()),
+                                     bytes(p[i].value.begin(), p[i].value.end()));
+                }
+            }
+            if (piece < 1000) CHECK(pieces > 10);
+            REQUIRE(got.size() == whole->size());
+            for (size_t i = 0; i < got.size(); ++i) {
+                CHECK(got[i].first == copy((*whole)[i].key));
+                CHECK(got[i].second == copy((*whole)[i].value));
+            }
+        }
+    }
+    // Errors far into the document, in a late piece, name the same line, column and entry.
+    std::string good = random_document(rng, 400, false);
+    good.pop_back();
+    const std::string bad[] = {
+        good + ",\n  \"0x12\": \"0x1\"}",     good + ",\n  \"0x12\": 7}",
+        good + ",\n  \"0x12\" \"0x01\"}",     good + ",\n  \"0x12\": \"0x01\"",
+        good + ",\n  \"0x12\": \"0x01\"} []", good + ",\n \"0x12\": \"0x01\",}",
+        good + ",\n  \"\\q\": \"0x01\"}"};
+    for (const std::string& doc : bad) {
+        auto want = parse_kv(doc);
+        REQUIRE_FALSE(want.ok());
+        TempFile file;
+        write_temp(doc, file.path);
+        KvStreamReader stream(open_read(file.path), file.path, {}, 100, 1 << 20, false);
+        Status got;
+        KvInput p;
+        while (true) {
+            auto more = stream.next(p);
+            if (!more) {
+                got = more.error();
+                break;
+            }
+            if (!*more) break;
+        }
+        REQUIRE_FALSE(got.ok());
+        CHECK(got.error().code == want.error().code);
+        CHECK(got.error().message() == want.error().message());
+    }
+}
+
+TEST_CASE("spill: an entry larger than the most a piece may grow to is refused") {
+    TempFile file;
+    write_temp("{\"0x01\": \"" + std::string(5000, 'a') + "\"}", file.path);
+    KvStreamReader stream(open_read(file.path), file.path, {}, 100, 1000, false);
+    KvInput p;
+    auto more = stream.next(p);
+    REQUIRE_FALSE(more.ok());
+    CHECK(more.error().code == Errc::input_too_large);
+}
+
+TEST_CASE(
+    "spill: a new trie file built from spilled runs is the in-memory build's, byte for byte") {
+    std::mt19937_64 rng(test::seed("spill_build"));
+    for (const bool ordered : {false, true}) {
+        for (const bool secure : {false, true}) {
+            for (const size_t n : {0, 1, 40, 3000}) {
+                for (const size_t row_bytes : {size_t{200}, size_t{3000}, size_t{1} << 30}) {
+                    INFO((ordered ? "ordered" : "object")
+                         << (secure ? ", secure" : "") << ", " << n << " entries, rows of "
+                         << row_bytes << " bytes");
+                    const std::string doc = random_document(rng, n, ordered);
+                    auto input = parse_kv(doc);
+                    REQUIRE(input.ok());
+                    BuildOptions o;
+                    o.secure = secure;
+                    o.threads = 2;
+                    TempFile want_file;
+                    auto want = build_new_trie_file(want_file.path, *input, o);
+                    REQUIRE_MESSAGE(want.ok(), test::why(want));
+                    REQUIRE(want->has_value());
+
+                    TempDir dir;
+                    TempFile doc_file, got_file;
+                    write_temp(doc, doc_file.path);
+                    SpillFiles files(tiny(dir.path, 400, 3));
+                    SpillingPairSorter sorter(files);
+                    KvStreamReader stream(open_read(doc_file.path), doc_file.path, {}, 100, 1 << 20,
+                                          false);
+                    REQUIRE(sort_kv_stream(stream, secure, secure, sorter).ok());
+                    auto got =
+                        build_new_trie_file_sorted(got_file.path, sorter, o, files, row_bytes);
+                    REQUIRE_MESSAGE(got.ok(), test::why(got));
+                    REQUIRE(got->has_value());
+                    CHECK((*got)->root == (*want)->root);
+                    CHECK((*got)->rows_written == (*want)->rows_written);
+                    CHECK(file_bytes(got_file.path) == file_bytes(want_file.path));
+                    CHECK(dir.entries() == 0);
+                }
+            }
+        }
+    }
+}
