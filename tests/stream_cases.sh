@@ -116,6 +116,8 @@ printf '0x01 0x02 0x03\n' >"$sd/bad4.dump"
 expect "text dump: a third column" 2 '^$' "^mpt: error: bad input: -: line 1, column 11: expected the end of the line after the value\$" -- sh -c "'$MPT' root - <'$sd/bad4.dump'"
 expect "text dump: an endless stream ends at its first bad byte" 2 '^$' "^mpt: error: bad hex: -: line 1, column 3: key: not a hex digit \('z'\)\$" -- timeout 5 sh -c "yes 0xzz | '$MPT' root -"
 expect "text dump: an endless stream ends at its first bad byte past the first block" 2 '^$' "^mpt: error: bad hex: -: line 10001, column 3: key: not a hex digit \('z'\)\$" -- timeout 5 sh -c "(yes '0x00 0x01' | head -c 100000; yes 0xzz) | '$MPT' root -"
+# A writer that stays after its bad byte: the reader must stop there, not wait for the end.
+expect "text dump: a stream that stays open ends at its first bad byte" 2 '^$' "^mpt: error: bad hex: -: line 2, column 3: key: not a hex digit \('z'\)\$" -- timeout 5 sh -c "(printf '0x00 0x01\n0xzz\n'; sleep 1; printf x; sleep 30) | '$MPT' root -"
 expect "text dump: an endless stream of zeros ends" 2 '^$' "^mpt: error: .*-: line 1, column 3: " -- timeout 5 sh -c "(printf '0x'; cat /dev/zero) | '$MPT' root -"
 
 # diff trusts the stored hashes: damage under a hash both sides hold goes unseen, unless

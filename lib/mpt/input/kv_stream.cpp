@@ -17,6 +17,12 @@ bool json_byte(char c) noexcept {
 
 bool blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// A byte a text dump (`0x<key> 0x<value>` lines) holds.
+bool dump_byte(char c) noexcept {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == 'x' ||
+           blank(c);
+}
+
 }  // namespace
 
 KvStreamReader::KvStreamReader(std::FILE* f, std::string path, std::string prefix,
@@ -43,15 +49,28 @@ Status KvStreamReader::read_more(size_t want) {
         // A piece at a time: a stream read whole up to a limit grows as it is read.
         const size_t n_want = std::min(want - have, piece_bytes_);
         buf_.resize(have + n_want);
-        const size_t n = std::fread(buf_.data() + have, 1, n_want, f_);
+        size_t n = 0;
+        if (from_pipe_) {
+            // What the writer has written so far: a stream is judged as it comes, and one
+            // whose writer stays after a byte no input holds must end at that byte.
+            ssize_t r = 0;
+            do {
+                r = ::read(::fileno(f_), buf_.data() + have, n_want);
+            } while (r < 0 && errno == EINTR);
+            if (r < 0) return file_error(Errc::bad_input, path_, std::strerror(errno));
+            n = static_cast<size_t>(r);
+            if (n == 0) eof_ = true;
+        } else {
+            n = std::fread(buf_.data() + have, 1, n_want, f_);
+            if (n < n_want) {
+                if (std::ferror(f_)) {
+                    return file_error(Errc::bad_input, path_, std::strerror(errno));
+                }
+                eof_ = true;
+            }
+        }
         buf_.resize(have + n);
         bytes_read_ += n;
-        if (n < n_want) {
-            if (std::ferror(f_)) {
-                return file_error(Errc::bad_input, path_, std::strerror(errno));
-            }
-            eof_ = true;
-        }
         if (from_pipe_) {
             const auto first = buf_.begin() + static_cast<ptrdiff_t>(have);
             auto bad = std::find_if_not(first, buf_.end(), json_byte);
@@ -64,9 +83,12 @@ Status KvStreamReader::read_more(size_t want) {
                 }
                 if (b != bad) {
                     opened_ = true;
+                    text_dump_ = *b == '0';
                     if (*b != '{' && *b != '[' && *b != '"' && *b != '0') bad = b;
                 }
             }
+            // A text dump ends at its first byte that is not a hex digit, 'x' or white space.
+            if (text_dump_) bad = std::find_if_not(first, bad, dump_byte);
             if (bad != buf_.end()) {
                 buf_.erase(bad + 1, buf_.end());
                 eof_ = true;

@@ -21,8 +21,9 @@ public:
     // Reads the stream f of the file path (closed at the end unless it is standard input),
     // after the bytes prefix already read from it. A piece is about piece_bytes of text;
     // one entry may take up to max_entry_bytes, past which reading stops with
-    // Errc::input_too_large. from_pipe: stop at the first byte no JSON text holds, as
-    // read_file does for streams.
+    // Errc::input_too_large. from_pipe: stop at the first byte no JSON text holds, or in a
+    // text dump the first that is not a hex digit, 'x' or white space, as read_file does for
+    // streams.
     KvStreamReader(std::FILE* f, std::string path, std::string prefix, size_t piece_bytes,
                    size_t max_entry_bytes, bool from_pipe);
     KvStreamReader(const KvStreamReader&) = delete;
@@ -50,7 +51,8 @@ private:
     bool from_pipe_;
     bool eof_ = false;
     bool done_ = false;
-    bool opened_ = false;  // from_pipe: a byte other than white space was seen
+    bool opened_ = false;     // from_pipe: a byte other than white space was seen
+    bool text_dump_ = false;  // from_pipe: that byte began a text dump
     uint64_t bytes_read_ = 0;
     // The scan for places to cut: where it stands in buf_, its state there, and the last
     // place after a ',' between two entries, or in a text dump after a line feed (0: none
