@@ -164,6 +164,12 @@ public:
                       image_.pages.begin() + static_cast<ptrdiff_t>(number - 1) * page.size());
             return {};
         }
+        if (number == next_ + 1 && next_ == IndexBtreeWriter::kLockByte / page.size() + 1) {
+            // The lock-byte page, which the writer skips: zeros in the file, as SQLite
+            // leaves it.
+            buffer_.resize(buffer_.size() + page.size(), 0);
+            ++next_;
+        }
         if (number != next_) return file_error(Errc::internal, path_, "b-tree pages out of order");
         ++next_;
         buffer_.insert(buffer_.end(), page.begin(), page.end());

@@ -83,10 +83,11 @@ void append_record(bytes& out, int64_t integer, bytes_view blob1, bytes_view blo
 }
 
 IndexBtreeWriter::IndexBtreeWriter(uint32_t page_size, uint32_t root_page, uint32_t first_page,
-                                   PageWriter write)
+                                   PageWriter write, uint64_t lock_byte)
     : page_size_(page_size),
       root_page_(root_page),
       next_page_(first_page),
+      lock_page_(static_cast<uint32_t>(lock_byte / page_size + 1)),
       // The most and the least of a payload an index page keeps in the cell (fileformat2
       // 1.6, with the usable size equal to the page size): at least four cells fit a page.
       max_local_((page_size - 12) * 64 / 255 - 23),
@@ -94,6 +95,7 @@ IndexBtreeWriter::IndexBtreeWriter(uint32_t page_size, uint32_t root_page, uint3
       write_(std::move(write)) {}
 
 Result<uint32_t> IndexBtreeWriter::next_page() {
+    if (next_page_ == lock_page_) ++next_page_;
     if (next_page_ > kMaxPageNumber) {
         return {Errc::storage_full, "more pages than an SQLite file may hold"};
     }
@@ -118,18 +120,23 @@ Status IndexBtreeWriter::make_cell(bytes_view record) {
     if (next_page_ + chain > kMaxPageNumber) {
         return {Errc::storage_full, "more pages than an SQLite file may hold"};
     }
-    const uint32_t first = next_page_;
+    MPT_TRY(uint32_t number, next_page());
     cell_.resize(cell_.size() + 4);
-    put_u32(cell_.data() + cell_.size() - 4, first);
+    put_u32(cell_.data() + cell_.size() - 4, number);
     size_t at = local;
     for (size_t i = 0; i < chain; ++i) {
         page_.assign(page_size_, 0);
-        const uint32_t number = next_page_++;
+        // Each page names the next, which is not always number + 1 (the lock-byte page).
+        uint32_t following = 0;
+        if (i + 1 < chain) {
+            MPT_TRY(following, next_page());
+        }
         const size_t n = std::min(per_page, payload - at);
-        put_u32(page_.data(), i + 1 < chain ? number + 1 : 0);
+        put_u32(page_.data(), following);
         std::memcpy(page_.data() + 4, record.data() + at, n);
         at += n;
         MPT_RETURN_IF_ERROR(write_(number, page_));
+        number = following;
     }
     return {};
 }

@@ -30,8 +30,14 @@ public:
 
     // Pages are numbered from first_page up, in the order they are handed to write, but for
     // the root, which is handed over last, numbered root_page.
+    // The page that holds the byte at lock_byte (SQLite's lock-byte page: the byte at 1 GiB,
+    // PENDING_BYTE) is never used, as SQLite never uses it: a file that references it is
+    // corrupt. Only tests give another lock_byte.
     // REQUIRES: page_size is a power of two in [512, 65536]; root_page < first_page.
-    IndexBtreeWriter(uint32_t page_size, uint32_t root_page, uint32_t first_page, PageWriter write);
+    IndexBtreeWriter(uint32_t page_size, uint32_t root_page, uint32_t first_page, PageWriter write,
+                     uint64_t lock_byte = kLockByte);
+
+    static constexpr uint64_t kLockByte = 0x40000000;
 
     // Adds a record. REQUIRES: it sorts after the record added before, in the table's key
     // order; an index b-tree out of order is a corrupt file, and nothing here can tell. It is
@@ -68,6 +74,7 @@ private:
     uint32_t page_size_;
     uint32_t root_page_;
     uint32_t next_page_;
+    uint32_t lock_page_;  // never handed out
     uint32_t max_local_, min_local_;
     PageWriter write_;
     std::vector<Level> levels_;
