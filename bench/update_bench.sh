@@ -13,6 +13,7 @@
 # overwrites, 1,000 deletes (null) and 1,000 inserts of new keys, the keys drawn uniformly
 # from those present (deterministic seed), as a JSON array of pairs applied in order, and the
 # whole content after the first and the last block. Each run starts from a copy of base_N.db.
+# The base is checked with `mpt check` once, when it is made.
 #
 # For each block, in order:
 #   - the file is copied aside (not timed), then `mpt build --json BLOCK -o DB` runs, timed as
@@ -73,6 +74,11 @@ if [ ! -s "$base" ]; then
     echo "building $base"
     rm -f "$base.tmp"*
     "$mpt" build "$kv" -o "$base.tmp" >/dev/null
+    # Every update reads the base: a damaged one stops here, not in the middle of a block.
+    "$mpt" check "$base.tmp" >/dev/null || {
+        echo "update_bench: error: mpt check of the new $base.tmp failed" >&2
+        exit 1
+    }
     mv "$base.tmp" "$base"
 fi
 if [ ! -s "$bdir/content_$blocks.json" ]; then
