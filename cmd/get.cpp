@@ -80,6 +80,8 @@ int run_get_list(const GetOptions& o, OpenTrie& t, KeyList& list) {
     // Many keys share the nodes near the root: each is read and hashed once.
     VerifiedRows near_root;
     t.reader->set_verified_rows(&near_root);
+    if (Status st = t.store->set_cache_kib(kListCacheKib); !st.ok())
+        return report(st.error(), o.db);
     const Trie trie = Trie::open(t.reader.get(), t.info.root);
     bool all = true;
     size_t n = 0;

@@ -48,6 +48,11 @@ private:
     size_t cap_ = 0;
 };
 
+// The page cache of a list's connection, in KiB: the 64 MiB a file opens with costs a batch
+// of 10,000 keys of a 1M-key file a fifth of its time in page faults (17,800 of them, against
+// 5,300 at 16 MiB, which reads 30% more pages from the file but faster than it faults).
+inline constexpr int64_t kListCacheKib = 16 * 1024;
+
 // The answers of a list, gathered and written to standard output in blocks of about 64 KiB
 // rather than with one write per key; to a terminal, each answer once it is made. What is
 // gathered is written when the output goes, so an error still leaves the answers before it.

@@ -97,7 +97,11 @@ int run_prove(const ProofOptions& o) {
     const bool array = o.json && list.listed();
     // Many keys share the nodes near the root: each is read and hashed once.
     VerifiedRows near_root;
-    if (list.listed()) t->reader->set_verified_rows(&near_root);
+    if (list.listed()) {
+        t->reader->set_verified_rows(&near_root);
+        if (Status st = t->store->set_cache_kib(kListCacheKib); !st.ok())
+            return report(st.error(), o.db);
+    }
     size_t n = 0;
     ListOutput out;
     bytes path;             // scratch of the descent
