@@ -80,11 +80,13 @@ int run_get_list(const GetOptions& o, OpenTrie& t, KeyList& list) {
     // Many keys share the nodes near the root: each is read and hashed once.
     VerifiedRows near_root;
     t.reader->set_verified_rows(&near_root);
+    if (Status st = t.store->set_cache_kib(kListCacheKib); !st.ok())
+        return report(st.error(), o.db);
     const Trie trie = Trie::open(t.reader.get(), t.info.root);
     bool all = true;
     size_t n = 0;
     bytes value;
-    std::string out;
+    ListOutput out;
     const std::string trie_field = ",\"trie\":" + nlohmann::json(t.info.name).dump() + "}";
     for (;;) {
         auto text = list.next();
@@ -96,20 +98,29 @@ int run_get_list(const GetOptions& o, OpenTrie& t, KeyList& list) {
         auto found = trie.get(trie_key, value);
         if (!found) return report(found.error(), o.db);
         all = all && *found;
-        out.clear();
+        std::string& s = out.text();
         if (o.json) {
-            out += n == 0 ? "[{\"key\":\"" : ",\n{\"key\":\"";
-            out += to_hex(trie_key);
-            out += *found ? "\",\"value\":\"" + to_hex(value) + "\"" : "\",\"value\":null";
-            out += trie_field;
+            s += n == 0 ? "[{\"key\":\"0x" : ",\n{\"key\":\"0x";
+            append_hex_digits(s, trie_key);
+            if (*found) {
+                s += "\",\"value\":\"0x";
+                append_hex_digits(s, value);
+                s += '"';
+            } else {
+                s += "\",\"value\":null";
+            }
+            s += trie_field;
         } else {
-            if (*found) out += to_hex(value);
-            out += '\n';
+            if (*found) {
+                s += "0x";
+                append_hex_digits(s, value);
+            }
+            s += '\n';
         }
-        std::fwrite(out.data(), 1, out.size(), stdout);
+        out.answered();
         ++n;
     }
-    if (o.json) std::fputs(n == 0 ? "[]\n" : "]\n", stdout);
+    if (o.json) out.text() += n == 0 ? "[]\n" : "]\n";
     return all ? kOk : kNegative;
 }
 

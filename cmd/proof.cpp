@@ -97,8 +97,16 @@ int run_prove(const ProofOptions& o) {
     const bool array = o.json && list.listed();
     // Many keys share the nodes near the root: each is read and hashed once.
     VerifiedRows near_root;
-    if (list.listed()) t->reader->set_verified_rows(&near_root);
+    if (list.listed()) {
+        t->reader->set_verified_rows(&near_root);
+        if (Status st = t->store->set_cache_kib(kListCacheKib); !st.ok())
+            return report(st.error(), o.db);
+    }
     size_t n = 0;
+    ListOutput out;
+    bytes path;             // scratch of the descent
+    std::string proof_hex;  // the "proof" list of the key at hand, made as its nodes are read
+    const std::string head = "{\"root\":\"" + to_hex(t->info.root) + "\",\"key\":\"0x";
     for (;;) {
         auto text = list.next();
         if (!text) return report(text.error());
@@ -106,23 +114,32 @@ int run_prove(const ProofOptions& o) {
         auto key = parse_key(**text);
         if (!key) return report(list.locate(key.error()));
         const bytes trie_key = t->trie_key(*key, o.key_hashed);
-        std::optional<bytes> value;
-        auto proof = prove(*t->reader, t->info.root, trie_key, &value);
-        if (!proof) return report(proof.error(), o.db);
-        DocWriter doc;
-        doc.hex("root", t->info.root);
-        doc.hex("key", trie_key);
-        doc.nullable_hex("value", value);
-        doc.hex_array("proof", *proof);
-        std::string out = doc.finish();
-        if (array) {
-            out.pop_back();  // the newline: the array's separators take its place
-            out.insert(0, n == 0 ? "[" : ",\n");
+        proof_hex.clear();
+        auto value = prove_each(*t->reader, t->info.root, trie_key, path, [&](bytes_view node) {
+            proof_hex += proof_hex.empty() ? "\"0x" : ",\"0x";
+            append_hex_digits(proof_hex, node);
+            proof_hex += '"';
+        });
+        if (!value) return report(value.error(), o.db);
+        // The document as DocWriter writes it: {"root","key","value","proof"}.
+        std::string& s = out.text();
+        if (array) s += n == 0 ? "[" : ",\n";
+        s += head;
+        append_hex_digits(s, trie_key);
+        if (value->empty()) {
+            s += "\",\"value\":null";
+        } else {
+            s += "\",\"value\":\"0x";
+            append_hex_digits(s, *value);
+            s += '"';
         }
-        write_stdout(out);
+        s += ",\"proof\":[";
+        s += proof_hex;
+        s += array ? "]}" : "]}\n";
+        out.answered();
         ++n;
     }
-    if (array) write_stdout(n == 0 ? "[]\n" : "]\n");
+    if (array) out.text() += n == 0 ? "[]\n" : "]\n";
     return kOk;
 }
 

@@ -323,3 +323,25 @@ TEST_CASE("build_trie: create, update, secure kind, replace") {
     REQUIRE(report.ok());
     CHECK(report->problems.empty());
 }
+
+TEST_CASE("set_cache_kib: a connection's page cache, read back, reads unchanged") {
+    TempFile f;
+    auto store = SqliteNodeStore::open(f.path, SqliteNodeStore::Mode::create);
+    REQUIRE(store.ok());
+    auto doc = parse_kv(R"({"doe": "reindeer", "dog": "puppy", "dogglesworth": "cat"})");
+    REQUIRE(doc.ok());
+    auto built = build_trie(**store, *doc, BuildOptions{});
+    REQUIRE(built.ok());
+    CHECK((*store)->cache_kib().value() == 64 * 1024);  // as opened
+    REQUIRE((*store)->set_cache_kib(16 * 1024).ok());
+    CHECK((*store)->cache_kib().value() == 16 * 1024);
+    REQUIRE((*store)->set_cache_kib(8).ok());
+    CHECK((*store)->cache_kib().value() == 8);
+    auto info = (*store)->find_trie("main");
+    REQUIRE(info.ok());
+    REQUIRE(info->has_value());
+    TrieReader reader(**store, **info);
+    const Trie trie = Trie::open(&reader, built->root);
+    CHECK(trie.get(bytes{'d', 'o', 'g'}).value() ==
+          std::optional<bytes>(bytes{'p', 'u', 'p', 'p', 'y'}));
+}

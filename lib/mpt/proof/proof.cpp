@@ -9,10 +9,8 @@ Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_
                                  std::optional<bytes>* value) {
     std::vector<bytes> proof;
     if (value != nullptr) value->reset();
-    if (root == kEmptyRoot) return proof;
-    PathCursor at(key);
     bytes path;
-    MPT_TRY(const bytes_view found, descend_stored(reader, root, at, path, [&](bytes_view row) {
+    MPT_TRY(const bytes_view found, prove_each(reader, root, key, path, [&](bytes_view row) {
                 proof.emplace_back(row.begin(), row.end());
             }));
     if (value != nullptr && !found.empty()) value->emplace(found.begin(), found.end());

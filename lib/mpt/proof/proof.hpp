@@ -14,6 +14,7 @@
 #pragma once
 
 #include <mpt/core/error.hpp>
+#include <mpt/trie/node_source.hpp>
 #include <mpt/trie/trie.hpp>
 #include <optional>
 #include <vector>
@@ -28,6 +29,18 @@ namespace mpt {
 // When value is given it receives the key's value (nullopt: absent), read on the same walk.
 Result<std::vector<bytes>> prove(NodeReader& reader, const Hash256& root, bytes_view key,
                                  std::optional<bytes>* value = nullptr);
+
+// prove() without keeping the proof: each node of it, in the same order, is passed to
+// on_node(bytes_view rlp), the view valid during the call only. Returns the key's value,
+// empty when absent, valid until reader's next read. path is scratch, kept between calls so
+// that a batch of keys allocates nothing per key.
+template <typename OnNode>
+Result<bytes_view> prove_each(NodeReader& reader, const Hash256& root, bytes_view key, bytes& path,
+                              OnNode&& on_node) {
+    if (root == kEmptyRoot) return bytes_view{};
+    PathCursor at(key);
+    return descend_stored(reader, root, at, path, on_node);
+}
 
 // The value that proof proves for key under root (nullopt: proven absent), or
 // Errc::invalid_proof with the reason: "root node missing", "node for hash 0x.. missing at

@@ -241,6 +241,17 @@ Status SqliteNodeStore::set_length_limit(int64_t n) {
     return {};
 }
 
+Status SqliteNodeStore::set_cache_kib(int64_t kib) {
+    MPT_ASSERT(kib > 0);
+    const std::string sql = "PRAGMA cache_size=-" + std::to_string(kib);
+    return exec(sql.c_str());
+}
+
+Result<int64_t> SqliteNodeStore::cache_kib() {
+    MPT_TRY(const int64_t pages_or_kib, query_int("PRAGMA cache_size"));
+    return -pages_or_kib;
+}
+
 Status SqliteNodeStore::put_rows(TrieId trie, std::span<const RowList::Row> rows) {
     // One statement inserts kPutRowsBatch rows in order, with the effect of as many puts: a later
     // row of the same path replaces an earlier one. Keeping one cursor across its rows also spares

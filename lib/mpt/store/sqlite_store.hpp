@@ -99,6 +99,14 @@ public:
     Status set_max_pages(int64_t n);
     // Lowers this connection's length limit to n bytes (SQLITE_LIMIT_LENGTH), to test rows past it.
     Status set_length_limit(int64_t n);
+    // Sets this connection's page cache to about kib KiB (PRAGMA cache_size=-kib; opened with
+    // 64 MiB). Every page read into the cache is fresh memory, first touched through a page
+    // fault: a batch of point reads spread over the file spends less with a smaller cache,
+    // which reuses the memory of the pages read least recently.
+    // REQUIRES: kib > 0.
+    Status set_cache_kib(int64_t kib);
+    // The page cache's size in KiB as set (PRAGMA cache_size, given in KiB).
+    Result<int64_t> cache_kib();
 
 private:
     // One attempt of open(); immutable reads the file alone (no log, no locks).
