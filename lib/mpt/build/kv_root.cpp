@@ -14,6 +14,33 @@
 namespace mpt {
 namespace {
 
+// The subtrie under one child of the root branch, hashed by one task.
+struct NibblePart {
+    NodeRef ref;
+    size_t pairs = 0;
+    Status status;
+};
+
+// The root branch over the 16 parts and the empty key's value, or nothing when fewer than two
+// of them are there (deletions can leave the keys of one range only): the caller then builds
+// otherwise.
+Result<std::optional<KvRoot>> branch_of_parts(const std::array<NibblePart, 16>& parts,
+                                              bytes_view top_value) {
+    size_t items = top_value.empty() ? 0 : 1;
+    size_t pairs = items;
+    std::array<NodeRef, 16> children;
+    for (size_t v = 0; v < parts.size(); ++v) {
+        MPT_RETURN_IF_ERROR(parts[v].status);
+        items += parts[v].ref.empty() ? 0 : 1;
+        pairs += parts[v].pairs;
+        children[v] = parts[v].ref;
+    }
+    if (items < 2) return std::optional<KvRoot>();
+    bytes enc;
+    encode_branch(enc, children.data(), top_value);
+    return std::optional<KvRoot>(KvRoot{keccak256(enc), pairs});
+}
+
 // kv_root on threads: when the final keys make a branch at the root, the subtrie under each of
 // its children is built from the cursor's range of that nibble, the ranges on a pool of
 // threads. Nothing when they do not (all keys start with one nibble, or only the empty key
@@ -26,15 +53,10 @@ Result<std::optional<KvRoot>> nibble_split_root(SortedPairCursor& cursor, unsign
         ranges_with_keys += cursor.entries(cursor.nibble_range(v)) != 0;
     if (ranges_with_keys < 2) return std::optional<KvRoot>();
 
-    struct Part {
-        NodeRef ref;
-        size_t pairs = 0;
-        Status status;
-    };
-    std::array<Part, 16> parts;
+    std::array<NibblePart, 16> parts;
     bytes_view top_value;  // the empty key's value, which the root branch holds
     run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
-        Part& part = parts[v];
+        NibblePart& part = parts[v];
         SortedPairCursor::Range range = cursor.nibble_range(static_cast<unsigned>(v));
         StackTrie st(nullptr, 1);
         for (std::span<const KvPair> run;
@@ -48,20 +70,7 @@ Result<std::optional<KvRoot>> nibble_split_root(SortedPairCursor& cursor, unsign
         part.pairs = st.count();
         part.ref = st.finish_ref();
     });
-    size_t items = top_value.empty() ? 0 : 1;
-    size_t pairs = items;
-    std::array<NodeRef, 16> children;
-    for (size_t v = 0; v < parts.size(); ++v) {
-        MPT_RETURN_IF_ERROR(parts[v].status);
-        items += parts[v].ref.empty() ? 0 : 1;
-        pairs += parts[v].pairs;
-        children[v] = parts[v].ref;
-    }
-    // Deletions can leave the keys of one range only.
-    if (items < 2) return std::optional<KvRoot>();
-    bytes enc;
-    encode_branch(enc, children.data(), top_value);
-    return std::optional<KvRoot>(KvRoot{keccak256(enc), pairs});
+    return branch_of_parts(parts, top_value);
 }
 
 }  // namespace
@@ -148,15 +157,10 @@ Status add_batch(StackTrie& st, std::span<const KvPair> run) {
 // no branch at the root.
 Result<std::optional<KvRoot>> spilled_nibble_root(const SpillingPairSorter& sorter,
                                                   unsigned threads) {
-    struct Part {
-        NodeRef ref;
-        size_t pairs = 0;
-        Status status;
-    };
-    std::array<Part, 16> parts;
+    std::array<NibblePart, 16> parts;
     bytes top_value;  // the empty key's value, which the root branch holds
     run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
-        Part& part = parts[v];
+        NibblePart& part = parts[v];
         Result<std::unique_ptr<SpilledPairStream>> stream =
             sorter.nibble_stream(static_cast<unsigned>(v));
         if (!stream) {
@@ -181,19 +185,7 @@ Result<std::optional<KvRoot>> spilled_nibble_root(const SpillingPairSorter& sort
         part.pairs = st.count();
         part.ref = st.finish_ref();
     });
-    size_t items = top_value.empty() ? 0 : 1;
-    size_t pairs = items;
-    std::array<NodeRef, 16> children;
-    for (size_t v = 0; v < parts.size(); ++v) {
-        MPT_RETURN_IF_ERROR(parts[v].status);
-        items += parts[v].ref.empty() ? 0 : 1;
-        pairs += parts[v].pairs;
-        children[v] = parts[v].ref;
-    }
-    if (items < 2) return std::optional<KvRoot>();
-    bytes enc;
-    encode_branch(enc, children.data(), top_value);
-    return std::optional<KvRoot>(KvRoot{keccak256(enc), pairs});
+    return branch_of_parts(parts, top_value);
 }
 
 }  // namespace
