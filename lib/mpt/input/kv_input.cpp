@@ -486,16 +486,7 @@ Result<KvInput> parse_kv_piece(std::string_view text, bool last, KvPieceState& s
 
 namespace {
 
-// The first 8 bytes of a key as a big-endian number, zero-padded: comparing these orders
-// keys as compare_bytes does, except that ties need the full keys.
-uint64_t key_prefix(bytes_view key) noexcept {
-    uint8_t b[8] = {};
-    if (!key.empty()) std::memcpy(b, key.data(), std::min<size_t>(key.size(), 8));
-    uint64_t v;
-    std::memcpy(&v, b, 8);
-    if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
-    return v;
-}
+using kv_detail::key_prefix;
 
 // Large inputs are put in 65536 buckets by the top 16 bits of their keys, in one counting
 // pass and one scattering pass, and each bucket is sorted alone when it is reached (hashed

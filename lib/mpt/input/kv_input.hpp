@@ -15,6 +15,10 @@
 #include <mpt/core/bytes.hpp>
 #include <mpt/core/error.hpp>
 
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -54,6 +58,18 @@ private:
 Result<KvInput> parse_kv(std::string_view text);
 
 namespace kv_detail {
+
+// The first 8 bytes of a key as a big-endian number, zero-padded: comparing these orders
+// keys as compare_bytes does, except that ties need the full keys. The sorts of the pairs
+// in memory and of the runs that spill compare these first.
+inline uint64_t key_prefix(bytes_view key) noexcept {
+    uint8_t b[8] = {};
+    if (!key.empty()) std::memcpy(b, key.data(), std::min<size_t>(key.size(), 8));
+    uint64_t v;
+    std::memcpy(&v, b, 8);
+    if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+    return v;
+}
 
 // Where a document read in pieces (kv_stream.hpp) stands at the start of a piece.
 struct KvPieceState {

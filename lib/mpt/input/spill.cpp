@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mpt/input/kv_input.hpp>
 #include <mpt/input/spill.hpp>
 #include <utility>
 
@@ -31,16 +32,9 @@ size_t get_varint(const uint8_t* p, const uint8_t* end, uint64_t& v) {
     return 0;
 }
 
-uint64_t key_prefix(bytes_view key) noexcept {
-    uint8_t b[8] = {};
-    if (!key.empty()) std::memcpy(b, key.data(), std::min<size_t>(key.size(), 8));
-    uint64_t v;
-    std::memcpy(&v, b, 8);
-    if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
-    return v;
-}
-
 }  // namespace
+
+using kv_detail::key_prefix;
 
 SpillOptions SpillOptions::for_memory(size_t memory, std::string tmp_dir) {
     MPT_ASSERT(memory > 0);
