@@ -13,6 +13,7 @@
 #include <mpt/core/hex.hpp>
 #include <mpt/proof/proof.hpp>
 #include <mpt/store/sqlite_store.hpp>
+#include "recording_reader.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -23,25 +24,12 @@
 
 namespace {
 
+using mpt::bench::RecordingReader;
+
 [[noreturn]] void fail(const std::string& what) {
     std::fprintf(stderr, "mpt_proof_floor: %s\n", what.c_str());
     std::exit(2);
 }
-
-// Records every path read, then answers as the trie's reader would.
-class RecordingReader : public mpt::NodeReader {
-public:
-    RecordingReader(mpt::NodeReader& inner, std::vector<mpt::bytes>& paths)
-        : inner_(inner), paths_(paths) {}
-    mpt::Result<mpt::bytes_view> read(mpt::bytes_view path) override {
-        paths_.emplace_back(path.begin(), path.end());
-        return inner_.read(path);
-    }
-
-private:
-    mpt::NodeReader& inner_;
-    std::vector<mpt::bytes>& paths_;
-};
 
 }  // namespace
 
