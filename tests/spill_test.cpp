@@ -281,36 +281,38 @@ TEST_CASE(
         for (const bool secure : {false, true}) {
             for (const size_t n : {0, 1, 40, 3000}) {
                 for (const size_t row_bytes : {size_t{200}, size_t{3000}, size_t{1} << 30}) {
-                    INFO((ordered ? "ordered" : "object")
-                         << (secure ? ", secure" : "") << ", " << n << " entries, rows of "
-                         << row_bytes << " bytes");
-                    const std::string doc = random_document(rng, n, ordered);
-                    auto input = parse_kv(doc);
-                    REQUIRE(input.ok());
-                    BuildOptions o;
-                    o.secure = secure;
-                    o.threads = 2;
-                    TempFile want_file;
-                    auto want = build_new_trie_file(want_file.path, *input, o);
-                    REQUIRE_MESSAGE(want.ok(), test::why(want));
-                    REQUIRE(want->has_value());
+                    for (const unsigned threads : {1u, 2u}) {
+                        INFO((ordered ? "ordered" : "object")
+                             << (secure ? ", secure" : "") << ", " << n << " entries, rows of "
+                             << row_bytes << " bytes, " << threads << " threads");
+                        const std::string doc = random_document(rng, n, ordered);
+                        auto input = parse_kv(doc);
+                        REQUIRE(input.ok());
+                        BuildOptions o;
+                        o.secure = secure;
+                        o.threads = threads;
+                        TempFile want_file;
+                        auto want = build_new_trie_file(want_file.path, *input, o);
+                        REQUIRE_MESSAGE(want.ok(), test::why(want));
+                        REQUIRE(want->has_value());
 
-                    TempDir dir;
-                    TempFile doc_file, got_file;
-                    write_temp(doc, doc_file.path);
-                    SpillFiles files(tiny(dir.path, 400, 3));
-                    SpillingPairSorter sorter(files);
-                    KvStreamReader stream(open_read(doc_file.path), doc_file.path, {}, 100, 1 << 20,
-                                          false);
-                    REQUIRE(sort_kv_stream(stream, secure, secure, sorter).ok());
-                    auto got =
-                        build_new_trie_file_sorted(got_file.path, sorter, o, files, row_bytes);
-                    REQUIRE_MESSAGE(got.ok(), test::why(got));
-                    REQUIRE(got->has_value());
-                    CHECK((*got)->root == (*want)->root);
-                    CHECK((*got)->rows_written == (*want)->rows_written);
-                    CHECK(file_bytes(got_file.path) == file_bytes(want_file.path));
-                    CHECK(dir.entries() == 0);
+                        TempDir dir;
+                        TempFile doc_file, got_file;
+                        write_temp(doc, doc_file.path);
+                        SpillFiles files(tiny(dir.path, 400, 3));
+                        SpillingPairSorter sorter(files);
+                        KvStreamReader stream(open_read(doc_file.path), doc_file.path, {}, 100,
+                                              1 << 20, false);
+                        REQUIRE(sort_kv_stream(stream, secure, secure, sorter).ok());
+                        auto got =
+                            build_new_trie_file_sorted(got_file.path, sorter, o, files, row_bytes);
+                        REQUIRE_MESSAGE(got.ok(), test::why(got));
+                        REQUIRE(got->has_value());
+                        CHECK((*got)->root == (*want)->root);
+                        CHECK((*got)->rows_written == (*want)->rows_written);
+                        CHECK(file_bytes(got_file.path) == file_bytes(want_file.path));
+                        CHECK(dir.entries() == 0);
+                    }
                 }
             }
         }

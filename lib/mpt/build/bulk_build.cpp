@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <mpt/build/bulk_build.hpp>
+#include <mpt/build/kv_root.hpp>
 #include <mpt/build/path_order.hpp>
 #include <mpt/store/btree_writer.hpp>
 #include <mpt/store/sqlite_store.hpp>
 #include <mpt/trie/stack_trie.hpp>
+#include <mpt/trie/task_pool.hpp>
 #include <mutex>
 #include <new>
 
@@ -347,6 +349,14 @@ public:
     size_t rows() const noexcept { return rows_; }
     size_t runs() const noexcept { return runs_.size(); }
 
+    // Puts what is held to a run and gives back the memory: every row is on disk. for_each
+    // may follow.
+    Status close() {
+        if (status_.ok() && !buffer_.refs.empty()) status_ = spill();
+        RowBuffer().swap_out(buffer_);
+        return status_;
+    }
+
     // Calls f(path, rlp) for every row, in path order.
     template <typename F>
     Status for_each(F&& f) {
@@ -389,18 +399,119 @@ private:
     Status status_;
 };
 
+// A secure build's preimages as the sorted pairs go by: each hashed key and the key it hashes
+// (the pair's extra), in key order.
+class PreimageBytes {
+public:
+    void add(std::span<const KvPair> pairs, std::span<const bytes_view> extras) {
+        for (size_t i = 0; i < pairs.size(); ++i) {
+            Hash256 h;
+            std::copy(pairs[i].key.begin(), pairs[i].key.end(), h.begin());
+            hashes_.push_back(h);
+            spans_.emplace_back(keys_.size(), extras[i].size());
+            keys_.insert(keys_.end(), extras[i].begin(), extras[i].end());
+        }
+    }
+    // Appends them to items, viewing this object's bytes.
+    void append_to(std::vector<Preimage>& items) const {
+        for (size_t i = 0; i < hashes_.size(); ++i) {
+            items.emplace_back(hashes_[i],
+                               bytes_view(keys_.data() + spans_[i].first, spans_[i].second));
+        }
+    }
+    size_t size() const noexcept { return hashes_.size(); }
+
+private:
+    std::vector<Hash256> hashes_;
+    bytes keys_;
+    std::vector<std::pair<size_t, size_t>> spans_;
+};
+
+// The spilled build on threads, split at the root as kv_root_sorted splits: the subtrie under
+// each child of the root branch is hashed from the sorter's runs of that nibble, a part to a
+// task, and its rows go to runs of their own with a share of the row budget. A finished part
+// is all on disk, so what is held at once is the rows of the parts being built.
+class SplitBuild {
+public:
+    // Builds the parts; false when the final keys make no branch at the root (the caller
+    // then hashes on one thread, and what the parts wrote goes).
+    Result<bool> run(const SpillingPairSorter& pairs, SpillFiles& files, size_t row_bytes,
+                     unsigned threads, bool preimages) {
+        std::array<NibblePart, 16> parts;
+        bytes top_value;  // the empty key's value, which the root branch holds
+        const size_t part_bytes = std::max<size_t>(row_bytes / threads, 1);
+        run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
+            NibblePart& part = parts[v];
+            rows_[v] = std::make_unique<SpillingRows>(files, part_bytes);
+            SpillingRows& rows = *rows_[v];
+            StackTrie st(&rows, 1);
+            part.status = add_nibble_stream(
+                pairs, static_cast<unsigned>(v), st, top_value,
+                [&](std::span<const KvPair> batch, std::span<const bytes_view> extras) {
+                    if (preimages) preimages_[v].add(batch, extras);
+                    return rows.status();
+                });
+            part.pairs = st.count();
+            part.ref = st.finish_ref();
+            if (part.status.ok()) part.status = rows.close();
+        });
+        size_t count = 0;
+        MPT_TRY(std::optional<bytes> enc, root_branch_of_parts(parts, top_value, count));
+        if (!enc) return false;
+        root_rlp_ = std::move(*enc);
+        result_.root = keccak256(root_rlp_);
+        result_.created = true;
+        result_.rows_written = 1;
+        for (const std::unique_ptr<SpillingRows>& r : rows_) result_.rows_written += r->rows();
+        return true;
+    }
+
+    const BuildResult& result() const noexcept { return result_; }
+
+    std::vector<Preimage> preimages() const {
+        std::vector<Preimage> items;
+        size_t n = 0;
+        for (const PreimageBytes& p : preimages_) n += p.size();
+        items.reserve(n);
+        for (const PreimageBytes& p : preimages_) p.append_to(items);
+        return items;
+    }
+
+    // Calls f(path, rlp) for every row in path order: the root branch's (the empty path),
+    // then part 0's, part 1's and so on.
+    template <typename F>
+    Status for_each(F&& f) {
+        MPT_RETURN_IF_ERROR(f(bytes_view(), root_rlp_));
+        for (std::unique_ptr<SpillingRows>& r : rows_) MPT_RETURN_IF_ERROR(r->for_each(f));
+        return {};
+    }
+
+private:
+    std::array<std::unique_ptr<SpillingRows>, 16> rows_;
+    std::array<PreimageBytes, 16> preimages_;
+    bytes root_rlp_;
+    BuildResult result_;
+};
+
 Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::filesystem::path& dir,
                                                          const std::string& path,
                                                          SpillingPairSorter& pairs,
                                                          const BuildOptions& o, SpillFiles& files,
                                                          size_t row_bytes) {
-    SpillingRows rows(files, row_bytes);
-    StackTrie st(&rows);
     // A secure build's preimages go into the file's first pages, made in memory.
     const bool preimages = o.secure && o.preimages;
-    std::vector<Hash256> hashes;
-    bytes keys;
-    std::vector<std::pair<size_t, size_t>> key_spans;
+    if (o.threads > 1 && pairs.runs_spilled() > 0) {
+        SplitBuild split;
+        MPT_TRY(const bool made, split.run(pairs, files, row_bytes, o.threads, preimages));
+        if (made) {
+            return write_trie_file<false>(fd, dir, path, o, split.result(), split.preimages(),
+                                          [&](auto&& f) { return split.for_each(f); });
+        }
+        // The final keys share their first nibble (or only one is left): hashed in one.
+    }
+    SpillingRows rows(files, row_bytes);
+    StackTrie st(&rows);
+    PreimageBytes preimage_bytes;
     while (true) {
         MPT_TRY(const std::span<const KvPair> run, pairs.next());
         if (run.empty()) break;
@@ -409,14 +520,7 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
         MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run.first(run.size() - 1)));
         MPT_RETURN_IF_ERROR(st.add(run.back().key, run.back().value));
         MPT_RETURN_IF_ERROR(rows.status());
-        if (!preimages) continue;
-        for (size_t i = 0; i < run.size(); ++i) {
-            Hash256 h;
-            std::copy(run[i].key.begin(), run[i].key.end(), h.begin());
-            hashes.push_back(h);
-            key_spans.emplace_back(keys.size(), pairs.extras()[i].size());
-            keys.insert(keys.end(), pairs.extras()[i].begin(), pairs.extras()[i].end());
-        }
+        if (preimages) preimage_bytes.add(run, pairs.extras());
     }
     BuildResult result;
     result.root = st.finish();
@@ -424,11 +528,7 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
     result.created = true;
     result.rows_written = rows.rows();
     std::vector<Preimage> items;
-    items.reserve(hashes.size());
-    for (size_t i = 0; i < hashes.size(); ++i) {
-        items.emplace_back(hashes[i],
-                           bytes_view(keys.data() + key_spans[i].first, key_spans[i].second));
-    }
+    preimage_bytes.append_to(items);
     return write_trie_file<false>(fd, dir, path, o, result, items,
                                   [&](auto&& f) { return rows.for_each(f); });
 }

@@ -14,31 +14,13 @@
 namespace mpt {
 namespace {
 
-// The subtrie under one child of the root branch, hashed by one task.
-struct NibblePart {
-    NodeRef ref;
-    size_t pairs = 0;
-    Status status;
-};
-
-// The root branch over the 16 parts and the empty key's value, or nothing when fewer than two
-// of them are there (deletions can leave the keys of one range only): the caller then builds
-// otherwise.
+// The root of the parts' branch; nothing when it is no branch of them.
 Result<std::optional<KvRoot>> branch_of_parts(const std::array<NibblePart, 16>& parts,
                                               bytes_view top_value) {
-    size_t items = top_value.empty() ? 0 : 1;
-    size_t pairs = items;
-    std::array<NodeRef, 16> children;
-    for (size_t v = 0; v < parts.size(); ++v) {
-        MPT_RETURN_IF_ERROR(parts[v].status);
-        items += parts[v].ref.empty() ? 0 : 1;
-        pairs += parts[v].pairs;
-        children[v] = parts[v].ref;
-    }
-    if (items < 2) return std::optional<KvRoot>();
-    bytes enc;
-    encode_branch(enc, children.data(), top_value);
-    return std::optional<KvRoot>(KvRoot{keccak256(enc), pairs});
+    size_t pairs = 0;
+    MPT_TRY(const std::optional<bytes> enc, root_branch_of_parts(parts, top_value, pairs));
+    if (!enc) return std::optional<KvRoot>();
+    return std::optional<KvRoot>(KvRoot{keccak256(*enc), pairs});
 }
 
 // kv_root on threads: when the final keys make a branch at the root, the subtrie under each of
@@ -74,6 +56,23 @@ Result<std::optional<KvRoot>> nibble_split_root(SortedPairCursor& cursor, unsign
 }
 
 }  // namespace
+
+Result<std::optional<bytes>> root_branch_of_parts(const std::array<NibblePart, 16>& parts,
+                                                  bytes_view top_value, size_t& pairs) {
+    size_t items = top_value.empty() ? 0 : 1;
+    pairs = items;
+    std::array<NodeRef, 16> children;
+    for (size_t v = 0; v < parts.size(); ++v) {
+        MPT_RETURN_IF_ERROR(parts[v].status);
+        items += parts[v].ref.empty() ? 0 : 1;
+        pairs += parts[v].pairs;
+        children[v] = parts[v].ref;
+    }
+    if (items < 2) return std::optional<bytes>();
+    bytes enc;
+    encode_branch(enc, children.data(), top_value);
+    return std::optional<bytes>(std::move(enc));
+}
 
 Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {
     SortedPairCursor cursor(input, secure);
@@ -161,27 +160,8 @@ Result<std::optional<KvRoot>> spilled_nibble_root(const SpillingPairSorter& sort
     bytes top_value;  // the empty key's value, which the root branch holds
     run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
         NibblePart& part = parts[v];
-        Result<std::unique_ptr<SpilledPairStream>> stream =
-            sorter.nibble_stream(static_cast<unsigned>(v));
-        if (!stream) {
-            part.status = stream.error();
-            return;
-        }
         StackTrie st(nullptr, 1);
-        while (part.status.ok()) {
-            Result<std::span<const KvPair>> run = (*stream)->next();
-            if (!run) {
-                part.status = run.error();
-                break;
-            }
-            if (run->empty()) break;
-            std::span<const KvPair> pairs = *run;
-            if (pairs.front().key.empty()) {  // the least key: nibble 0's first
-                top_value.assign(pairs.front().value.begin(), pairs.front().value.end());
-                pairs = pairs.subspan(1);
-            }
-            if (!pairs.empty()) part.status = add_batch(st, pairs);
-        }
+        part.status = add_nibble_stream(sorter, static_cast<unsigned>(v), st, top_value);
         part.pairs = st.count();
         part.ref = st.finish_ref();
     });
@@ -189,6 +169,25 @@ Result<std::optional<KvRoot>> spilled_nibble_root(const SpillingPairSorter& sort
 }
 
 }  // namespace
+
+Status add_nibble_stream(
+    const SpillingPairSorter& sorter, unsigned v, StackTrie& st, bytes& top_value,
+    const std::function<Status(std::span<const KvPair>, std::span<const bytes_view>)>& each) {
+    MPT_TRY(const std::unique_ptr<SpilledPairStream> stream, sorter.nibble_stream(v));
+    while (true) {
+        MPT_TRY(std::span<const KvPair> pairs, stream->next());
+        if (pairs.empty()) return {};
+        std::span<const bytes_view> extras = stream->extras();
+        if (pairs.front().key.empty()) {  // the least key: nibble 0's first
+            top_value.assign(pairs.front().value.begin(), pairs.front().value.end());
+            pairs = pairs.subspan(1);
+            extras = extras.empty() ? extras : extras.subspan(1);
+            if (pairs.empty()) continue;
+        }
+        MPT_RETURN_IF_ERROR(add_batch(st, pairs));
+        if (each) MPT_RETURN_IF_ERROR(each(pairs, extras));
+    }
+}
 
 Result<KvRoot> kv_root_sorted(SpillingPairSorter& sorter, unsigned threads) {
     if (threads > 1 && sorter.runs_spilled() > 0) {

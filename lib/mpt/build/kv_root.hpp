@@ -8,8 +8,12 @@
 #include <mpt/input/kv_input.hpp>
 #include <mpt/input/kv_stream.hpp>
 #include <mpt/input/spill.hpp>
+#include <mpt/trie/stack_trie.hpp>
 
+#include <array>
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
 
 namespace mpt {
@@ -60,5 +64,29 @@ Status sort_kv_stream(KvStreamReader& stream, bool secure, bool keep_keys,
 // nibble (as kv_root splits); keys that all start with one nibble are hashed on the calling
 // thread. Errors: the sorter's.
 Result<KvRoot> kv_root_sorted(SpillingPairSorter& sorter, unsigned threads = 1);
+
+// The builders that split a trie at its root, one task per first nibble (kv_root,
+// kv_root_sorted, the spilled bulk build): what each task made of its nibble's pairs.
+struct NibblePart {
+    NodeRef ref;  // the child the root branch holds (empty: no pair)
+    size_t pairs = 0;
+    Status status;
+};
+
+// The root branch of the parts, holding top_value (the empty key's value) as its own: its
+// RLP, and the pairs of all parts (and the empty key) in pairs. Nothing when fewer than two of
+// them are there (deletions can leave the keys of one nibble only): the root is then no
+// branch of these parts, and the caller builds otherwise. Errors: the first part's that failed.
+Result<std::optional<bytes>> root_branch_of_parts(const std::array<NibblePart, 16>& parts,
+                                                  bytes_view top_value, size_t& pairs);
+
+// Adds to st, a builder at depth 1, the final pairs of a finished sorter whose keys start with
+// nibble v, read through the sorter's nibble_stream(v); the empty key (nibble 0's first) is
+// not added, its value copied to top_value instead. each, when given, also sees every batch
+// added and its extras. REQUIRES: sorter.runs_spilled() > 0. Errors: the sorter's, the
+// builder's and each's.
+Status add_nibble_stream(
+    const SpillingPairSorter& sorter, unsigned v, StackTrie& st, bytes& top_value,
+    const std::function<Status(std::span<const KvPair>, std::span<const bytes_view>)>& each = {});
 
 }  // namespace mpt

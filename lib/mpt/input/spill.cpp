@@ -68,7 +68,8 @@ Result<int> SpillFiles::make_file() {
 }
 
 Status SpillFiles::write(int fd, bytes_view data, uint64_t offset) {
-    if (o_.fail_write != 0 && ++writes_ == o_.fail_write) return error("cannot write", ENOSPC);
+    if (o_.fail_write != 0 && writes_.fetch_add(1) + 1 == o_.fail_write)
+        return error("cannot write", ENOSPC);
     while (!data.empty()) {
         const ssize_t n = ::pwrite(fd, data.data(), data.size(), static_cast<off_t>(offset));
         if (n < 0 && errno == EINTR) continue;

@@ -7,13 +7,15 @@
 // on an error, and when the process dies of any signal, SIGKILL included. Nothing is ever
 // left in the folder.
 //
-// Thread safety: an object is used by one thread at a time.
+// Thread safety: an object is used by one thread at a time, but for SpillFiles, which the
+// threads of one build share.
 #pragma once
 
 #include <mpt/core/bytes.hpp>
 #include <mpt/core/error.hpp>
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <span>
 #include <string>
@@ -41,7 +43,7 @@ struct SpillOptions {
 };
 
 // The temporary files of one sort (or of a build's sorts): where they go, and what was
-// written to them.
+// written to them. May be used from several threads at once.
 class SpillFiles {
 public:
     explicit SpillFiles(const SpillOptions& o) : o_(o) {}
@@ -59,9 +61,9 @@ public:
 private:
     Error error(const char* what, int err) const;
     SpillOptions o_;
-    uint64_t bytes_written_ = 0;
-    size_t writes_ = 0;
-    size_t files_ = 0;
+    std::atomic<uint64_t> bytes_written_{0};
+    std::atomic<size_t> writes_{0};
+    std::atomic<size_t> files_{0};
 };
 
 // A run of records (a key and a value each, of any bytes) written once, in order, then read
