@@ -165,8 +165,8 @@ int run_build(const BuildCmdOptions& o) {
     // from a document past the budget is built through the spilling sort.
     struct stat out_st {};
     const bool exists = ::stat(o.output.c_str(), &out_st) == 0;
-    const KvMemoryPlan plan =
-        plan_kv_memory(o.memory.budget(), kBuildBytesPerTextByte, 0.4, o.memory.tmp_dir());
+    const KvMemoryPlan plan = plan_kv_memory(o.memory.budget(), kBuildBytesPerTextByte, 0.4,
+                                             o.memory.tmp_dir(), b.threads);
     KvSource source;
     if (exists) {
         auto whole = load_input(o.input);

@@ -173,7 +173,8 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
     // A document larger than the memory budget allows to hold whole is sorted in runs that
     // spill to temporary files (kv_root.hpp).
     const KvMemoryPlan plan =
-        plan_kv_memory(o.memory.budget(), kRootBytesPerTextByte, 0.5, o.memory.tmp_dir());
+        plan_kv_memory(o.memory.budget(), kRootBytesPerTextByte, 0.5, o.memory.tmp_dir(),
+                       o.threads != 0 ? o.threads : available_cpus());
     auto source = open_kv_source(path, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes);
     if (!source) {
         code = report(source.error());

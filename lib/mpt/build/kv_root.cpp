@@ -93,7 +93,7 @@ Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {
 }
 
 KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double run_share,
-                            std::string tmp_dir) {
+                            std::string tmp_dir, unsigned threads) {
     KvMemoryPlan p;
     memory = std::max<size_t>(memory, 1);
     p.whole_limit = static_cast<size_t>(static_cast<double>(memory) / bytes_per_text_byte);
@@ -101,6 +101,8 @@ KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double ru
     p.piece_bytes = std::clamp<size_t>(memory / 32, 64, size_t{32} << 20);
     p.max_entry_bytes = std::max(memory / 4, p.piece_bytes);
     p.spill = SpillOptions::for_memory(memory, std::move(tmp_dir));
+    p.spill.overlap = threads > 1;
+    if (p.spill.overlap) run_share /= 2;
     p.spill.run_bytes =
         std::max<size_t>(static_cast<size_t>(static_cast<double>(memory) * run_share), 1);
     return p;

@@ -37,7 +37,9 @@ Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads = 1);
 // one entry may take up to a quarter) and sorted by a SpillingPairSorter whose runs hold
 // run_share of the budget and go to temporary files in tmp_dir. bytes_per_text_byte is what
 // the whole path takes for each byte of text (measured: about 1.6 for a root, 1.9 for a bulk
-// build, of 32-byte hex keys and values).
+// build, of 32-byte hex keys and values). With more than one thread a full run is sorted and
+// written while the next is filled (SpillOptions::overlap), each of the two runs in memory
+// holding half of run_share.
 struct KvMemoryPlan {
     size_t whole_limit = 0;
     size_t piece_bytes = 0;
@@ -45,7 +47,7 @@ struct KvMemoryPlan {
     SpillOptions spill;
 };
 KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double run_share,
-                            std::string tmp_dir);
+                            std::string tmp_dir, unsigned threads = 1);
 
 // The default memory budget: a quarter of the lesser of the physical memory and the address
 // space the process may take (ulimit -v), at most 4 GiB, at least 64 MiB.

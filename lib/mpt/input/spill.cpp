@@ -312,6 +312,11 @@ Result<std::vector<RunFile>> merge_to_fan_in(SpillFiles& files, std::vector<RunF
 
 SpillingPairSorter::SpillingPairSorter(SpillFiles& files) : files_(&files) {}
 
+SpillingPairSorter::~SpillingPairSorter() {
+    // The other thread uses the back run: it ends before they go.
+    if (back_.valid()) back_.wait();
+}
+
 Status SpillingPairSorter::add(bytes_view key, bytes_view value, bytes_view extra) {
     MPT_ASSERT(!finished_);
     if (records_.capacity() == 0) {
@@ -335,58 +340,133 @@ Status SpillingPairSorter::add(bytes_view key, bytes_view value, bytes_view extr
     return {};
 }
 
+namespace {
+
+// Orders records by their keys' first bytes (the top byte of the prefix) in place, and
+// returns where each byte's records end: a pass that leaves parts small enough for the
+// cache to sort.
+template <typename Record>
+std::array<size_t, 256> bucket_by_first_byte(std::vector<Record>& records) {
+    std::array<size_t, 256> end{};
+    for (const Record& r : records) ++end[r.prefix >> 56];
+    std::array<size_t, 256> next{};
+    size_t at = 0;
+    for (size_t b = 0; b < 256; ++b) {
+        next[b] = at;
+        at += end[b];
+        end[b] = at;
+    }
+    for (size_t b = 0; b < 256; ++b) {
+        while (next[b] < end[b]) {
+            Record& r = records[next[b]];
+            const size_t home = r.prefix >> 56;
+            if (home == b) {
+                ++next[b];
+            } else {
+                std::swap(r, records[next[home]++]);
+            }
+        }
+    }
+    return end;
+}
+
+}  // namespace
+
 // Sorts the run by key, equal keys by sequence, and keeps only the last of each key.
-void SpillingPairSorter::sort_run() {
-    const uint8_t* a = arena_.data();
-    std::sort(records_.begin(), records_.end(), [a](const Record& x, const Record& y) {
+void SpillingPairSorter::sort_run(const bytes& arena, std::vector<Record>& records) {
+    const uint8_t* a = arena.data();
+    const auto less = [a](const Record& x, const Record& y) {
         if (x.prefix != y.prefix) return x.prefix < y.prefix;
         const int c = compare_bytes({a + x.at, x.key_len}, {a + y.at, y.key_len});
         return c != 0 ? c < 0 : x.seq < y.seq;
-    });
-    size_t out = 0;
-    for (size_t i = 0; i < records_.size(); ++i) {
-        const Record& r = records_[i];
-        const bool last_of_key =
-            i + 1 == records_.size() || records_[i + 1].prefix != r.prefix ||
-            !bytes_equal({a + r.at, r.key_len}, {a + records_[i + 1].at, records_[i + 1].key_len});
-        if (last_of_key) records_[out++] = r;
+    };
+    const std::array<size_t, 256> end = bucket_by_first_byte(records);
+    for (size_t b = 0, begin = 0; b < 256; begin = end[b++]) {
+        std::sort(records.begin() + static_cast<ptrdiff_t>(begin),
+                  records.begin() + static_cast<ptrdiff_t>(end[b]), less);
     }
-    records_.resize(out);
+    size_t out = 0;
+    for (size_t i = 0; i < records.size(); ++i) {
+        const Record& r = records[i];
+        const bool last_of_key =
+            i + 1 == records.size() || records[i + 1].prefix != r.prefix ||
+            !bytes_equal({a + r.at, r.key_len}, {a + records[i + 1].at, records[i + 1].key_len});
+        if (last_of_key) records[out++] = r;
+    }
+    records.resize(out);
 }
 
 // Writes the run as it stands, deletions kept (they hide earlier runs' writes). A record's
 // value in the file is the pair's value length (4 bytes, little-endian), the value and the
 // extra bytes.
-Status SpillingPairSorter::spill() {
-    sort_run();
-    MPT_TRY(RunFile run, RunFile::create(*files_));
+Result<RunFile> SpillingPairSorter::write_run(SpillFiles& files, const bytes& arena,
+                                              const std::vector<Record>& records) {
+    MPT_TRY(RunFile run, RunFile::create(files));
     bytes packed;
-    for (const Record& r : records_) {
+    for (const Record& r : records) {
         packed.clear();
         for (int i = 0; i < 4; ++i) packed.push_back(static_cast<uint8_t>(r.value_len >> (8 * i)));
-        const uint8_t* v = arena_.data() + r.at + r.key_len;
+        const uint8_t* v = arena.data() + r.at + r.key_len;
         packed.insert(packed.end(), v, v + r.value_len + r.extra_len);
-        MPT_RETURN_IF_ERROR(run.add({arena_.data() + r.at, r.key_len}, packed));
+        MPT_RETURN_IF_ERROR(run.add({arena.data() + r.at, r.key_len}, packed));
     }
     MPT_RETURN_IF_ERROR(run.finish());
+    return run;
+}
+
+Status SpillingPairSorter::collect() {
+    if (!back_.valid()) return {};
+    MPT_TRY(RunFile run, back_.get());
     runs_.push_back(std::move(run));
+    return {};
+}
+
+Status SpillingPairSorter::spill() {
     ++spilled_;
-    records_.clear();
+    if (!files_->options().overlap) {
+        sort_run(arena_, records_);
+        MPT_TRY(RunFile run, write_run(*files_, arena_, records_));
+        runs_.push_back(std::move(run));
+        records_.clear();
+        arena_.clear();
+        return {};
+    }
+    // The run before this one is written by now, or is waited for: two at most in memory.
+    MPT_RETURN_IF_ERROR(collect());
+    back_arena_.swap(arena_);
+    back_records_.swap(records_);
     arena_.clear();
+    records_.clear();
+    if (records_.capacity() == 0) {
+        arena_.reserve(files_->options().run_bytes);
+        records_.reserve(files_->options().run_bytes / sizeof(Record) + 1);
+    }
+    back_ = std::async(std::launch::async, [this]() -> Result<RunFile> {
+        sort_run(back_arena_, back_records_);
+        return write_run(*files_, back_arena_, back_records_);
+    });
     return {};
 }
 
 Status SpillingPairSorter::finish() {
     MPT_ASSERT(!finished_);
     finished_ = true;
-    if (runs_.empty()) {
-        sort_run();
+    if (spilled_ == 0) {
+        sort_run(arena_, records_);
         return {};
     }
-    if (!records_.empty()) MPT_RETURN_IF_ERROR(spill());
+    MPT_RETURN_IF_ERROR(collect());
+    if (!records_.empty()) {
+        sort_run(arena_, records_);
+        MPT_TRY(RunFile run, write_run(*files_, arena_, records_));
+        runs_.push_back(std::move(run));
+        ++spilled_;
+    }
     // What the runs held in memory is given back before the merge.
     bytes().swap(arena_);
     std::vector<Record>().swap(records_);
+    bytes().swap(back_arena_);
+    std::vector<Record>().swap(back_records_);
     MPT_TRY(final_runs_, merge_to_fan_in(*files_, std::move(runs_)));
     std::vector<RunFile> views;
     for (const RunFile& r : final_runs_) {

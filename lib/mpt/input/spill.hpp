@@ -16,6 +16,7 @@
 
 #include <array>
 #include <atomic>
+#include <future>
 #include <memory>
 #include <span>
 #include <string>
@@ -33,6 +34,9 @@ struct SpillOptions {
     // into one run at a time. At least 2.
     size_t fan_in = 64;
     std::string tmp_dir = "/tmp";
+    // A SpillingPairSorter sorts and writes a full run on a thread of its own while the
+    // next is filled: two runs of run_bytes are in memory at once.
+    bool overlap = false;
     // For tests: the write to a temporary file with this number (from 1, counted over all
     // the files of one SpillFiles) fails with ENOSPC; 0 for none.
     size_t fail_write = 0;
@@ -173,9 +177,15 @@ private:
 //
 // Each entry may carry extra bytes (a secure build's original key, for its preimage), handed
 // back beside its pair.
+//
+// With SpillOptions::overlap a full run is sorted and written on a thread of its own while
+// the calling thread goes on adding; its errors come back from a later add or finish.
 class SpillingPairSorter {
 public:
     explicit SpillingPairSorter(SpillFiles& files);
+    ~SpillingPairSorter();
+    SpillingPairSorter(const SpillingPairSorter&) = delete;
+    SpillingPairSorter& operator=(const SpillingPairSorter&) = delete;
     Status add(bytes_view key, bytes_view value, bytes_view extra = {});
     // Ends the adding. Errors as RunFile.
     Status finish();
@@ -201,12 +211,20 @@ private:
         uint32_t extra_len;
         uint32_t seq;  // the entry's position in the run
     };
-    void sort_run();
+    static void sort_run(const bytes& arena, std::vector<Record>& records);
+    static Result<RunFile> write_run(SpillFiles& files, const bytes& arena,
+                                     const std::vector<Record>& records);
     Status spill();
+    // Takes the run being written on the other thread, if any, into runs_.
+    Status collect();
 
     SpillFiles* files_;
     bytes arena_;
     std::vector<Record> records_;
+    // overlap: the run being sorted and written on the other thread, and its result.
+    bytes back_arena_;
+    std::vector<Record> back_records_;
+    std::future<Result<RunFile>> back_;
     std::vector<RunFile> runs_;
     size_t entries_ = 0;
     size_t spilled_ = 0;
