@@ -102,8 +102,10 @@ std::FILE* open_read(const std::string& path) {
     return f;
 }
 
-SpillOptions tiny(const std::string& dir, size_t run_bytes, size_t fan_in) {
+// Runs of run_bytes; with overlap, each sorted and written on a thread of its own.
+SpillOptions tiny(const std::string& dir, size_t run_bytes, size_t fan_in, bool overlap = false) {
     SpillOptions o;
+    o.overlap = overlap;
     o.run_bytes = run_bytes;
     o.buffer_bytes = 64;
     o.fan_in = fan_in;
@@ -142,6 +144,7 @@ TEST_CASE("spill: a sort of runs of a few keys gives the in-memory path's final 
         for (const bool secure : {false, true}) {
             for (const size_t n : {0, 1, 5, 300, 3000}) {
                 for (const size_t fan_in : {2, 3, 64}) {
+                    // Fan-in 3: runs sorted and written while the next is filled.
                     INFO((ordered ? "ordered" : "object") << (secure ? ", secure" : "") << ", " << n
                                                           << " entries, fan-in " << fan_in);
                     const std::string doc = random_document(rng, n, ordered);
@@ -152,7 +155,7 @@ TEST_CASE("spill: a sort of runs of a few keys gives the in-memory path's final 
                     TempDir dir;
                     TempFile file;
                     write_temp(doc, file.path);
-                    SpillFiles files(tiny(dir.path, 300, fan_in));
+                    SpillFiles files(tiny(dir.path, 300, fan_in, fan_in == 3));
                     SpillingPairSorter sorter(files);
                     KvStreamReader stream(open_read(file.path), file.path, {}, 100, 1 << 20, false);
                     REQUIRE(sort_kv_stream(stream, secure, false, sorter).ok());
@@ -299,7 +302,7 @@ TEST_CASE(
                         TempDir dir;
                         TempFile doc_file, got_file;
                         write_temp(doc, doc_file.path);
-                        SpillFiles files(tiny(dir.path, 400, 3));
+                        SpillFiles files(tiny(dir.path, 400, 3, threads == 2));
                         SpillingPairSorter sorter(files);
                         KvStreamReader stream(open_read(doc_file.path), doc_file.path, {}, 100,
                                               1 << 20, false);
