@@ -129,13 +129,6 @@ std::vector<std::pair<bytes, bytes>> drain(SpillingPairSorter& sorter) {
 
 bytes copy(bytes_view v) { return bytes(v.begin(), v.end()); }
 
-std::string file_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 }  // namespace
 
 TEST_CASE("spill: a sort of runs of a few keys gives the in-memory path's final pairs") {
@@ -313,7 +306,7 @@ TEST_CASE(
                         REQUIRE(got->has_value());
                         CHECK((*got)->root == (*want)->root);
                         CHECK((*got)->rows_written == (*want)->rows_written);
-                        CHECK(file_bytes(got_file.path) == file_bytes(want_file.path));
+                        CHECK(test::file_bytes(got_file.path) == test::file_bytes(want_file.path));
                         CHECK(dir.entries() == 0);
                     }
                 }

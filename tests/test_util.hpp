@@ -6,8 +6,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include <unistd.h>
@@ -16,6 +18,14 @@ namespace mpt::test {
 
 inline bytes h(std::string_view hex) { return from_hex(hex).value(); }
 inline bytes b(std::string_view s) { return bytes(s.begin(), s.end()); }
+
+// The bytes of the file at path (empty when it cannot be read).
+inline std::string file_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
 
 // The seed of a property test: MPT_SEED when set, else a fixed default. Printed so that a
 // failure can be replayed.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include <mpt/trie/task_pool.hpp>
 #include <mutex>
 #include <new>
+#include <thread>
 
 namespace mpt {
 namespace {
@@ -94,7 +96,15 @@ public:
     }
 
     NodeSink* part(size_t v) override { return &parts_[v]; }
-    void done(size_t v) override { parts_[v].order_by_path(); }
+    void done(size_t v) override {
+        // A part is done again when a split build falls back to one thread (after an
+        // error), with no rows added: its order stands, and may be being read.
+        if (parts_[v].order.size() != parts_[v].refs.size()) parts_[v].order_by_path();
+        if (on_done_) on_done_(v);
+    }
+    // Called on the building thread after done(v) has put part v in path order.
+    void on_done(std::function<void(size_t)> f) { on_done_ = std::move(f); }
+    const RowBuffer& rows_of(size_t v) const noexcept { return parts_[v]; }
     void advanced() override {
         if (!o_.progress) return;
         std::lock_guard<std::mutex> lock(progress_mutex_);
@@ -119,6 +129,7 @@ public:
 
 private:
     std::array<RowBuffer, kTopPart + 1> parts_;
+    std::function<void(size_t)> on_done_;
     const BuildOptions& o_;
     size_t pairs_;
     std::mutex progress_mutex_;
@@ -160,6 +171,20 @@ public:
           next_(image_pages_ + 1),
           buffer_first_(next_) {}
 
+    // As write, but the page's bytes are kept in memory and written at finish, after
+    // patch_held may have changed them (zeros stand in its place until then).
+    Status write_held(uint32_t number, bytes_view page) {
+        held_.assign(page.begin(), page.end());
+        held_number_ = number;
+        return write(number, bytes(page.size(), 0));
+    }
+    // Overwrites the held page's last bytes. False when no page is held.
+    bool patch_held(bytes_view tail) {
+        if (held_.size() < tail.size()) return false;
+        std::copy(tail.begin(), tail.end(), held_.end() - static_cast<ptrdiff_t>(tail.size()));
+        return true;
+    }
+
     Status write(uint32_t number, bytes_view page) {
         if (number <= image_pages_) {
             std::copy(page.begin(), page.end(),
@@ -182,6 +207,10 @@ public:
     // Writes what is left and the image with its header's page count; then syncs.
     Status finish(uint32_t pages) {
         MPT_RETURN_IF_ERROR(flush());
+        if (!held_.empty()) {
+            MPT_RETURN_IF_ERROR(
+                pwrite_all(held_, static_cast<off_t>(held_number_ - 1) * image_.page_size));
+        }
         finish_image_header(image_.pages, pages);
         MPT_RETURN_IF_ERROR(pwrite_all(image_.pages, 0));
         if (::fsync(fd_) != 0) return io_error(path_, "sync");
@@ -215,6 +244,8 @@ private:
     uint32_t next_;          // the page expected next
     uint32_t buffer_first_;  // the page buffer_ begins with
     bytes buffer_;
+    bytes held_;
+    uint32_t held_number_ = 0;
 };
 
 const std::optional<BuildResult> kNotThisWay;
@@ -253,6 +284,9 @@ size_t memory_limit(const BuildOptions& o) {
     if (const std::optional<size_t> cgroup = cgroup_memory_max()) limit = std::min(limit, *cgroup);
     return limit / 2;
 }
+
+Result<std::optional<BuildResult>> link_unnamed(int fd, const std::filesystem::path& dir,
+                                                const std::string& path, const BuildResult& result);
 
 // Writes the file of a trie whose root is known into the unnamed file fd in folder dir:
 // the image (with preimages), then the rows for_each_row hands over in path order; then links
@@ -293,7 +327,14 @@ Result<std::optional<BuildResult>> write_trie_file(int fd, const std::filesystem
     }));
     MPT_TRY(const uint32_t pages, tree.finish());
     MPT_RETURN_IF_ERROR(out.finish(pages));
+    return link_unnamed(fd, dir, path, result);
+}
 
+// Names the unnamed file fd, whole and synced, path in its folder dir. nullopt when the name
+// was taken meanwhile.
+Result<std::optional<BuildResult>> link_unnamed(int fd, const std::filesystem::path& dir,
+                                                const std::string& path,
+                                                const BuildResult& result) {
     // The file gets its name only now, whole and synced; the name is not taken from a file
     // made meanwhile (the link fails instead, and the caller builds into that file).
     const std::string self = "/proc/self/fd/" + std::to_string(fd);
@@ -307,6 +348,151 @@ Result<std::optional<BuildResult>> write_trie_file(int fd, const std::filesystem
     return std::optional<BuildResult>(result);
 }
 
+// The root branch's row when the top branch stands at the root and all 16 of its children
+// are hashed, with no value: what a large trie of random keys has, and the one row whose
+// size is known before the hashing ends (kMaxBranchWithoutValue bytes).
+constexpr size_t kPredictedRootRlp = kMaxBranchWithoutValue;
+
+// The rows written to the b-tree as the parts of a split build are done, on a thread of its
+// own, while the others hash: the root branch's row first, as a stand-in of the size it will
+// have when predicted right, then part 0, part 1 and so on, each once it is in path order.
+// Its page, the first leaf, is held back and patched once the root is known.
+class RowWriterThread {
+public:
+    RowWriterThread(const PartRows& rows, IndexBtreeWriter& tree, TrieId trie)
+        : rows_(rows), tree_(tree), trie_(trie) {
+        thread_ = std::thread([this] { status_ = run(); });
+    }
+    ~RowWriterThread() { stop(); }
+    RowWriterThread(const RowWriterThread&) = delete;
+    RowWriterThread& operator=(const RowWriterThread&) = delete;
+
+    // Part v is in path order (called on the thread that built it).
+    void part_done(size_t v) {
+        if (v >= PartSinks::kTopPart) return;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            done_[v] = true;
+        }
+        changed_.notify_all();
+    }
+    // The hashing is over: the thread writes the parts done and ends. Returns whether it
+    // wrote all 16.
+    Result<bool> stop() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            over_ = true;
+        }
+        changed_.notify_all();
+        if (thread_.joinable()) thread_.join();
+        MPT_RETURN_IF_ERROR(status_);
+        return written_ == PartSinks::kTopPart;
+    }
+
+private:
+    Status run() {
+        bytes record;
+        append_record(record, trie_, bytes_view(), bytes(kPredictedRootRlp, 0));
+        MPT_RETURN_IF_ERROR(tree_.add(record));
+        bytes previous;  // the last path written (the empty one, so far)
+        for (size_t v = 0; v < PartSinks::kTopPart; ++v) {
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                changed_.wait(lock, [&] { return done_[v] || over_; });
+                if (!done_[v]) return {};
+            }
+            const RowBuffer& part = rows_.rows_of(v);
+            for (const uint32_t i : part.order) {
+                const bytes_view path = part.path(i);
+                // The b-tree is corrupt unless its keys increase: checked, not assumed.
+                if (!bytes_less(previous, path)) {
+                    return {Errc::internal, "rows out of path order at " + path_string(path)};
+                }
+                previous.assign(path.begin(), path.end());
+                record.clear();
+                append_record(record, trie_, path, part.rlp(i));
+                MPT_RETURN_IF_ERROR(tree_.add(record));
+            }
+            written_ = v + 1;
+        }
+        return {};
+    }
+
+    const PartRows& rows_;
+    IndexBtreeWriter& tree_;
+    TrieId trie_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::array<bool, PartSinks::kTopPart> done_{};
+    bool over_ = false;
+    size_t written_ = 0;
+    Status status_;
+    std::thread thread_;
+};
+
+// A split build that writes its rows while it hashes (RowWriterThread). The file is the one
+// the build would write after the hashing, byte for byte. When the root's row turns out
+// not to be the one predicted (its top branch stands lower, holds a value or an embedded
+// child), or the file's first pages would differ, written is false: the rows are all in
+// rows, hashed, and the caller writes them anew.
+struct Overlapped {
+    BuildResult result;
+    bool written = false;
+    std::optional<BuildResult> file;  // written: the result, or nullopt when the name was taken
+};
+
+Result<Overlapped> write_while_hashing(int fd, const std::filesystem::path& dir,
+                                       const std::string& path, const BuildOptions& o,
+                                       const SortedPairs& sorted, PartRows& rows,
+                                       std::span<const Preimage> preimages) {
+    const TrieKind kind = o.secure ? TrieKind::secure : TrieKind::plain;
+    // The first pages, made with a stand-in root: the root hash is one fixed-size field of
+    // the tries row, so the real one gives pages of the same number (checked below).
+    MPT_TRY(FileImage image, new_file_image(o.trie, kind, Hash256{}, preimages));
+    const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
+    PageFile out(fd, path, image);
+    // The first leaf, whose first cell is the root's row, is held back for the real row.
+    IndexBtreeWriter* writing = nullptr;
+    IndexBtreeWriter tree(image.page_size, image.nodes_root, image_pages + 1,
+                          [&](uint32_t number, bytes_view page) {
+                              return number == writing->first_leaf() ? out.write_held(number, page)
+                                                                     : out.write(number, page);
+                          });
+    writing = &tree;
+    Overlapped r;
+    RowWriterThread writer(rows, tree, image.trie);
+    rows.on_done([&](size_t v) { writer.part_done(v); });
+    Result<Hash256> root = stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &rows);
+    rows.on_done({});
+    MPT_TRY(const bool all_parts, writer.stop());
+    if (!root) return root.error();
+    r.result.root = *root;
+    r.result.created = true;
+    r.result.rows_written = rows.rows();
+
+    const RowBuffer& top = rows.rows_of(PartSinks::kTopPart);
+    if (!all_parts || top.order.size() != 1 || !top.path(top.order[0]).empty() ||
+        top.rlp(top.order[0]).size() != kPredictedRootRlp) {
+        return r;
+    }
+    MPT_TRY(FileImage real, new_file_image(o.trie, kind, r.result.root, preimages));
+    if (real.pages.size() != image.pages.size() || real.nodes_root != image.nodes_root ||
+        real.trie != image.trie) {
+        return r;
+    }
+    // The held page has the root's row as its first cell, which ends the page: its last
+    // bytes are the row's rlp.
+    if (!out.patch_held(top.rlp(top.order[0]))) return r;
+    // The pages the tree wrote into the image so far (none but the root, written at
+    // finish) are taken over by the real image's.
+    image.pages = std::move(real.pages);
+    MPT_TRY(const uint32_t pages, tree.finish());
+    MPT_RETURN_IF_ERROR(out.finish(pages));
+    r.written = true;
+    MPT_TRY(r.file, link_unnamed(fd, dir, path, r.result));
+    return r;
+}
+
 // The build, once the way is open, into the unnamed file fd in folder dir.
 Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem::path& dir,
                                                   const std::string& path, const KvInput& input,
@@ -315,15 +501,23 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
     size_t pair_bytes = 0;
     for (const KvPair& p : sorted.pairs) pair_bytes += p.key.size() + p.value.size();
     if (row_memory(sorted.pairs.size(), pair_bytes) > memory_limit(o)) return kNotThisWay;
-    PartRows rows(o, sorted.pairs.size(), pair_bytes,
-                  o.threads > 1 && sorted.pairs.size() >= kParallelRootMinPairs);
-    BuildResult result;
-    MPT_TRY(result.root, stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &rows));
-    result.created = true;
-    result.rows_written = rows.rows();
-
+    const bool split = o.threads > 1 && sorted.pairs.size() >= kParallelRootMinPairs;
+    PartRows rows(o, sorted.pairs.size(), pair_bytes, split);
     const std::vector<Preimage> preimages =
         o.secure && o.preimages ? secure_preimages(input, sorted) : std::vector<Preimage>();
+    BuildResult result;
+    if (split) {
+        MPT_TRY(Overlapped written, write_while_hashing(fd, dir, path, o, sorted, rows, preimages));
+        if (written.written) return written.file;
+        // The rows are hashed: written once more, from the start of the file.
+        if (::ftruncate(fd, 0) != 0) return io_error(path, "truncate");
+        result = written.result;
+    } else {
+        MPT_TRY(result.root,
+                stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &rows));
+        result.created = true;
+        result.rows_written = rows.rows();
+    }
     return write_trie_file<true>(fd, dir, path, o, result, preimages,
                                  [&](auto&& f) { return rows.for_each(f); });
 }

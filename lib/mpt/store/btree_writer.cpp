@@ -206,6 +206,7 @@ Result<uint32_t> IndexBtreeWriter::emit(size_t level, size_t n, uint32_t right_c
     if (number == 0) {
         MPT_TRY(number, next_page());
     }
+    if (leaf && first_leaf_ == 0) first_leaf_ = number;
     MPT_RETURN_IF_ERROR(write_(number, page_));
     return number;
 }

@@ -49,6 +49,10 @@ public:
     // page number written.
     Result<uint32_t> finish();
 
+    // The number of the first leaf page written (the one holding the first record, unless
+    // the root is the only page), from just before it is handed to write; 0 until then.
+    uint32_t first_leaf() const noexcept { return first_leaf_; }
+
 private:
     // The cells of one level's page being filled. A cell is its payload part (size, local
     // bytes, first overflow page); an interior cell has its left child beside it.
@@ -77,6 +81,7 @@ private:
     uint32_t lock_page_;  // never handed out
     uint32_t max_local_, min_local_;
     PageWriter write_;
+    uint32_t first_leaf_ = 0;
     std::vector<Level> levels_;
     bytes cell_;  // scratch: the cell being made
     bytes page_;  // scratch: the page being written
