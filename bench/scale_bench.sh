@@ -4,34 +4,58 @@
 # memory budget, for each N given: whether the cost per key holds as the input outgrows the
 # budget and spills to temporary files.
 #
-#   bench/scale_bench.sh N...      (MEMORY=512M the --memory given, MEMORY=default none:
-#                                   the default budget; TMP=DIR for --tmp; DATA_DIR=DIR for
-#                                   the inputs, e.g. a disk with room for 14 GB at 100M;
-#                                   the trie file goes to $TMPDIR, as do the runs without
-#                                   TMP;
-#                                   CHECK=1 also runs each unbounded (--memory 64G) and
-#                                   compares the roots and the files byte for byte)
+#   bench/scale_bench.sh [--big] [N...]
+#       N...       the sizes (default: 1000000 10000000); --big adds 100000000, which needs
+#                  about 40 GB of disk (14 GB of input in DATA_DIR, up to 20 GB of runs in TMP
+#                  or $TMPDIR, a 13.5 GB trie file in $TMPDIR) and is refused with less free
+#       MEMORY=512M the --memory given (default 512M); MEMORY=default gives none: the
+#                  default budget
+#       TMP=DIR    --tmp; DATA_DIR=DIR the inputs (e.g. a disk with room for 14 GB at 100M)
+#       CHECK=1    also runs each unbounded (--memory 64G) and compares the roots and the
+#                  files byte for byte (needs about 2.7 GB of memory a 10M pairs)
 #
 # Prints one row per command and size: wall seconds, nanoseconds per key, peak RSS
 # (/usr/bin/time %M) against the budget, bytes written to temporary files (--json's
 # temp_bytes; 0 when nothing spilled), the trie file's size (build), and the time per key
-# against the first size's for the same command. Wall time on a shared machine is noisy:
-# compare rows of one run.
+# against the first size's for the same command; then whether root and build gave the same
+# root for each size. Wall time on a shared machine is noisy: compare rows of one run.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-[ $# -ge 1 ] || {
-    echo "usage: bench/scale_bench.sh N... (MEMORY=512M|default TMP=DIR DATA_DIR=DIR CHECK=1)" >&2
+usage() {
+    echo "usage: bench/scale_bench.sh [--big] [N...] (MEMORY=512M|default TMP=DIR DATA_DIR=DIR CHECK=1)" >&2
     exit 2
 }
-for n in "$@"; do
-    case $n in
+big=0
+sizes=()
+for a in "$@"; do
+    case $a in
+    --big) big=1 ;;
+    -h | --help) usage ;;
     '' | *[!0-9]* | 0)
-        echo "scale_bench: N must be a positive integer, got '$n'" >&2
+        echo "scale_bench: N must be a positive integer or --big, got '$a'" >&2
         exit 2
         ;;
+    *) sizes+=("$a") ;;
     esac
 done
+[ ${#sizes[@]} -gt 0 ] || sizes=(1000000 10000000)
+if [ $big = 1 ]; then
+    sizes+=(100000000)
+    # Free space where the input, the runs and the trie file go, in GB.
+    free_gb() { df -P -B1G "$1" | awk 'NR == 2 { print $4 }'; }
+    data_dir=${DATA_DIR:-$root/bench/data}
+    mkdir -p "$data_dir"
+    need=40
+    [ -s "$data_dir/kv_100000000.json" ] && need=26
+    have=$(free_gb "${TMP:-${TMPDIR:-/tmp}}")
+    [ "$(free_gb "$data_dir")" -lt "$have" ] && have=$(free_gb "$data_dir")
+    if [ "$have" -lt "$need" ]; then
+        echo "scale_bench: --big needs about $need GB free (input, runs, trie file); $have GB free" >&2
+        exit 2
+    fi
+fi
+set -- "${sizes[@]}"
 memory=${MEMORY:-512M}
 memory_args=(--memory "$memory")
 [ "$memory" = default ] && memory_args=()
@@ -44,6 +68,7 @@ tmp_args=()
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+declare -A roots
 # Runs "$@" under /usr/bin/time; sets wall (s), rss (KB) and json (its stdout).
 measure() {
     /usr/bin/time -f '%e %M' -o "$out/time" "$@" >"$out/stdout"
@@ -66,6 +91,7 @@ for n in "$@"; do
             measure "$mpt" build --json "${memory_args[@]}" "${tmp_args[@]}" "$data" -o "$out/t.db"
         fi
         got_root=$(root_field)
+        roots[$cmd,$n]=$got_root
         temp=$(field temp_bytes)
         temp=${temp:-0}
         ns=$(awk -v w="$wall" -v n="$n" 'BEGIN { printf "%.0f", w * 1e9 / n }')
@@ -88,4 +114,12 @@ for n in "$@"; do
             fi
         fi
     done
+done
+for n in "$@"; do
+    if [ "${roots[root,$n]}" = "${roots[build,$n]}" ]; then
+        echo "$n pairs: root and build agree: ${roots[root,$n]}"
+    else
+        echo "$n pairs: ROOTS DIFFER: root ${roots[root,$n]}, build ${roots[build,$n]}"
+        exit 1
+    fi
 done
