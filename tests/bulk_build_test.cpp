@@ -75,11 +75,22 @@ Result<BuildResult> build_through_store(const std::string& path, const KvInput& 
     return build_trie(*store, input, o);
 }
 
-std::string read_all(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
+// The preimages table's rows, in hash order.
+std::vector<std::pair<bytes, bytes>> preimages_of(const std::string& path) {
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(db, "SELECT hash, preimage FROM preimages ORDER BY hash", -1, &st,
+                               nullptr) == SQLITE_OK);
+    std::vector<std::pair<bytes, bytes>> rows;
+    const auto blob = [&](int i) {
+        const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(st, i));
+        return bytes(p, p + sqlite3_column_bytes(st, i));
+    };
+    while (sqlite3_step(st) == SQLITE_ROW) rows.emplace_back(blob(0), blob(1));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rows;
 }
 
 }  // namespace
@@ -129,6 +140,10 @@ TEST_CASE("a new trie file written whole holds what a build through the store do
         CHECK((*a)->created);
         CHECK((*a)->rows_written == b->rows_written);
         CHECK(integrity(whole.path) == "ok\n");
+        // A secure build's preimages: one row a key, as the store writes them.
+        const auto preimages = preimages_of(whole.path);
+        CHECK(preimages == preimages_of(through.path));
+        CHECK(preimages.size() == (c.secure ? content.size() : 0));
         if (c.threads > 1) {
             // Written as the parts are hashed (or after, when the root's row is not the one
             // foreseen): the file of a build on one thread all the same.
@@ -202,7 +217,7 @@ TEST_CASE("a new trie file is written only where no file is") {
         for (const std::string content : {"not a trie file", ""}) {
             std::ofstream(f.path, std::ios::binary) << content;
             CHECK(closed(f.path));
-            CHECK(read_all(f.path) == content);
+            CHECK(test::file_bytes(f.path) == content);
         }
     }
     SUBCASE("a link to nowhere is not followed") {

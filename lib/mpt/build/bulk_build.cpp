@@ -288,18 +288,52 @@ size_t memory_limit(const BuildOptions& o) {
 Result<std::optional<BuildResult>> link_unnamed(int fd, const std::filesystem::path& dir,
                                                 const std::string& path, const BuildResult& result);
 
+// A secure build's preimages for the preimages table's b-tree: hands add each (hash,
+// preimage) record once, in hash order. Empty when the build records none.
+using PreimageRecords = decltype(WholeFileTree::records);
+
+// The preimages of a build held in memory, in hash order.
+PreimageRecords records_of(std::span<const Preimage> items) {
+    return [items](const std::function<Status(bytes_view)>& add) -> Status {
+        bytes record;
+        for (const auto& [hash, preimage] : items) {
+            record.clear();
+            append_blob_record(record, hash, preimage);
+            MPT_RETURN_IF_ERROR(add(record));
+        }
+        return {};
+    };
+}
+
+// Ends a file after its nodes: finishes the nodes' b-tree, writes the preimages' after it,
+// and writes what is left with the image (the trees' roots among its pages).
+Status finish_trees(PageFile& out, const FileImage& image, IndexBtreeWriter& nodes,
+                    const PreimageRecords& preimages) {
+    MPT_TRY(uint32_t pages, nodes.finish());
+    if (preimages) {
+        IndexBtreeWriter tree(
+            image.page_size, image.preimages_root, pages + 1,
+            [&](uint32_t number, bytes_view page) { return out.write(number, page); });
+        MPT_RETURN_IF_ERROR(preimages([&](bytes_view record) { return tree.add(record); }));
+        MPT_TRY(const uint32_t last, tree.finish());
+        pages = std::max(pages, last);
+    }
+    return out.finish(pages);
+}
+
 // Writes the file of a trie whose root is known into the unnamed file fd in folder dir:
-// the image (with preimages), then the rows for_each_row hands over in path order; then links
-// it at path. nullopt when the name was taken meanwhile. kViewsStay: the views for_each_row
-// hands over stay valid to the end (else the last path is copied for the order check).
+// the image, then the rows for_each_row hands over in path order, then the preimages; then
+// links it at path. nullopt when the name was taken meanwhile. kViewsStay: the views
+// for_each_row hands over stay valid to the end (else the last path is copied for the order
+// check).
 template <bool kViewsStay, typename ForEachRow>
 Result<std::optional<BuildResult>> write_trie_file(int fd, const std::filesystem::path& dir,
                                                    const std::string& path, const BuildOptions& o,
                                                    const BuildResult& result,
-                                                   std::span<const Preimage> preimages,
+                                                   const PreimageRecords& preimages,
                                                    ForEachRow&& for_each_row) {
-    MPT_TRY(FileImage image, new_file_image(o.trie, o.secure ? TrieKind::secure : TrieKind::plain,
-                                            result.root, preimages));
+    MPT_TRY(FileImage image,
+            new_file_image(o.trie, o.secure ? TrieKind::secure : TrieKind::plain, result.root));
     const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
     PageFile out(fd, path, image);
     IndexBtreeWriter tree(
@@ -325,8 +359,7 @@ Result<std::optional<BuildResult>> write_trie_file(int fd, const std::filesystem
         append_record(record, image.trie, path, rlp);
         return tree.add(record);
     }));
-    MPT_TRY(const uint32_t pages, tree.finish());
-    MPT_RETURN_IF_ERROR(out.finish(pages));
+    MPT_RETURN_IF_ERROR(finish_trees(out, image, tree, preimages));
     return link_unnamed(fd, dir, path, result);
 }
 
@@ -363,7 +396,10 @@ public:
         : rows_(rows), tree_(tree), trie_(trie) {
         thread_ = std::thread([this] { status_ = run(); });
     }
-    ~RowWriterThread() { stop(); }
+    ~RowWriterThread() {
+        // On the way out of an error or an exception: the thread ends before what it uses.
+        (void)stop();
+    }
     RowWriterThread(const RowWriterThread&) = delete;
     RowWriterThread& operator=(const RowWriterThread&) = delete;
 
@@ -444,11 +480,11 @@ struct Overlapped {
 Result<Overlapped> write_while_hashing(int fd, const std::filesystem::path& dir,
                                        const std::string& path, const BuildOptions& o,
                                        const SortedPairs& sorted, PartRows& rows,
-                                       std::span<const Preimage> preimages) {
+                                       const PreimageRecords& preimages) {
     const TrieKind kind = o.secure ? TrieKind::secure : TrieKind::plain;
     // The first pages, made with a stand-in root: the root hash is one fixed-size field of
     // the tries row, so the real one gives pages of the same number (checked below).
-    MPT_TRY(FileImage image, new_file_image(o.trie, kind, Hash256{}, preimages));
+    MPT_TRY(FileImage image, new_file_image(o.trie, kind, Hash256{}));
     const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
     PageFile out(fd, path, image);
     // The first leaf, whose first cell is the root's row, is held back for the real row.
@@ -475,9 +511,9 @@ Result<Overlapped> write_while_hashing(int fd, const std::filesystem::path& dir,
         top.rlp(top.order[0]).size() != kPredictedRootRlp) {
         return r;
     }
-    MPT_TRY(FileImage real, new_file_image(o.trie, kind, r.result.root, preimages));
+    MPT_TRY(FileImage real, new_file_image(o.trie, kind, r.result.root));
     if (real.pages.size() != image.pages.size() || real.nodes_root != image.nodes_root ||
-        real.trie != image.trie) {
+        real.preimages_root != image.preimages_root || real.trie != image.trie) {
         return r;
     }
     // The held page has the root's row as its first cell, which ends the page: its last
@@ -486,8 +522,7 @@ Result<Overlapped> write_while_hashing(int fd, const std::filesystem::path& dir,
     // The pages the tree wrote into the image so far (none but the root, written at
     // finish) are taken over by the real image's.
     image.pages = std::move(real.pages);
-    MPT_TRY(const uint32_t pages, tree.finish());
-    MPT_RETURN_IF_ERROR(out.finish(pages));
+    MPT_RETURN_IF_ERROR(finish_trees(out, image, tree, preimages));
     r.written = true;
     MPT_TRY(r.file, link_unnamed(fd, dir, path, r.result));
     return r;
@@ -503,8 +538,10 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
     if (row_memory(sorted.pairs.size(), pair_bytes) > memory_limit(o)) return kNotThisWay;
     const bool split = o.threads > 1 && sorted.pairs.size() >= kParallelRootMinPairs;
     PartRows rows(o, sorted.pairs.size(), pair_bytes, split);
-    const std::vector<Preimage> preimages =
+    const std::vector<Preimage> preimage_items =
         o.secure && o.preimages ? secure_preimages(input, sorted) : std::vector<Preimage>();
+    const PreimageRecords preimages =
+        o.secure && o.preimages ? records_of(preimage_items) : PreimageRecords();
     BuildResult result;
     if (split) {
         MPT_TRY(Overlapped written, write_while_hashing(fd, dir, path, o, sorted, rows, preimages));
@@ -593,32 +630,39 @@ private:
     Status status_;
 };
 
-// A secure build's preimages as the sorted pairs go by: each hashed key and the key it hashes
-// (the pair's extra), in key order.
-class PreimageBytes {
+// A secure spilled build's preimages as the sorted pairs go by, in a temporary file: each
+// hashed key with the key it hashes (the pair's extra), in hash order.
+class PreimageRun {
 public:
-    void add(std::span<const KvPair> pairs, std::span<const bytes_view> extras) {
+    Status add(SpillFiles& files, std::span<const KvPair> pairs,
+               std::span<const bytes_view> extras) {
+        if (!run_) {
+            MPT_TRY(RunFile run, RunFile::create(files));
+            run_.emplace(std::move(run));
+        }
         for (size_t i = 0; i < pairs.size(); ++i) {
-            Hash256 h;
-            std::copy(pairs[i].key.begin(), pairs[i].key.end(), h.begin());
-            hashes_.push_back(h);
-            spans_.emplace_back(keys_.size(), extras[i].size());
-            keys_.insert(keys_.end(), extras[i].begin(), extras[i].end());
+            MPT_RETURN_IF_ERROR(run_->add(pairs[i].key, extras[i]));
+        }
+        return {};
+    }
+    Status finish() { return run_ ? run_->finish() : Status(); }
+
+    // After finish: hands add each (hash, preimage) record, in order.
+    Status records(const std::function<Status(bytes_view)>& add) {
+        if (!run_) return {};
+        bytes record;
+        bytes_view hash, preimage;
+        while (true) {
+            MPT_TRY(const bool more, run_->next(hash, preimage));
+            if (!more) return {};
+            record.clear();
+            append_blob_record(record, hash, preimage);
+            MPT_RETURN_IF_ERROR(add(record));
         }
     }
-    // Appends them to items, viewing this object's bytes.
-    void append_to(std::vector<Preimage>& items) const {
-        for (size_t i = 0; i < hashes_.size(); ++i) {
-            items.emplace_back(hashes_[i],
-                               bytes_view(keys_.data() + spans_[i].first, spans_[i].second));
-        }
-    }
-    size_t size() const noexcept { return hashes_.size(); }
 
 private:
-    std::vector<Hash256> hashes_;
-    bytes keys_;
-    std::vector<std::pair<size_t, size_t>> spans_;
+    std::optional<RunFile> run_;
 };
 
 // The spilled build on threads, split at the root as kv_root_sorted splits: the subtrie under
@@ -641,13 +685,14 @@ public:
             StackTrie st(&rows, 1);
             part.status = add_nibble_stream(
                 pairs, static_cast<unsigned>(v), st, top_value,
-                [&](std::span<const KvPair> batch, std::span<const bytes_view> extras) {
-                    if (preimages) preimages_[v].add(batch, extras);
+                [&](std::span<const KvPair> batch, std::span<const bytes_view> extras) -> Status {
+                    if (preimages) MPT_RETURN_IF_ERROR(preimages_[v].add(files, batch, extras));
                     return rows.status();
                 });
             part.pairs = st.count();
             part.ref = st.finish_ref();
             if (part.status.ok()) part.status = rows.close();
+            if (part.status.ok()) part.status = preimages_[v].finish();
         });
         size_t count = 0;
         MPT_TRY(std::optional<bytes> enc, root_branch_of_parts(parts, top_value, count));
@@ -662,13 +707,12 @@ public:
 
     const BuildResult& result() const noexcept { return result_; }
 
-    std::vector<Preimage> preimages() const {
-        std::vector<Preimage> items;
-        size_t n = 0;
-        for (const PreimageBytes& p : preimages_) n += p.size();
-        items.reserve(n);
-        for (const PreimageBytes& p : preimages_) p.append_to(items);
-        return items;
+    // The parts' preimages, part 0's first: in hash order.
+    PreimageRecords preimages() {
+        return [this](const std::function<Status(bytes_view)>& add) -> Status {
+            for (PreimageRun& p : preimages_) MPT_RETURN_IF_ERROR(p.records(add));
+            return {};
+        };
     }
 
     // Calls f(path, rlp) for every row in path order: the root branch's (the empty path),
@@ -682,7 +726,7 @@ public:
 
 private:
     std::array<std::unique_ptr<SpillingRows>, 16> rows_;
-    std::array<PreimageBytes, 16> preimages_;
+    std::array<PreimageRun, 16> preimages_;
     bytes root_rlp_;
     BuildResult result_;
 };
@@ -692,20 +736,21 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
                                                          SpillingPairSorter& pairs,
                                                          const BuildOptions& o, SpillFiles& files,
                                                          size_t row_bytes) {
-    // A secure build's preimages go into the file's first pages, made in memory.
+    // A secure build's preimages go to a temporary file as the pairs come, in hash order.
     const bool preimages = o.secure && o.preimages;
     if (o.threads > 1 && pairs.runs_spilled() > 0) {
         SplitBuild split;
         MPT_TRY(const bool made, split.run(pairs, files, row_bytes, o.threads, preimages));
         if (made) {
-            return write_trie_file<false>(fd, dir, path, o, split.result(), split.preimages(),
+            return write_trie_file<false>(fd, dir, path, o, split.result(),
+                                          preimages ? split.preimages() : PreimageRecords(),
                                           [&](auto&& f) { return split.for_each(f); });
         }
         // The final keys share their first nibble (or only one is left): hashed in one.
     }
     SpillingRows rows(files, row_bytes);
     StackTrie st(&rows);
-    PreimageBytes preimage_bytes;
+    PreimageRun preimage_run;
     while (true) {
         MPT_TRY(const std::span<const KvPair> run, pairs.next());
         if (run.empty()) break;
@@ -714,16 +759,20 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
         MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run.first(run.size() - 1)));
         MPT_RETURN_IF_ERROR(st.add(run.back().key, run.back().value));
         MPT_RETURN_IF_ERROR(rows.status());
-        if (preimages) preimage_bytes.add(run, pairs.extras());
+        if (preimages) MPT_RETURN_IF_ERROR(preimage_run.add(files, run, pairs.extras()));
     }
+    MPT_RETURN_IF_ERROR(preimage_run.finish());
     BuildResult result;
     result.root = st.finish();
     MPT_RETURN_IF_ERROR(rows.status());
     result.created = true;
     result.rows_written = rows.rows();
-    std::vector<Preimage> items;
-    preimage_bytes.append_to(items);
-    return write_trie_file<false>(fd, dir, path, o, result, items,
+    const PreimageRecords preimage_records =
+        preimages ? PreimageRecords([&](const std::function<Status(bytes_view)>& add) {
+            return preimage_run.records(add);
+        })
+                  : PreimageRecords();
+    return write_trie_file<false>(fd, dir, path, o, result, preimage_records,
                                   [&](auto&& f) { return rows.for_each(f); });
 }
 

@@ -79,18 +79,6 @@ void append_varint(bytes& out, uint64_t v) {
         out.push_back(static_cast<uint8_t>(buf[i] | (i > 0 ? 0x80 : 0)));
 }
 
-// The record (blob, blob) of fileformat2 2.1: a header of serial types (12 + 2n for a blob of
-// n bytes), then the values. REQUIRES: the header fits in one varint byte of its own length.
-void append_blob_record(bytes& out, bytes_view a, bytes_view b) {
-    bytes header;
-    append_varint(header, 12 + 2 * a.size());
-    append_varint(header, 12 + 2 * b.size());
-    out.push_back(static_cast<uint8_t>(header.size() + 1));
-    out.insert(out.end(), header.begin(), header.end());
-    out.insert(out.end(), a.begin(), a.end());
-    out.insert(out.end(), b.begin(), b.end());
-}
-
 struct StateImage {
     FileImage image;
     uint32_t preimages_root = 0;

@@ -42,6 +42,18 @@ size_t varint_length(uint64_t v) noexcept {
 
 }  // namespace
 
+void append_blob_record(bytes& out, bytes_view a, bytes_view b) {
+    // fileformat2 2.1: a header of serial types (12 + 2n for a blob of n bytes), then the
+    // values.
+    bytes header;
+    append_varint(header, 12 + 2 * a.size());
+    append_varint(header, 12 + 2 * b.size());
+    out.push_back(static_cast<uint8_t>(header.size() + 1));
+    out.insert(out.end(), header.begin(), header.end());
+    out.insert(out.end(), a.begin(), a.end());
+    out.insert(out.end(), b.begin(), b.end());
+}
+
 void append_record(bytes& out, int64_t integer, bytes_view blob1, bytes_view blob2) {
     // Serial types (fileformat2 2.1): 0 and 1 are types 8 and 9, stored in no bytes (file
     // format 4); other integers take 1, 2, 3, 4, 6 or 8 bytes, whichever is the least that

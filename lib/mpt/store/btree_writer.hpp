@@ -23,6 +23,10 @@ namespace mpt {
 // the values. The integer takes the shortest serial type, as SQLite gives it.
 void append_record(bytes& out, int64_t integer, bytes_view blob1, bytes_view blob2);
 
+// Appends the SQLite record (blob, blob) to out: a preimages row (hash, preimage).
+// REQUIRES: the header fits in one varint byte of its own length (blobs under 8 KiB or so).
+void append_blob_record(bytes& out, bytes_view a, bytes_view b);
+
 class IndexBtreeWriter {
 public:
     // Receives a finished page. The view is valid during the call.

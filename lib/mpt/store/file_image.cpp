@@ -5,6 +5,7 @@
 #include <mpt/store/tries_table.hpp>
 
 #include <memory>
+#include <string>
 
 namespace mpt {
 
@@ -46,13 +47,17 @@ Result<FileImage> make_image(std::string_view name, TrieKind kind, const Hash256
         }
     }
     MPT_RETURN_IF_ERROR(exec("COMMIT"));
-    sqlite::Statement q;
-    if (q.prepare(raw, "SELECT rootpage FROM sqlite_master WHERE name='nodes'") != SQLITE_OK ||
-        q.step() != SQLITE_ROW) {
-        return sqlite::last_error(raw, where, "make the file image");
+    int64_t roots[2] = {0, 0};
+    const char* tables[2] = {"nodes", "preimages"};
+    for (int i = 0; i < 2; ++i) {
+        sqlite::Statement q;
+        if (q.prepare(raw, std::string("SELECT rootpage FROM sqlite_master WHERE name='") +
+                               tables[i] + "'") != SQLITE_OK ||
+            q.step() != SQLITE_ROW) {
+            return sqlite::last_error(raw, where, "make the file image");
+        }
+        roots[i] = q.column_int64(0);
     }
-    const int64_t nodes_root = q.column_int64(0);
-    q.finalize();
     sqlite3_int64 size = 0;
     unsigned char* data = sqlite3_serialize(raw, "main", &size, 0);
     if (data == nullptr) return {Errc::out_of_memory, where + ": cannot serialize"};
@@ -63,7 +68,8 @@ Result<FileImage> make_image(std::string_view name, TrieKind kind, const Hash256
     image.page_size = static_cast<uint32_t>(header[16] << 8 | header[17]);
     if (image.page_size == 1) image.page_size = 65536;
     header[18] = header[19] = 2;  // the write and read versions of a file in WAL mode
-    image.nodes_root = static_cast<uint32_t>(nodes_root);
+    image.nodes_root = static_cast<uint32_t>(roots[0]);
+    image.preimages_root = static_cast<uint32_t>(roots[1]);
     image.trie = id;
     return image;
 }

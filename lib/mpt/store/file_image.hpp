@@ -18,8 +18,9 @@ namespace mpt {
 struct FileImage {
     bytes pages;
     uint32_t page_size = 0;
-    uint32_t nodes_root = 0;  // the nodes table's root page
-    TrieId trie = 0;          // the trie's id, the first column of its rows
+    uint32_t nodes_root = 0;      // the nodes table's root page
+    uint32_t preimages_root = 0;  // the preimages table's
+    TrieId trie = 0;              // the trie's id, the first column of its rows
 };
 
 // A file image holding one trie, named name, of the given kind and root. The pages are those
