@@ -149,6 +149,35 @@ int run_build_spilling(const BuildCmdOptions& o, KvStreamReader& stream, const K
     return kOk;
 }
 
+// An existing file and a document larger than the memory budget allows to hold whole: its
+// pieces go through the store in one write (build_trie_streamed).
+int run_update_streamed(const BuildCmdOptions& o, KvStreamReader& stream, const KvMemoryPlan& plan,
+                        BuildOptions& b) {
+    SpillFiles files(plan.spill);
+    SpillingPairSorter sorter(files);
+    const uint64_t max_row = sqlite::default_length_limit();
+    auto store = SqliteNodeStore::open(o.output, SqliteNodeStore::Mode::create);
+    if (!store) return report(store.error(), o.output);
+    auto r = build_trie_streamed(**store, stream, sorter, b, [&](const KvInput& piece) {
+        return check_entry_limits(piece, o.secure, max_row);
+    });
+    // The input's errors name the input, the store's the file.
+    if (!r) return report(r.error(), exit_code(r.error()) == kInput ? o.input : o.output);
+    if (o.json) {
+        const nlohmann::ordered_json j = {{"root", to_hex(r->root)},
+                                          {"trie", o.trie},
+                                          {"created", r->created},
+                                          {"rows_written", r->rows_written},
+                                          {"rows_deleted", r->rows_deleted},
+                                          {"temp_files", files.files_made()},
+                                          {"temp_bytes", files.bytes_written()}};
+        fmt::print("{}\n", j.dump());
+    } else {
+        fmt::print("{}\n", to_hex(r->root));
+    }
+    return kOk;
+}
+
 int run_build(const BuildCmdOptions& o) {
     if (o.output == "-") {
         return report_usage("build: -o: a trie file is a file; - (stdout) cannot be one");
@@ -161,23 +190,16 @@ int run_build(const BuildCmdOptions& o) {
     b.preimages = !o.no_preimages;
     b.threads = o.threads != 0 ? o.threads : available_cpus();
     if (o.memory.memory != 0) b.bulk_memory = o.memory.memory;
-    // An existing file takes the input as changes through the store, held whole; a new one
-    // from a document past the budget is built through the spilling sort.
+    // A document past the budget is read in pieces: a new file is built through the
+    // spilling sort, an existing one takes the pieces through the store.
     struct stat out_st {};
     const bool exists = ::stat(o.output.c_str(), &out_st) == 0;
     const KvMemoryPlan plan = plan_kv_memory(o.memory.budget(), kBuildBytesPerTextByte, 0.4,
                                              o.memory.tmp_dir(), b.threads);
-    KvSource source;
-    if (exists) {
-        auto whole = load_input(o.input);
-        if (!whole) return report(whole.error());
-        source.whole = std::move(*whole);
-    } else {
-        auto opened =
-            open_kv_source(o.input, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes);
-        if (!opened) return report(opened.error());
-        source = std::move(*opened);
-    }
+    auto opened = open_kv_source(o.input, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes);
+    if (!opened) return report(opened.error());
+    KvSource source = std::move(*opened);
+    if (source.stream && exists) return run_update_streamed(o, *source.stream, plan, b);
     if (source.stream) return run_build_spilling(o, *source.stream, plan, b);
     InputText* text = &source.whole;
     Result<KvInput> input = Errc::internal;

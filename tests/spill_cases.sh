@@ -99,3 +99,42 @@ wait $spill_pid 2>/dev/null
 [ ! -e "$spill/killed.db" ] || [ "$("$MPT" root "$spill/killed.db")" = "$("$MPT" root "$spill/big.json")" ] &&
     spill_ok || spill_bad "spill: a killed build left a partial file"
 rm -f "$spill/big.json" "$spill/killed.db"
+
+# Into an existing file, past --memory: the pieces go through the store in one write. The
+# trie is the one the whole input gives (the same root, and every row reachable with none
+# left over), a new trie beside it or a replaced one too; a bad entry in a later piece leaves
+# the file as it was.
+rows_of() { sqlite3 "$1" "SELECT hex(path) || ' ' || hex(rlp) FROM nodes WHERE trie = (SELECT id FROM tries WHERE name = '${2:-main}') ORDER BY path" | md5sum; }
+for secure in "" --secure; do
+    rm -f "$spill/base.db" "$spill/upd_mem.db" "$spill/upd_spill.db"
+    "$MPT" build $secure "$spill/object.json" -o "$spill/base.db" >/dev/null
+    cp "$spill/base.db" "$spill/upd_mem.db"
+    cp "$spill/base.db" "$spill/upd_spill.db"
+    want=$("$MPT" build $secure "$spill/ordered.json" -o "$spill/upd_mem.db")
+    expect "spill: build $secure --memory 1M into an existing file, as in memory" 0 "^$want\$" '^$' -- \
+        "$MPT" build $secure --memory 1M --tmp "$spill/tmp" "$spill/ordered.json" -o "$spill/upd_spill.db"
+    [ "$(rows_of "$spill/upd_spill.db")" = "$(rows_of "$spill/upd_mem.db")" ] && spill_ok ||
+        spill_bad "spill: build $secure --memory 1M into an existing file: rows differ from the in-memory update's"
+    [ "$(sqlite3 "$spill/upd_spill.db" 'SELECT count(*) FROM preimages')" = "$(sqlite3 "$spill/upd_mem.db" 'SELECT count(*) FROM preimages')" ] &&
+        spill_ok || spill_bad "spill: build $secure --memory 1M into an existing file: preimages differ"
+    expect "spill: the file updated in pieces checks" 0 '^ok: ([0-9]+) rows, \1 reachable, 0 problems$' '^$' -- \
+        "$MPT" check "$spill/upd_spill.db"
+done
+want=$("$MPT" root "$spill/ordered.json")
+rm -f "$spill/upd_spill.db"
+"$MPT" build "$spill/object.json" -o "$spill/upd_spill.db" >/dev/null
+expect "spill: build --trie other --memory 1M beside a trie" 0 "^$want\$" '^$' -- \
+    "$MPT" build --trie other --memory 1M --tmp "$spill/tmp" "$spill/ordered.json" -o "$spill/upd_spill.db"
+expect "spill: build --replace --memory 1M" 0 "^$want\$" '^$' -- \
+    "$MPT" build --replace --memory 1M --tmp "$spill/tmp" "$spill/ordered.json" -o "$spill/upd_spill.db"
+[ "$(rows_of "$spill/upd_spill.db" other)" = "$(rows_of "$spill/upd_spill.db")" ] && spill_ok ||
+    spill_bad "spill: a new trie and a replaced one from the same input hold different rows"
+rm -f "$spill/upd_bad.db"
+cp "$spill/base.db" "$spill/upd_bad.db"
+before=$(rows_of "$spill/upd_bad.db")
+expect "spill: a bad entry at the end of an update in pieces, as in memory" 2 '^$' \
+    "^$("$MPT" build "$spill/bad.json" -o "$spill/upd_bad.db" 2>&1 | sed 's/[][\.*^$()]/\\&/g')\$" -- \
+    "$MPT" build --memory 1M --tmp "$spill/tmp" "$spill/bad.json" -o "$spill/upd_bad.db"
+[ "$(rows_of "$spill/upd_bad.db")" = "$before" ] && [ "$("$MPT" root "$spill/upd_bad.db")" = "$("$MPT" root "$spill/base.db")" ] &&
+    spill_ok || spill_bad "spill: a failed update in pieces changed the file"
+[ -z "$(ls -A "$spill/tmp")" ] && spill_ok || spill_bad "spill: temporary files left in $spill/tmp: $(ls -A "$spill/tmp")"

@@ -67,18 +67,6 @@ void put_in_path_order(const bytes& data, std::vector<TrieRows::Ref>& refs, size
     for (uint32_t k = 0; k < n; ++k) refs[first + k] = scratch[order[k]];
 }
 
-// SQLite's varint (fileformat2 1.6), for a record header.
-void append_varint(bytes& out, uint64_t v) {
-    uint8_t buf[10];
-    int n = 0;
-    do {
-        buf[n++] = static_cast<uint8_t>(v & 0x7f);
-        v >>= 7;
-    } while (v != 0 && n < 9);
-    for (int i = n - 1; i >= 0; --i)
-        out.push_back(static_cast<uint8_t>(buf[i] | (i > 0 ? 0x80 : 0)));
-}
-
 struct StateImage {
     FileImage image;
     uint32_t preimages_root = 0;

@@ -1,3 +1,4 @@
+#include <mpt/build/kv_root.hpp>
 #include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/trie/stack_trie.hpp>
@@ -126,53 +127,75 @@ private:
 // saves.
 constexpr size_t kThreadedBuildPairs = 20000;
 
-Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const BuildOptions& o) {
+// The trie a build applies its input to as changes: the existing one of o.trie, unless
+// there is none or o.replace. Errors: trie_kind_mismatch for --secure on a plain trie.
+Result<std::optional<TrieInfo>> trie_to_update(NodeStore& store, const BuildOptions& o) {
     MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(o.trie));
+    if (!existing || o.replace) return std::optional<TrieInfo>();
+    if (o.secure && !existing->hashed_keys()) {
+        return {Errc::trie_kind_mismatch,
+                "trie " + o.trie + " is plain; --secure would hash its keys differently"};
+    }
+    return existing;
+}
+
+// The trie a build creates: a new one of o.trie, or the existing one emptied (o.replace).
+// Errors: trie_kind_mismatch when --replace would change the trie's kind.
+Result<TrieId> trie_to_create(NodeStore& store, const BuildOptions& o, BuildResult& result) {
+    MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(o.trie));
+    result.created = true;
+    if (!existing) {
+        return store.create_trie(o.trie, o.secure ? TrieKind::secure : TrieKind::plain);
+    }
+    if (existing->hashed_keys() != o.secure) {
+        return {Errc::trie_kind_mismatch, "--replace keeps the trie's kind: trie " + o.trie +
+                                              " is " + std::string(trie_kind_name(existing->kind))};
+    }
+    MPT_TRY(result.rows_deleted, store.erase_subtree(existing->id, {}));
+    return existing->id;
+}
+
+// Applies input to the existing trie as changes and commits them; root is the trie's root
+// before, and after.
+Status apply_changes(NodeStore& store, const TrieInfo& trie, const KvInput& input,
+                     const BuildOptions& o, Hash256& root, BuildResult& result) {
+    const bool secure = trie.hashed_keys();
+    TrieReader reader(store, trie);
+    Trie t = Trie::open(&reader, root);
+    std::vector<Hash256> hashes;
+    for (size_t i = 0; i < input.size(); ++i) {
+        const KvPair p = input[i];
+        const Hash256 hashed = secure ? keccak256(p.key) : Hash256{};
+        const bytes_view key = secure ? bytes_view(hashed) : p.key;
+        MPT_RETURN_IF_ERROR(t.put(key, p.value));
+        if (secure && o.preimages && !p.value.empty()) hashes.push_back(hashed);
+        if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, input.size());
+    }
+    if (!hashes.empty()) {
+        std::vector<Preimage> pre;
+        pre.reserve(hashes.size());
+        for (size_t i = 0, h = 0; i < input.size(); ++i) {
+            if (!input[i].value.empty()) pre.emplace_back(hashes[h++], input[i].key);
+        }
+        MPT_RETURN_IF_ERROR(store.put_preimages(pre));
+    }
+    MPT_TRY(CommitBatch batch, t.commit());
+    MPT_RETURN_IF_ERROR(apply_commit(store, trie.id, batch));
+    root = batch.root;
+    result.rows_written += batch.puts.size();
+    result.rows_deleted += batch.deletes.size();
+    return {};
+}
+
+Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const BuildOptions& o) {
     BuildResult result;
-    if (existing && !o.replace) {
-        if (o.secure && !existing->hashed_keys()) {
-            return {Errc::trie_kind_mismatch,
-                    "trie " + o.trie + " is plain; --secure would hash its keys differently"};
-        }
-        const bool secure = existing->hashed_keys();
-        TrieReader reader(store, *existing);
-        Trie trie = Trie::open(&reader, existing->root);
-        std::vector<Hash256> hashes;
-        for (size_t i = 0; i < input.size(); ++i) {
-            const KvPair p = input[i];
-            const Hash256 hashed = secure ? keccak256(p.key) : Hash256{};
-            const bytes_view key = secure ? bytes_view(hashed) : p.key;
-            MPT_RETURN_IF_ERROR(trie.put(key, p.value));
-            if (secure && o.preimages && !p.value.empty()) hashes.push_back(hashed);
-            if (o.progress && (i + 1) % 65536 == 0) o.progress(i + 1, input.size());
-        }
-        if (!hashes.empty()) {
-            std::vector<Preimage> pre;
-            pre.reserve(hashes.size());
-            for (size_t i = 0, h = 0; i < input.size(); ++i) {
-                if (!input[i].value.empty()) pre.emplace_back(hashes[h++], input[i].key);
-            }
-            MPT_RETURN_IF_ERROR(store.put_preimages(pre));
-        }
-        MPT_TRY(CommitBatch batch, trie.commit());
-        MPT_RETURN_IF_ERROR(apply_commit(store, existing->id, batch));
-        result.root = batch.root;
-        result.rows_written = batch.puts.size();
-        result.rows_deleted = batch.deletes.size();
+    MPT_TRY(std::optional<TrieInfo> existing, trie_to_update(store, o));
+    if (existing) {
+        result.root = existing->root;
+        MPT_RETURN_IF_ERROR(apply_changes(store, *existing, input, o, result.root, result));
         return result;
     }
-    TrieId id;
-    if (existing) {
-        if (existing->hashed_keys() != o.secure) {
-            return {Errc::trie_kind_mismatch, "--replace keeps the trie's kind: trie " + o.trie +
-                                                  " is " +
-                                                  std::string(trie_kind_name(existing->kind))};
-        }
-        id = existing->id;
-        MPT_TRY(result.rows_deleted, store.erase_subtree(id, {}));
-    } else {
-        MPT_TRY(id, store.create_trie(o.trie, o.secure ? TrieKind::secure : TrieKind::plain));
-    }
+    MPT_TRY(const TrieId id, trie_to_create(store, o, result));
     const SortedPairs sorted = sorted_final_pairs(input, o.secure);
     StoreSink sink(store, id, sorted.pairs.size() >= kThreadedBuildPairs);
     StackTrie st(&sink);
@@ -187,7 +210,52 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
     if (o.secure && o.preimages) {
         MPT_RETURN_IF_ERROR(store.put_preimages(secure_preimages(input, sorted)));
     }
-    result.created = true;
+    result.rows_written = sink.rows();
+    return result;
+}
+
+Result<BuildResult> build_streamed_in_write(NodeStore& store, KvStreamReader& stream,
+                                            SpillingPairSorter& sorter, const BuildOptions& o,
+                                            const std::function<Status(const KvInput&)>& check) {
+    BuildResult result;
+    MPT_TRY(std::optional<TrieInfo> existing, trie_to_update(store, o));
+    if (existing) {
+        result.root = existing->root;
+        KvInput piece;
+        while (true) {
+            MPT_TRY(const bool more, stream.next(piece));
+            if (!more) return result;
+            if (check) MPT_RETURN_IF_ERROR(check(piece));
+            MPT_RETURN_IF_ERROR(apply_changes(store, *existing, piece, o, result.root, result));
+            piece = KvInput();  // its text and arena go before the next is read
+        }
+    }
+    MPT_TRY(const TrieId id, trie_to_create(store, o, result));
+    const bool preimages = o.secure && o.preimages;
+    MPT_RETURN_IF_ERROR(sort_kv_stream(stream, o.secure, preimages, sorter, check));
+    StoreSink sink(store, id, true);
+    StackTrie st(&sink);
+    std::vector<Preimage> pre;
+    while (true) {
+        MPT_TRY(const std::span<const KvPair> run, sorter.next());
+        if (run.empty()) break;
+        // The builder keeps a view of the last pair until the next: the batch's views end
+        // with the next batch, so that pair is copied.
+        MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run.first(run.size() - 1)));
+        MPT_RETURN_IF_ERROR(st.add(run.back().key, run.back().value));
+        if (sink.failed()) break;
+        if (!preimages) continue;
+        pre.clear();
+        for (size_t i = 0; i < run.size(); ++i) {
+            Hash256 h;
+            std::copy(run[i].key.begin(), run[i].key.end(), h.begin());
+            pre.emplace_back(h, sorter.extras()[i]);
+        }
+        MPT_RETURN_IF_ERROR(store.put_preimages(pre));
+    }
+    result.root = st.finish();
+    MPT_RETURN_IF_ERROR(sink.finish());
+    MPT_RETURN_IF_ERROR(store.set_root(id, result.root));
     result.rows_written = sink.rows();
     return result;
 }
@@ -196,6 +264,13 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
 
 Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const BuildOptions& o) {
     return in_one_write(store, [&](NodeStore& s) { return build_in_write(s, input, o); });
+}
+
+Result<BuildResult> build_trie_streamed(NodeStore& store, KvStreamReader& stream,
+                                        SpillingPairSorter& sorter, const BuildOptions& o,
+                                        const std::function<Status(const KvInput&)>& check) {
+    return in_one_write(
+        store, [&](NodeStore& s) { return build_streamed_in_write(s, stream, sorter, o, check); });
 }
 
 std::vector<Preimage> secure_preimages(const KvInput& input, const SortedPairs& sorted) {

@@ -6,6 +6,8 @@
 
 #include <mpt/core/error.hpp>
 #include <mpt/input/kv_input.hpp>
+#include <mpt/input/kv_stream.hpp>
+#include <mpt/input/spill.hpp>
 #include <mpt/store/node_store.hpp>
 
 #include <functional>
@@ -38,6 +40,18 @@ struct BuildResult {
 // Creates the trie (streaming builder, rows in one pass) or applies input to the existing
 // one as a change set; all in one write transaction that publishes the root last.
 Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const BuildOptions& o);
+
+// build_trie for an input read in pieces (a document past the memory budget), in one write
+// as well. Into an existing trie (without o.replace) each piece is applied as changes in
+// input order and committed to the store before the next is read, so that memory holds one
+// piece and the nodes it touches: the trie and the file are the ones build_trie gives, but
+// rows_written and rows_deleted count each piece's commit. A new trie (or o.replace) has its
+// pairs sorted by sorter, spilling past its budget, and streamed into the builder, with
+// the keys as extras when o.secure and o.preimages. check, when given, sees every piece
+// first. Errors: build_trie's, the stream's, the sorter's and check's.
+Result<BuildResult> build_trie_streamed(NodeStore& store, KvStreamReader& stream,
+                                        SpillingPairSorter& sorter, const BuildOptions& o,
+                                        const std::function<Status(const KvInput&)>& check = {});
 
 // The preimages of the keys of sorted, pairs of a secure SortedPairCursor of input: each
 // hashed key with the input's key it hashes. The views live as long as input and sorted.
