@@ -138,8 +138,9 @@ TEST_CASE("spill: a sort of runs of a few keys gives the in-memory path's final 
             for (const size_t n : {0, 1, 5, 300, 3000}) {
                 for (const size_t fan_in : {2, 3, 64}) {
                     // Fan-in 3: runs sorted and written while the next is filled.
-                    INFO((ordered ? "ordered" : "object") << (secure ? ", secure" : "") << ", " << n
-                                                          << " entries, fan-in " << fan_in);
+                    INFO(std::string(ordered ? "ordered" : "object")
+                         << std::string(secure ? ", secure" : "") << ", " << n
+                         << " entries, fan-in " << fan_in);
                     const std::string doc = random_document(rng, n, ordered);
                     auto input = parse_kv(doc);
                     REQUIRE_MESSAGE(input.ok(), test::why(input));
@@ -278,9 +279,10 @@ TEST_CASE(
             for (const size_t n : {0, 1, 40, 3000}) {
                 for (const size_t row_bytes : {size_t{200}, size_t{3000}, size_t{1} << 30}) {
                     for (const unsigned threads : {1u, 2u}) {
-                        INFO((ordered ? "ordered" : "object")
-                             << (secure ? ", secure" : "") << ", " << n << " entries, rows of "
-                             << row_bytes << " bytes, " << threads << " threads");
+                        INFO(std::string(ordered ? "ordered" : "object")
+                             << std::string(secure ? ", secure" : "") << ", " << n
+                             << " entries, rows of " << row_bytes << " bytes, " << threads
+                             << " threads");
                         const std::string doc = random_document(rng, n, ordered);
                         auto input = parse_kv(doc);
                         REQUIRE(input.ok());

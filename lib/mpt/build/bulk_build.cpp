@@ -390,10 +390,14 @@ constexpr size_t kPredictedRootRlp = kMaxBranchWithoutValue;
 // own, while the others hash: the root branch's row first, as a stand-in of the size it will
 // have when predicted right, then part 0, part 1 and so on, each once it is in path order.
 // Its page, the first leaf, is held back and patched once the root is known.
+// Hands f(path, rlp) every row of part v of a split build, in path order.
+using RowVisitor = std::function<Status(bytes_view path, bytes_view rlp)>;
+using PartRowsOf = std::function<Status(size_t v, const RowVisitor& f)>;
+
 class RowWriterThread {
 public:
-    RowWriterThread(const PartRows& rows, IndexBtreeWriter& tree, TrieId trie)
-        : rows_(rows), tree_(tree), trie_(trie) {
+    RowWriterThread(PartRowsOf rows, IndexBtreeWriter& tree, TrieId trie)
+        : rows_(std::move(rows)), tree_(tree), trie_(trie) {
         thread_ = std::thread([this] { status_ = run(); });
     }
     ~RowWriterThread() {
@@ -437,24 +441,22 @@ private:
                 changed_.wait(lock, [&] { return done_[v] || over_; });
                 if (!done_[v]) return {};
             }
-            const RowBuffer& part = rows_.rows_of(v);
-            for (const uint32_t i : part.order) {
-                const bytes_view path = part.path(i);
+            MPT_RETURN_IF_ERROR(rows_(v, [&](bytes_view path, bytes_view rlp) -> Status {
                 // The b-tree is corrupt unless its keys increase: checked, not assumed.
                 if (!bytes_less(previous, path)) {
                     return {Errc::internal, "rows out of path order at " + path_string(path)};
                 }
                 previous.assign(path.begin(), path.end());
                 record.clear();
-                append_record(record, trie_, path, part.rlp(i));
-                MPT_RETURN_IF_ERROR(tree_.add(record));
-            }
+                append_record(record, trie_, path, rlp);
+                return tree_.add(record);
+            }));
             written_ = v + 1;
         }
         return {};
     }
 
-    const PartRows& rows_;
+    PartRowsOf rows_;
     IndexBtreeWriter& tree_;
     TrieId trie_;
     std::mutex mutex_;
@@ -469,18 +471,28 @@ private:
 // A split build that writes its rows while it hashes (RowWriterThread). The file is the one
 // the build would write after the hashing, byte for byte. When the root's row turns out
 // not to be the one predicted (its top branch stands lower, holds a value or an embedded
-// child), or the file's first pages would differ, written is false: the rows are all in
-// rows, hashed, and the caller writes them anew.
+// child), or the file's first pages would differ, written is false: the rows are all kept,
+// hashed, and the caller writes them anew.
 struct Overlapped {
     BuildResult result;
     bool written = false;
     std::optional<BuildResult> file;  // written: the result, or nullopt when the name was taken
 };
 
+// What the hashing of a split build gives: its result, and the root's row when that is the
+// only row above the parts (the root branch itself, at the empty path).
+struct SplitHash {
+    BuildResult result;
+    std::optional<bytes> root_rlp;
+};
+// Hashes the parts, calling part_done(v) on the thread that built part v once its rows are
+// all there, in path order.
+using SplitHasher = std::function<Result<SplitHash>(const std::function<void(size_t)>& part_done)>;
+
 Result<Overlapped> write_while_hashing(int fd, const std::filesystem::path& dir,
                                        const std::string& path, const BuildOptions& o,
-                                       const SortedPairs& sorted, PartRows& rows,
-                                       const PreimageRecords& preimages) {
+                                       const PreimageRecords& preimages,
+                                       const PartRowsOf& part_rows, const SplitHasher& hash) {
     const TrieKind kind = o.secure ? TrieKind::secure : TrieKind::plain;
     // The first pages, made with a stand-in root: the root hash is one fixed-size field of
     // the tries row, so the real one gives pages of the same number (checked below).
@@ -496,21 +508,13 @@ Result<Overlapped> write_while_hashing(int fd, const std::filesystem::path& dir,
                           });
     writing = &tree;
     Overlapped r;
-    RowWriterThread writer(rows, tree, image.trie);
-    rows.on_done([&](size_t v) { writer.part_done(v); });
-    Result<Hash256> root = stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &rows);
-    rows.on_done({});
+    RowWriterThread writer(part_rows, tree, image.trie);
+    Result<SplitHash> hashed = hash([&](size_t v) { writer.part_done(v); });
     MPT_TRY(const bool all_parts, writer.stop());
-    if (!root) return root.error();
-    r.result.root = *root;
-    r.result.created = true;
-    r.result.rows_written = rows.rows();
-
-    const RowBuffer& top = rows.rows_of(PartSinks::kTopPart);
-    if (!all_parts || top.order.size() != 1 || !top.path(top.order[0]).empty() ||
-        top.rlp(top.order[0]).size() != kPredictedRootRlp) {
-        return r;
-    }
+    if (!hashed) return hashed.error();
+    r.result = hashed->result;
+    const std::optional<bytes>& root_rlp = hashed->root_rlp;
+    if (!all_parts || !root_rlp || root_rlp->size() != kPredictedRootRlp) return r;
     MPT_TRY(FileImage real, new_file_image(o.trie, kind, r.result.root));
     if (real.pages.size() != image.pages.size() || real.nodes_root != image.nodes_root ||
         real.preimages_root != image.preimages_root || real.trie != image.trie) {
@@ -518,7 +522,7 @@ Result<Overlapped> write_while_hashing(int fd, const std::filesystem::path& dir,
     }
     // The held page has the root's row as its first cell, which ends the page: its last
     // bytes are the row's rlp.
-    if (!out.patch_held(top.rlp(top.order[0]))) return r;
+    if (!out.patch_held(*root_rlp)) return r;
     // The pages the tree wrote into the image so far (none but the root, written at
     // finish) are taken over by the real image's.
     image.pages = std::move(real.pages);
@@ -544,7 +548,31 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
         o.secure && o.preimages ? records_of(preimage_items) : PreimageRecords();
     BuildResult result;
     if (split) {
-        MPT_TRY(Overlapped written, write_while_hashing(fd, dir, path, o, sorted, rows, preimages));
+        const PartRowsOf part_rows = [&](size_t v, const RowVisitor& f) -> Status {
+            const RowBuffer& part = rows.rows_of(v);
+            for (const uint32_t i : part.order) MPT_RETURN_IF_ERROR(f(part.path(i), part.rlp(i)));
+            return {};
+        };
+        const SplitHasher hash =
+            [&](const std::function<void(size_t)>& part_done) -> Result<SplitHash> {
+            rows.on_done(part_done);
+            Result<Hash256> root =
+                stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &rows);
+            rows.on_done({});
+            if (!root) return root.error();
+            SplitHash h;
+            h.result.root = *root;
+            h.result.created = true;
+            h.result.rows_written = rows.rows();
+            const RowBuffer& top = rows.rows_of(PartSinks::kTopPart);
+            if (top.order.size() == 1 && top.path(top.order[0]).empty()) {
+                const bytes_view rlp = top.rlp(top.order[0]);
+                h.root_rlp = bytes(rlp.begin(), rlp.end());
+            }
+            return h;
+        };
+        MPT_TRY(Overlapped written,
+                write_while_hashing(fd, dir, path, o, preimages, part_rows, hash));
         if (written.written) return written.file;
         // The rows are hashed: written once more, from the start of the file.
         if (::ftruncate(fd, 0) != 0) return io_error(path, "truncate");
@@ -588,18 +616,24 @@ public:
         return status_;
     }
 
-    // Calls f(path, rlp) for every row, in path order.
+    // Calls f(path, rlp) for every row, in path order; again when called again.
     template <typename F>
     Status for_each(F&& f) {
         MPT_RETURN_IF_ERROR(status_);
         if (runs_.empty()) {
-            buffer_.order_by_path();
+            if (buffer_.order.size() != buffer_.refs.size()) buffer_.order_by_path();
             return buffer_.for_each(f);
         }
         if (!buffer_.refs.empty()) MPT_RETURN_IF_ERROR(spill());
         RowBuffer().swap_out(buffer_);
-        MPT_TRY(std::vector<RunFile> runs, merge_to_fan_in(files_, std::move(runs_)));
-        RunMerger merger(std::move(runs));
+        MPT_TRY(runs_, merge_to_fan_in(files_, std::move(runs_)));
+        // Read through views, which leave the runs to be read again.
+        std::vector<RunFile> views;
+        for (const RunFile& run : runs_) {
+            MPT_TRY(RunFile view, run.view(0, 16));
+            views.push_back(std::move(view));
+        }
+        RunMerger merger(std::move(views));
         while (true) {
             MPT_TRY(const std::span<const KvPair> batch, merger.next());
             if (batch.empty()) return {};
@@ -673,8 +707,11 @@ class SplitBuild {
 public:
     // Builds the parts; false when the final keys make no branch at the root (the caller
     // then hashes on one thread, and what the parts wrote goes).
+    // part_done(v), when given, is called on the thread that built part v once its rows
+    // are all on disk.
     Result<bool> run(const SpillingPairSorter& pairs, SpillFiles& files, size_t row_bytes,
-                     unsigned threads, bool preimages) {
+                     unsigned threads, bool preimages,
+                     const std::function<void(size_t)>& part_done = {}) {
         std::array<NibblePart, 16> parts;
         bytes top_value;  // the empty key's value, which the root branch holds
         const size_t part_bytes = std::max<size_t>(row_bytes / threads, 1);
@@ -693,6 +730,7 @@ public:
             part.ref = st.finish_ref();
             if (part.status.ok()) part.status = rows.close();
             if (part.status.ok()) part.status = preimages_[v].finish();
+            if (part_done) part_done(v);
         });
         size_t count = 0;
         MPT_TRY(std::optional<bytes> enc, root_branch_of_parts(parts, top_value, count));
@@ -706,6 +744,12 @@ public:
     }
 
     const BuildResult& result() const noexcept { return result_; }
+    const bytes& root_rlp() const noexcept { return root_rlp_; }
+
+    // Calls f(path, rlp) for every row of part v, in path order. After run().
+    Status part_rows(size_t v, const RowVisitor& f) {
+        return rows_[v] ? rows_[v]->for_each(f) : Status();
+    }
 
     // The parts' preimages, part 0's first: in hash order.
     PreimageRecords preimages() {
@@ -739,14 +783,34 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
     // A secure build's preimages go to a temporary file as the pairs come, in hash order.
     const bool preimages = o.secure && o.preimages;
     if (o.threads > 1 && pairs.runs_spilled() > 0) {
+        // Each part's rows go to the file as soon as it is done, while the others hash.
         SplitBuild split;
-        MPT_TRY(const bool made, split.run(pairs, files, row_bytes, o.threads, preimages));
+        bool made = false;
+        const PartRowsOf part_rows = [&](size_t v, const RowVisitor& f) {
+            return split.part_rows(v, f);
+        };
+        const SplitHasher hash =
+            [&](const std::function<void(size_t)>& part_done) -> Result<SplitHash> {
+            MPT_TRY(made, split.run(pairs, files, row_bytes, o.threads, preimages, part_done));
+            SplitHash h;
+            h.result = split.result();
+            if (made) h.root_rlp = split.root_rlp();
+            return h;
+        };
+        const PreimageRecords preimage_records = preimages ? split.preimages() : PreimageRecords();
+        MPT_TRY(Overlapped written,
+                write_while_hashing(fd, dir, path, o, preimage_records, part_rows, hash));
+        if (written.written) return written.file;
         if (made) {
-            return write_trie_file<false>(fd, dir, path, o, split.result(),
-                                          preimages ? split.preimages() : PreimageRecords(),
+            // The root's row is not the one foreseen: the rows, all on disk, are written
+            // once more from the start of the file.
+            if (::ftruncate(fd, 0) != 0) return io_error(path, "truncate");
+            return write_trie_file<false>(fd, dir, path, o, split.result(), preimage_records,
                                           [&](auto&& f) { return split.for_each(f); });
         }
-        // The final keys share their first nibble (or only one is left): hashed in one.
+        // The final keys share their first nibble (or only one is left): hashed in one, and
+        // what was written goes.
+        if (::ftruncate(fd, 0) != 0) return io_error(path, "truncate");
     }
     SpillingRows rows(files, row_bytes);
     StackTrie st(&rows);
