@@ -532,11 +532,52 @@ Result<Overlapped> write_while_hashing(int fd, const std::filesystem::path& dir,
     return r;
 }
 
+// sorted_final_pairs on threads, split by first nibble as kv_root splits: each task puts
+// the final pairs of one nibble's range where that range's entries would begin, and the
+// ranges are then moved together. Below kParallelRootMinPairs or on one thread,
+// sorted_final_pairs itself.
+SortedPairs sorted_final_pairs_on(const KvInput& input, bool secure, unsigned threads) {
+    if (threads <= 1 || input.size() < kParallelRootMinPairs) {
+        return sorted_final_pairs(input, secure);
+    }
+    SortedPairCursor cursor(input, secure);
+    SortedPairs out;
+    if (!cursor.splits_by_nibble()) {
+        out.pairs = cursor.rest();
+        out.hashed_keys = std::move(cursor).take_hashed_keys();
+        return out;
+    }
+    std::array<size_t, 17> start{};
+    for (unsigned v = 0; v < 16; ++v) {
+        start[v + 1] = start[v] + cursor.entries(cursor.nibble_range(v));
+    }
+    out.pairs.resize(start[16]);
+    std::array<size_t, 16> got{};
+    run_tasks(threads, 16, [&](size_t v, unsigned) {
+        SortedPairCursor::Range range = cursor.nibble_range(static_cast<unsigned>(v));
+        size_t at = start[v];
+        for (std::span<const KvPair> run; !(run = cursor.next(range)).empty(); at += run.size()) {
+            std::copy(run.begin(), run.end(), out.pairs.begin() + static_cast<ptrdiff_t>(at));
+        }
+        got[v] = at - start[v];
+    });
+    size_t n = got[0];
+    for (size_t v = 1; v < 16; ++v) {
+        const auto from = out.pairs.begin() + static_cast<ptrdiff_t>(start[v]);
+        std::copy(from, from + static_cast<ptrdiff_t>(got[v]),
+                  out.pairs.begin() + static_cast<ptrdiff_t>(n));
+        n += got[v];
+    }
+    out.pairs.resize(n);
+    out.hashed_keys = std::move(cursor).take_hashed_keys();
+    return out;
+}
+
 // The build, once the way is open, into the unnamed file fd in folder dir.
 Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem::path& dir,
                                                   const std::string& path, const KvInput& input,
                                                   const BuildOptions& o) {
-    const SortedPairs sorted = sorted_final_pairs(input, o.secure);
+    const SortedPairs sorted = sorted_final_pairs_on(input, o.secure, o.threads);
     size_t pair_bytes = 0;
     for (const KvPair& p : sorted.pairs) pair_bytes += p.key.size() + p.value.size();
     if (row_memory(sorted.pairs.size(), pair_bytes) > memory_limit(o)) return kNotThisWay;
