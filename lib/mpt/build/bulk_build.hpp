@@ -4,9 +4,17 @@
 // partly empty unless a copy packs them afterwards (sqlite_store.hpp, staging). A new file
 // holding one trie needs neither: its rows are hashed and kept in memory, put in path order,
 // and the nodes table's b-tree is written page by page (IndexBtreeWriter) after the pages
-// SQLite makes of the schema and the trie's row (new_file_image in store/file_image.hpp). The
-// result is an ordinary trie file, the same rows in the same schema as a build through the
-// store would give, with its pages full.
+// SQLite makes of the schema and the trie's row (new_file_image in store/file_image.hpp),
+// then a secure build's preimages as the preimages table's b-tree. The result is an ordinary
+// trie file, the same rows in the same schema as a build through the store would give, with
+// its pages full.
+//
+// Hashed on more than one thread, a large trie splits at its root branch, a subtrie per first
+// nibble, and the rows of each subtrie go to the b-tree on a thread of their own as soon as
+// it is hashed, while the others are. The root branch's row, first in path order, is known
+// last: it stands in at the size a branch of 16 hashed children has (what a large trie of
+// hashed keys has), in the first leaf, which is held back and patched at the end. A root row
+// of another size has the rows written again after the hashing.
 //
 // The file is made without a name in its folder (O_TMPFILE), synced, and only then linked
 // under its name, which fails if the name has been taken meanwhile: a crash at any moment
@@ -39,14 +47,17 @@ Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
                                                        const KvInput& input, const BuildOptions& o);
 
 // As build_new_trie_file, for the final pairs of a finished SpillingPairSorter (with the
-// input's keys as extras when o.secure and o.preimages): the trie is hashed on this thread,
-// and its rows are kept up to row_bytes, put in path order and, past that, written to
-// temporary files of files and merged into the b-tree. The file is the one
-// build_new_trie_file makes of the same input, byte for byte. A secure build's preimages are
-// held in memory (64 bytes and the key, a pair). Returns nullopt, having made no file, as
-// build_new_trie_file does when path exists or the file system cannot make unnamed files;
-// never for memory. Errors: storage_full, storage_io (of the file or of files), and those of
-// the sorter.
+// input's keys as extras when o.secure and o.preimages). With more than one thread and runs
+// spilled, the subtries under the root branch are hashed one per first nibble on o.threads
+// threads, each from the sorter's nibble_stream, each part's rows kept up to its share of
+// row_bytes and past that put in path order in temporary files of files, and each part's
+// rows go to the b-tree as soon as the part is done, while the others hash; otherwise the
+// trie is hashed on this thread, its rows kept and spilled the same way and merged into the
+// b-tree after. A secure build's preimages go to temporary files too, in hash order. The
+// file is the one build_new_trie_file makes of the same input, byte for byte. Returns
+// nullopt, having made no file, as build_new_trie_file does when path exists or the file
+// system cannot make unnamed files; never for memory. Errors: storage_full, storage_io (of
+// the file or of files), and those of the sorter.
 Result<std::optional<BuildResult>> build_new_trie_file_sorted(const std::string& path,
                                                               SpillingPairSorter& pairs,
                                                               const BuildOptions& o,
