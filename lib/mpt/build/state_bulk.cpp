@@ -2,6 +2,7 @@
 #include <mpt/build/bulk_build.hpp>
 #include <mpt/build/path_order.hpp>
 #include <mpt/build/state_file.hpp>
+#include <mpt/build/state_image.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/store/btree_writer.hpp>
 #include <mpt/store/sqlite_stmt.hpp>
@@ -67,8 +68,12 @@ void put_in_path_order(const bytes& data, std::vector<TrieRows::Ref>& refs, size
     for (uint32_t k = 0; k < n; ++k) refs[first + k] = scratch[order[k]];
 }
 
+}  // namespace
+
+namespace build_detail {
+
 // SQLite's varint (fileformat2 1.6), for a record header.
-void append_varint(bytes& out, uint64_t v) {
+static void append_varint(bytes& out, uint64_t v) {
     uint8_t buf[10];
     int n = 0;
     do {
@@ -91,15 +96,9 @@ void append_blob_record(bytes& out, bytes_view a, bytes_view b) {
     out.insert(out.end(), b.begin(), b.end());
 }
 
-struct StateImage {
-    FileImage image;
-    uint32_t preimages_root = 0;
-    std::vector<TrieId> ids;  // of tries, in order
-};
-
 // The first pages of the file: the schema, one tries row per trie (ids from 1 in the order
 // given, so that their rows' keys sort in that order), empty nodes and preimages tables.
-Result<StateImage> make_image(const std::vector<TrieRows>& tries) {
+Result<StateImage> make_state_image(std::span<const sqlite::TriesTable::NewTrie> tries) {
     const std::string where = "in-memory database";
     sqlite3* raw = nullptr;
     const int rc =
@@ -117,10 +116,7 @@ Result<StateImage> make_image(const std::vector<TrieRows>& tries) {
     MPT_RETURN_IF_ERROR(exec("BEGIN;" + sqlite::schema_sql()));
     sqlite::TriesTable table(raw, where, sqlite::kSchemaVersion);
     StateImage out;
-    std::vector<sqlite::TriesTable::NewTrie> rows;
-    rows.reserve(tries.size());
-    for (const TrieRows& t : tries) rows.push_back({t.name, t.kind, t.root});
-    MPT_TRY(out.ids, table.insert_all(rows));
+    MPT_TRY(out.ids, table.insert_all(tries));
     MPT_RETURN_IF_ERROR(exec("COMMIT"));
     int64_t roots[2] = {0, 0};
     const char* names[2] = {"nodes", "preimages"};
@@ -146,6 +142,12 @@ Result<StateImage> make_image(const std::vector<TrieRows>& tries) {
     out.preimages_root = static_cast<uint32_t>(roots[1]);
     return out;
 }
+
+}  // namespace build_detail
+
+namespace {
+
+using build_detail::append_blob_record;
 
 // A preimage: a key's hash and what it is the hash of (an address or a slot).
 using PreimageRef = std::pair<Hash256, bytes_view>;
@@ -373,7 +375,10 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         std::vector<std::span<const PreimageRef>> runs = {preimages};
         for (const StorageChunk& c : chunks) runs.emplace_back(c.preimages);
 
-        MPT_TRY(StateImage image, make_image(tries));
+        std::vector<sqlite::TriesTable::NewTrie> rows;
+        rows.reserve(tries.size());
+        for (const TrieRows& t : tries) rows.push_back({t.name, t.kind, t.root});
+        MPT_TRY(build_detail::StateImage image, build_detail::make_state_image(rows));
         bytes record;
         WholeFileTree trees[2];
         trees[0].root_page = image.image.nodes_root;
