@@ -262,12 +262,12 @@ std::optional<Answer> state_answer(const RootOptions& o, const std::string& path
                        {"shape", state_shape_name(r->doc.shape)},
                        {"accounts", info.accounts},
                        {"storage_slots", info.storage_slots},
-                       {"tries", 1 + info.storage_tries},
-                       {"temp_files", r->doc.temp_files},
-                       {"temp_bytes", r->doc.temp_bytes}},
+                       {"tries", 1 + info.storage_tries}},
                  kOk,
                  {}};
         check_claimed_root(a, r->doc.claimed_root, info.root);
+        a.json["temp_files"] = r->doc.temp_files;
+        a.json["temp_bytes"] = r->doc.temp_bytes;
         return a;
     }
     Result<StateDoc> doc = Errc::internal;
