@@ -2,7 +2,7 @@
 # document larger than the budget lets the whole path hold is streamed an account at a time
 # and sorted in runs spilled to temporary files (--tmp); it must give the whole path's root,
 # JSON counts, file (byte for byte) and errors, and leave no temporary file. 1M (the least
-# budget) holds about 400 KB of a document whole for a root, 330 KB for a build.
+# budget) holds about 230 KB of a document whole for a root, 150 KB for a build.
 ss=$tmp/statespill
 ss_ok() { pass=$((pass + 1)); }
 ss_bad() {
@@ -49,6 +49,14 @@ else
             "$MPT" build --state --memory 1M --tmp "$ss/tmp" "$ss/$f" -o "$ss/spilled.mpt"
         cmp -s "$ss/whole.mpt" "$ss/spilled.mpt" && ss_ok || ss_bad "statespill: build --state --memory 1M of $f: not the same file"
     done
+    # 10,000 contracts with one slot each: the tries table, made in a temporary database a
+    # batch of 4,096 tries at a time, is the one made in memory.
+    "$GENSTATE" 10000 10000 "$ss/contracts.json" --every 1
+    rm -f "$ss/whole.mpt" "$ss/spilled.mpt"
+    "$MPT" build --state "$ss/contracts.json" -o "$ss/whole.mpt" >/dev/null
+    expect "statespill: build --state --memory 1M of 10,000 contracts" 0 '^\{"root":"0x[0-9a-f]{64}","accounts":10000,"storage_tries":10000,.*"temp_files":[1-9]' '^$' -- \
+        "$MPT" build --state --json --memory 1M --tmp "$ss/tmp" "$ss/contracts.json" -o "$ss/spilled.mpt"
+    cmp -s "$ss/whole.mpt" "$ss/spilled.mpt" && ss_ok || ss_bad "statespill: build --state --memory 1M of 10,000 contracts: not the same file"
     expect "statespill: root --state --memory 1M from a pipe" 0 "^$root\$" '^$' -- \
         bash -c "cat '$ss/alloc.json' | exec '$MPT' root --memory 1M --tmp '$ss/tmp' --state -"
     expect "statespill: build --state --json past --memory" 0 \

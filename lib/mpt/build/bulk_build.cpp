@@ -102,12 +102,13 @@ class PageFile {
 public:
     static constexpr size_t kFlushBytes = size_t{4} << 20;
 
-    PageFile(int fd, const std::string& path, FileImage& image)
+    // tail_pages: pages of the image that follow image.pages in the file, written apart.
+    PageFile(int fd, const std::string& path, FileImage& image, uint32_t tail_pages = 0)
         : fd_(fd),
           path_(path),
           image_(image),
           image_pages_(static_cast<uint32_t>(image.pages.size() / image.page_size)),
-          next_(image_pages_ + 1),
+          next_(image_pages_ + tail_pages + 1),
           buffer_first_(next_) {}
 
     Status write(uint32_t number, bytes_view page) {
@@ -344,13 +345,36 @@ std::optional<int> open_unnamed(const std::string& path, std::filesystem::path& 
 }  // namespace
 
 Result<bool> write_whole_file(const std::string& path, FileImage& image,
-                              std::span<const WholeFileTree> trees) {
+                              std::span<const WholeFileTree> trees, const ImageTail& tail) {
     std::filesystem::path dir;
     const std::optional<int> fd = open_unnamed(path, dir);
     if (!fd) return false;
     const Fd file(*fd);
-    const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
-    PageFile out(file.get(), path, image);
+    const uint32_t held = static_cast<uint32_t>(image.pages.size() / image.page_size);
+    MPT_ASSERT(tail.pages == 0 || tail.first == held + 1);
+    const uint32_t image_pages = held + tail.pages;
+    if (tail.pages != 0) {
+        // The image's pages from a file, where they stand in it.
+        bytes buf(size_t{1} << 20);
+        uint64_t at = static_cast<uint64_t>(held) * image.page_size;
+        const uint64_t end = static_cast<uint64_t>(image_pages) * image.page_size;
+        while (at < end) {
+            const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), end - at));
+            const ssize_t n = ::pread(tail.fd, buf.data(), want, static_cast<off_t>(at));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return io_error(path, "read the image");
+            for (size_t done = 0; done < static_cast<size_t>(n);) {
+                const ssize_t w =
+                    ::pwrite(file.get(), buf.data() + done, static_cast<size_t>(n) - done,
+                             static_cast<off_t>(at + done));
+                if (w < 0 && errno == EINTR) continue;
+                if (w <= 0) return io_error(path, "write");
+                done += static_cast<size_t>(w);
+            }
+            at += static_cast<uint64_t>(n);
+        }
+    }
+    PageFile out(file.get(), path, image, tail.pages);
     uint32_t last = image_pages;
     for (const WholeFileTree& t : trees) {
         IndexBtreeWriter tree(

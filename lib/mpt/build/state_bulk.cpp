@@ -11,6 +11,10 @@
 
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <array>
@@ -141,6 +145,90 @@ Result<StateImage> make_state_image(std::span<const sqlite::TriesTable::NewTrie>
     out.image.nodes_root = static_cast<uint32_t>(roots[0]);
     out.preimages_root = static_cast<uint32_t>(roots[1]);
     return out;
+}
+
+Result<DiskStateImage> make_state_image_on_disk(const std::string& tmp_dir, const NextTries& next) {
+    std::string name = tmp_dir + "/mpt-image-XXXXXX";
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) {
+        return file_error(errno == ENOSPC ? Errc::storage_full : Errc::storage_io, tmp_dir,
+                          std::string("cannot make a temporary file: ") + std::strerror(errno));
+    }
+    DiskStateImage out;
+    out.fd = fd;
+    const std::string where = name;
+    sqlite3* raw = nullptr;
+    const int rc =
+        sqlite3_open_v2(name.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+    // The name goes at once: the database is reached through the descriptors alone, and no
+    // journal is kept (journal_mode OFF below), so nothing else is made by name.
+    ::unlink(name.c_str());
+    std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close);
+    if (rc != SQLITE_OK) return sqlite::error_of_code(rc, where, "open");
+    const auto exec = [&](const std::string& sql) -> Status {
+        if (sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+            return sqlite::last_error(raw, where, "make the file image");
+        }
+        return {};
+    };
+    MPT_RETURN_IF_ERROR(exec("PRAGMA page_size=8192"));
+    MPT_RETURN_IF_ERROR(
+        exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8192"));
+    MPT_RETURN_IF_ERROR(exec("BEGIN;" + sqlite::schema_sql()));
+    sqlite::TriesTable table(raw, where, sqlite::kSchemaVersion);
+    TrieId expect = 1;
+    while (true) {
+        MPT_TRY(const std::span<const sqlite::TriesTable::NewTrie> batch, next());
+        if (batch.empty()) break;
+        MPT_TRY(const std::vector<TrieId> ids, table.insert_all(batch));
+        // One statement per batch: ids from 1 in the order given, as one statement for all.
+        MPT_ASSERT(!ids.empty() && ids.front() == expect);
+        expect = ids.back() + 1;
+    }
+    MPT_RETURN_IF_ERROR(exec("COMMIT"));
+    int64_t roots[2] = {0, 0};
+    const char* names[2] = {"nodes", "preimages"};
+    for (int i = 0; i < 2; ++i) {
+        sqlite::Statement q;
+        if (q.prepare(raw, std::string("SELECT rootpage FROM sqlite_master WHERE name='") +
+                               names[i] + "'") != SQLITE_OK ||
+            q.step() != SQLITE_ROW) {
+            return sqlite::last_error(raw, where, "make the file image");
+        }
+        roots[i] = q.column_int64(0);
+    }
+    if (sqlite3_close(db.release()) != SQLITE_OK) {
+        return file_error(Errc::storage_io, where, "cannot close the image database");
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return file_error(Errc::storage_io, where, std::strerror(errno));
+    uint8_t head[100];
+    if (::pread(fd, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head)) {
+        return file_error(Errc::storage_io, where, "cannot read the image database");
+    }
+    uint32_t page_size = static_cast<uint32_t>(head[16] << 8 | head[17]);
+    if (page_size == 1) page_size = 65536;
+    const uint32_t pages = static_cast<uint32_t>(static_cast<uint64_t>(st.st_size) / page_size);
+    // The pages up to the tables' roots, which the b-tree writers fill in, are held; the
+    // tries table's others stay in the file.
+    const uint32_t held = static_cast<uint32_t>(std::max(roots[0], roots[1]));
+    MPT_ASSERT(held >= 1 && held <= pages);
+    out.image.image.page_size = page_size;
+    out.image.image.pages.resize(static_cast<size_t>(held) * page_size);
+    if (::pread(fd, out.image.image.pages.data(), out.image.image.pages.size(), 0) !=
+        static_cast<ssize_t>(out.image.image.pages.size())) {
+        return file_error(Errc::storage_io, where, "cannot read the image database");
+    }
+    out.image.image.pages[18] = out.image.image.pages[19] = 2;  // WAL mode, as open() makes it
+    out.image.image.nodes_root = static_cast<uint32_t>(roots[0]);
+    out.image.preimages_root = static_cast<uint32_t>(roots[1]);
+    out.tail_first = held + 1;
+    out.tail_pages = pages - held;
+    return out;
+}
+
+DiskStateImage::~DiskStateImage() {
+    if (fd >= 0) ::close(fd);
 }
 
 }  // namespace build_detail

@@ -267,9 +267,10 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
     IndexedRows indexed(storage_rows);
     StackTrie accounts(&main_rows);
     StackTrie storage(&indexed);
-    // The tries in id order: main, then the storage tries in address-hash order.
-    std::vector<std::string> names = {"main"};
-    std::vector<Hash256> roots = {Hash256{}};
+    // The storage tries in id order (address-hash order, from id 2 on, after main): each
+    // one's address hash and root, kept in a run until the tries table is made.
+    MPT_TRY(RunFile storage_tries, RunFile::create(files));
+    uint32_t tries = 1;
     bytes enc;
     size_t slots = 0;
     MPT_RETURN_IF_ERROR(walk_state(
@@ -280,8 +281,8 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
         },
         [&](const MergedSlot& s) -> Status {
             if (slots == 0) {
-                MPT_ASSERT(names.size() < (uint64_t{1} << 32));
-                indexed.start(static_cast<uint32_t>(names.size()));
+                MPT_ASSERT(tries < UINT32_MAX);
+                indexed.start(tries);
             }
             enc.clear();
             encode_storage_value(enc, s.value);
@@ -295,8 +296,8 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
             Account acct = a.account;
             if (slots != 0) {
                 acct.storage_root = storage.finish();
-                names.push_back(storage_trie_name(a.hash));
-                roots.push_back(acct.storage_root);
+                MPT_RETURN_IF_ERROR(storage_tries.add(a.hash, acct.storage_root));
+                ++tries;
                 ++result.storage_tries;
                 result.slots += slots;
             } else {
@@ -311,29 +312,50 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
             if (o.preimages && a.address) {
                 MPT_RETURN_IF_ERROR(account_preimages.add(a.hash, bytes_view(*a.address)));
             }
-            if (o.progress && result.accounts % 65536 == 0) {
-                o.progress(result.accounts, result.accounts);
-            }
             return {};
         }));
-    result.root = roots[0] = accounts.finish();
+    result.root = accounts.finish();
     MPT_RETURN_IF_ERROR(main_rows.status());
     MPT_RETURN_IF_ERROR(storage_rows.status());
     result.rows_written = main_rows.rows() + storage_rows.rows();
     MPT_RETURN_IF_ERROR(account_preimages.finish());
     MPT_RETURN_IF_ERROR(slot_preimages.finish());
+    MPT_RETURN_IF_ERROR(storage_tries.finish());
 
-    build_detail::StateImage image;
-    {
-        std::vector<sqlite::TriesTable::NewTrie> tries;
-        tries.reserve(names.size());
-        for (size_t i = 0; i < names.size(); ++i) {
-            tries.push_back({names[i], i == 0 ? TrieKind::state : TrieKind::secure, roots[i]});
-        }
-        MPT_TRY(image, build_detail::make_state_image(tries));
-    }
-    std::vector<std::string>().swap(names);
-    std::vector<Hash256>().swap(roots);
+    // The tries table, made in a temporary file a batch of tries at a time.
+    std::vector<std::string> names;
+    std::vector<Hash256> roots;
+    std::vector<sqlite::TriesTable::NewTrie> batch;
+    bool first = true;
+    MPT_TRY(build_detail::DiskStateImage disk,
+            build_detail::make_state_image_on_disk(
+                spill.tmp_dir, [&]() -> Result<std::span<const sqlite::TriesTable::NewTrie>> {
+                    names.clear();
+                    roots.clear();
+                    batch.clear();
+                    if (first) {
+                        first = false;
+                        names.emplace_back("main");
+                        roots.push_back(result.root);
+                    }
+                    bytes_view k, v;
+                    while (names.size() < 4096) {
+                        MPT_TRY(const bool more, storage_tries.next(k, v));
+                        if (!more) break;
+                        names.push_back(storage_trie_name(hash_from_view(k)));
+                        roots.push_back(hash_from_view(v));
+                    }
+                    for (size_t i = 0; i < names.size(); ++i) {
+                        const bool main = names[i] == "main";
+                        batch.push_back(
+                            {names[i], main ? TrieKind::state : TrieKind::secure, roots[i]});
+                    }
+                    return std::span<const sqlite::TriesTable::NewTrie>(batch);
+                }));
+    build_detail::StateImage& image = disk.image;
+    const ImageTail tail{disk.fd, disk.tail_first, disk.tail_pages};
+    // Trie i's id is i + 1 (ids from 1 in the order given).
+    const auto id_of = [](uint32_t index) { return static_cast<int64_t>(index) + 1; };
 
     bytes record;
     WholeFileTree trees[2];
@@ -341,7 +363,7 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
     trees[0].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
         MPT_RETURN_IF_ERROR(main_rows.for_each([&](bytes_view p, bytes_view rlp) {
             record.clear();
-            append_record(record, image.ids[0], p, rlp);
+            append_record(record, id_of(0), p, rlp);
             return add(record);
         }));
         return storage_rows.for_each([&](bytes_view key, bytes_view rlp) {
@@ -350,7 +372,7 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
                                    static_cast<uint32_t>(key[1]) << 16 |
                                    static_cast<uint32_t>(key[2]) << 8 | key[3];
             record.clear();
-            append_record(record, image.ids[index], key.subspan(4), rlp);
+            append_record(record, id_of(index), key.subspan(4), rlp);
             return add(record);
         });
     };
@@ -391,7 +413,7 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
             }
         }
     };
-    MPT_TRY(const bool written, write_whole_file(path, image.image, trees));
+    MPT_TRY(const bool written, write_whole_file(path, image.image, trees, tail));
     if (!written) return Out{};
     out.doc.temp_files = files.files_made() + pre_files.files_made();
     out.doc.temp_bytes = files.bytes_written() + pre_files.bytes_written();

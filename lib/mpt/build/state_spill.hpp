@@ -14,8 +14,9 @@
 // replaced.
 //
 // Memory: the sorter's runs, the rows kept before they spill (build), and one account object
-// of text at a time. A build also holds the name and root of each storage trie until the
-// file's first pages are made (about 150 bytes a trie with storage).
+// of text at a time. A build keeps each storage trie's address hash and root in a run too,
+// and makes the file's tries table in a SQLite database in a temporary file
+// (make_state_image_on_disk), so nothing grows with the number of contracts either.
 //
 // Thread safety: each call uses its own objects from the calling thread.
 #pragma once

@@ -52,7 +52,8 @@ StateTextStream::~StateTextStream() {
 Status StateTextStream::fill(size_t want) {
     while (!eof_ && buf_.size() < want) {
         const size_t have = buf_.size();
-        const size_t n_want = std::max(want - have, piece_bytes_);
+        // A piece at a time: a stream read whole up to a limit grows as it is read.
+        const size_t n_want = piece_bytes_;
         buf_.resize(have + n_want);
         ssize_t r = 0;
         do {
