@@ -210,7 +210,7 @@ private:
                     --i;
                 } else if (d == '{' || d == '[') {
                     // Deeper than the parser follows: it reports that from what is here.
-                    if (++depth > json_detail::JsonLexer::kMaxDepth + 8) return i + 1;
+                    if (++depth > StateParser::kMaxDepth + 8) return i + 1;
                 } else if (d == '}' || d == ']') {
                     if (--depth == 0) return i + 1;
                 }
@@ -239,13 +239,19 @@ private:
         return value ? scan_value(at) : at + 1;
     }
 
-    // Reads until scan(pos_) closes; its end (the buffer's end at the end of the text).
+    // Reads until scan(pos_) closes; its end (the buffer's end at the end of the text), with
+    // a few bytes more where the text has them: a \u escape cut short by what the scan took for
+    // the string's closing quote is read on by the parser, as in the whole text.
     template <typename Scan>
     Result<size_t> unit(const Scan& scan) {
         compact();
         while (true) {
             const size_t end = scan(pos_);
-            if (end != kNeedMore) return end;
+            if (end != kNeedMore) {
+                constexpr size_t kLookahead = 4;
+                if (buf_.size() < end + kLookahead) MPT_RETURN_IF_ERROR(in_.fill(end + kLookahead));
+                return std::min(end + kLookahead, buf_.size());
+            }
             if (in_.eof()) return buf_.size();
             const size_t have = buf_.size() - pos_;
             if (have >= in_.max_entry_bytes()) {
