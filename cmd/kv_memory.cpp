@@ -51,7 +51,8 @@ void add_kv_memory_flags(CLI::App* sub, KvMemoryFlags& flags) {
     sub->add_option_function<std::string>(
            "--memory",
            [&flags](const std::string& text) { flags.memory = parse_memory_size(text); },
-           "Memory for key/value input, as 512M or 4G; past it the sort spills to --tmp "
+           "Memory for key/value input or a --state document, as 512M or 4G; past it the sort "
+           "spills to --tmp "
            "(default: a quarter of physical memory, at most 4G)")
         ->type_name("SIZE")
         ->check([](const std::string& text) -> std::string {

@@ -32,6 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/tries_cases.sh"
 . "$(dirname "$0")/statefix_cases.sh"
 . "$(dirname "$0")/spill_cases.sh"
+. "$(dirname "$0")/statespill_cases.sh"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

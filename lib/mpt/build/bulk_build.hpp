@@ -72,9 +72,16 @@ struct WholeFileTree {
 
 // Writes a new file at path made of image and the b-trees of trees (in their order, pages
 // numbered after the image's), the way build_new_trie_file writes its file: unnamed until
-// whole and synced. Returns false, having made no file, when this way is closed (as for
-// build_new_trie_file). Errors: storage_full, storage_io, and those of the records.
+// whole and synced; tail, when it has pages, follows the image. Returns false, having made no file,
+// when this way is closed (as for build_new_trie_file). Errors: storage_full, storage_io, and those
+// of the records. Pages of a file's image kept in another file (fd), from page first on, pages of
+// them: they follow image.pages in the new file.
+struct ImageTail {
+    int fd = -1;
+    uint32_t first = 0;
+    uint32_t pages = 0;
+};
 Result<bool> write_whole_file(const std::string& path, FileImage& image,
-                              std::span<const WholeFileTree> trees);
+                              std::span<const WholeFileTree> trees, const ImageTail& tail = {});
 
 }  // namespace mpt

@@ -2,6 +2,7 @@
 #include <mpt/build/bulk_build.hpp>
 #include <mpt/build/path_order.hpp>
 #include <mpt/build/state_file.hpp>
+#include <mpt/build/state_image.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/store/btree_writer.hpp>
 #include <mpt/store/sqlite_stmt.hpp>
@@ -10,6 +11,10 @@
 
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <array>
@@ -67,15 +72,13 @@ void put_in_path_order(const bytes& data, std::vector<TrieRows::Ref>& refs, size
     for (uint32_t k = 0; k < n; ++k) refs[first + k] = scratch[order[k]];
 }
 
-struct StateImage {
-    FileImage image;
-    uint32_t preimages_root = 0;
-    std::vector<TrieId> ids;  // of tries, in order
-};
+}  // namespace
+
+namespace build_detail {
 
 // The first pages of the file: the schema, one tries row per trie (ids from 1 in the order
 // given, so that their rows' keys sort in that order), empty nodes and preimages tables.
-Result<StateImage> make_image(const std::vector<TrieRows>& tries) {
+Result<StateImage> make_state_image(std::span<const sqlite::TriesTable::NewTrie> tries) {
     const std::string where = "in-memory database";
     sqlite3* raw = nullptr;
     const int rc =
@@ -93,10 +96,7 @@ Result<StateImage> make_image(const std::vector<TrieRows>& tries) {
     MPT_RETURN_IF_ERROR(exec("BEGIN;" + sqlite::schema_sql()));
     sqlite::TriesTable table(raw, where, sqlite::kSchemaVersion);
     StateImage out;
-    std::vector<sqlite::TriesTable::NewTrie> rows;
-    rows.reserve(tries.size());
-    for (const TrieRows& t : tries) rows.push_back({t.name, t.kind, t.root});
-    MPT_TRY(out.ids, table.insert_all(rows));
+    MPT_TRY(out.ids, table.insert_all(tries));
     MPT_RETURN_IF_ERROR(exec("COMMIT"));
     int64_t roots[2] = {0, 0};
     const char* names[2] = {"nodes", "preimages"};
@@ -122,6 +122,94 @@ Result<StateImage> make_image(const std::vector<TrieRows>& tries) {
     out.preimages_root = static_cast<uint32_t>(roots[1]);
     return out;
 }
+
+Result<DiskStateImage> make_state_image_on_disk(const std::string& tmp_dir, const NextTries& next) {
+    std::string name = tmp_dir + "/mpt-image-XXXXXX";
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) {
+        return file_error(errno == ENOSPC ? Errc::storage_full : Errc::storage_io, tmp_dir,
+                          std::string("cannot make a temporary file: ") + std::strerror(errno));
+    }
+    DiskStateImage out;
+    out.fd = fd;
+    const std::string where = name;
+    sqlite3* raw = nullptr;
+    const int rc =
+        sqlite3_open_v2(name.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+    // The name goes at once: the database is reached through the descriptors alone, and no
+    // journal is kept (journal_mode OFF below), so nothing else is made by name.
+    ::unlink(name.c_str());
+    std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close);
+    if (rc != SQLITE_OK) return sqlite::error_of_code(rc, where, "open");
+    const auto exec = [&](const std::string& sql) -> Status {
+        if (sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+            return sqlite::last_error(raw, where, "make the file image");
+        }
+        return {};
+    };
+    MPT_RETURN_IF_ERROR(exec("PRAGMA page_size=8192"));
+    MPT_RETURN_IF_ERROR(
+        exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8192"));
+    MPT_RETURN_IF_ERROR(exec("BEGIN;" + sqlite::schema_sql()));
+    sqlite::TriesTable table(raw, where, sqlite::kSchemaVersion);
+    [[maybe_unused]] TrieId expect = 1;  // read by MPT_ASSERT only
+    while (true) {
+        MPT_TRY(const std::span<const sqlite::TriesTable::NewTrie> batch, next());
+        if (batch.empty()) break;
+        MPT_TRY(const std::vector<TrieId> ids, table.insert_all(batch));
+        // One statement per batch: ids from 1 in the order given, as one statement for all.
+        MPT_ASSERT(!ids.empty() && ids.front() == expect);
+        expect = ids.back() + 1;
+    }
+    MPT_RETURN_IF_ERROR(exec("COMMIT"));
+    int64_t roots[2] = {0, 0};
+    const char* names[2] = {"nodes", "preimages"};
+    for (int i = 0; i < 2; ++i) {
+        sqlite::Statement q;
+        if (q.prepare(raw, std::string("SELECT rootpage FROM sqlite_master WHERE name='") +
+                               names[i] + "'") != SQLITE_OK ||
+            q.step() != SQLITE_ROW) {
+            return sqlite::last_error(raw, where, "make the file image");
+        }
+        roots[i] = q.column_int64(0);
+    }
+    if (sqlite3_close(db.release()) != SQLITE_OK) {
+        return file_error(Errc::storage_io, where, "cannot close the image database");
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return file_error(Errc::storage_io, where, std::strerror(errno));
+    uint8_t head[100];
+    if (::pread(fd, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head)) {
+        return file_error(Errc::storage_io, where, "cannot read the image database");
+    }
+    uint32_t page_size = static_cast<uint32_t>(head[16] << 8 | head[17]);
+    if (page_size == 1) page_size = 65536;
+    const uint32_t pages = static_cast<uint32_t>(static_cast<uint64_t>(st.st_size) / page_size);
+    // The pages up to the tables' roots, which the b-tree writers fill in, are held; the
+    // tries table's others stay in the file.
+    const uint32_t held = static_cast<uint32_t>(std::max(roots[0], roots[1]));
+    MPT_ASSERT(held >= 1 && held <= pages);
+    out.image.image.page_size = page_size;
+    out.image.image.pages.resize(static_cast<size_t>(held) * page_size);
+    if (::pread(fd, out.image.image.pages.data(), out.image.image.pages.size(), 0) !=
+        static_cast<ssize_t>(out.image.image.pages.size())) {
+        return file_error(Errc::storage_io, where, "cannot read the image database");
+    }
+    out.image.image.pages[18] = out.image.image.pages[19] = 2;  // WAL mode, as open() makes it
+    out.image.image.nodes_root = static_cast<uint32_t>(roots[0]);
+    out.image.preimages_root = static_cast<uint32_t>(roots[1]);
+    out.tail_first = held + 1;
+    out.tail_pages = pages - held;
+    return out;
+}
+
+DiskStateImage::~DiskStateImage() {
+    if (fd >= 0) ::close(fd);
+}
+
+}  // namespace build_detail
+
+namespace {
 
 // A preimage: a key's hash and what it is the hash of (an address or a slot).
 using PreimageRef = std::pair<Hash256, bytes_view>;
@@ -349,7 +437,10 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         std::vector<std::span<const PreimageRef>> runs = {preimages};
         for (const StorageChunk& c : chunks) runs.emplace_back(c.preimages);
 
-        MPT_TRY(StateImage image, make_image(tries));
+        std::vector<sqlite::TriesTable::NewTrie> rows;
+        rows.reserve(tries.size());
+        for (const TrieRows& t : tries) rows.push_back({t.name, t.kind, t.root});
+        MPT_TRY(build_detail::StateImage image, build_detail::make_state_image(rows));
         bytes record;
         WholeFileTree trees[2];
         trees[0].root_page = image.image.nodes_root;

@@ -122,21 +122,25 @@ Status StateParser::parse_alloc(Collected& c) {
     if (peek() != '{') return fail("an alloc is an object of accounts");
     if (open_is_empty('}')) return {};
     while (true) {
-        skip_ws();
-        if (peek() != '"') return fail("expected a string key");
-        const char* name_at = p_;
-        MPT_TRY(const std::string_view name_view, string_view_value());
-        const std::string_view label = keep_label(name_view);
-        Address addr;
-        if (const char* why = parse_address(label, addr)) {
-            return Error{Errc::bad_hex,
-                         where(name_at) + ": account " + std::string(label) + ": " + why};
-        }
-        MPT_RETURN_IF_ERROR(colon());
-        MPT_RETURN_IF_ERROR(parse_account(c, Rules::alloc, label, name_at, &addr));
+        MPT_RETURN_IF_ERROR(alloc_member(c));
         MPT_TRY(const bool more, next_item('}'));
         if (!more) return {};
     }
+}
+
+Status StateParser::alloc_member(Collected& c) {
+    skip_ws();
+    if (peek() != '"') return fail("expected a string key");
+    const char* name_at = p_;
+    MPT_TRY(const std::string_view name_view, string_view_value());
+    const std::string_view label = keep_label(name_view);
+    Address addr;
+    if (const char* why = parse_address(label, addr)) {
+        return Error{Errc::bad_hex,
+                     where(name_at) + ": account " + std::string(label) + ": " + why};
+    }
+    MPT_RETURN_IF_ERROR(colon());
+    return parse_account(c, Rules::alloc, label, name_at, &addr);
 }
 
 // geth's dump accounts: {address or "pre(0x<hash>)": account} (core/state/dump.go keys
@@ -145,41 +149,45 @@ Status StateParser::parse_dump_accounts(Collected& c) {
     if (peek() != '{') return fail("\"accounts\" is an object of accounts");
     if (open_is_empty('}')) return {};
     while (true) {
-        skip_ws();
-        if (peek() != '"') return fail("expected a string key");
-        const char* name_at = p_;
-        MPT_TRY(const std::string_view name_view, string_view_value());
-        const std::string_view label = keep_label(name_view);
-        Address addr;
-        const bool by_hash = label.starts_with("pre(") && label.ends_with(")");
-        if (!by_hash) {
-            if (const char* why = parse_address(label, addr)) {
-                return Error{Errc::bad_hex,
-                             where(name_at) + ": account " + std::string(label) + ": " + why};
-            }
-        }
-        Hash256 hash;
-        if (by_hash) {
-            if (const char* why = parse_hash(label.substr(4, label.size() - 5), hash)) {
-                return Error{Errc::bad_hex,
-                             where(name_at) + ": account " + std::string(label) + ": " + why};
-            }
-        }
-        MPT_RETURN_IF_ERROR(colon());
-        MPT_RETURN_IF_ERROR(
-            parse_account(c, Rules::dump, label, name_at, by_hash ? nullptr : &addr));
-        if (by_hash) {
-            Pending& pd = c.pending.back();
-            if (pd.key_at && pd.key != hash) {
-                return field_error(pd.key_at, label, "key",
-                                   "differs from the hash the account is named by");
-            }
-            pd.key = hash;
-            if (!pd.key_at) pd.key_at = name_at;
-        }
+        MPT_RETURN_IF_ERROR(dump_member(c));
         MPT_TRY(const bool more, next_item('}'));
         if (!more) return {};
     }
+}
+
+Status StateParser::dump_member(Collected& c) {
+    skip_ws();
+    if (peek() != '"') return fail("expected a string key");
+    const char* name_at = p_;
+    MPT_TRY(const std::string_view name_view, string_view_value());
+    const std::string_view label = keep_label(name_view);
+    Address addr;
+    const bool by_hash = label.starts_with("pre(") && label.ends_with(")");
+    if (!by_hash) {
+        if (const char* why = parse_address(label, addr)) {
+            return Error{Errc::bad_hex,
+                         where(name_at) + ": account " + std::string(label) + ": " + why};
+        }
+    }
+    Hash256 hash;
+    if (by_hash) {
+        if (const char* why = parse_hash(label.substr(4, label.size() - 5), hash)) {
+            return Error{Errc::bad_hex,
+                         where(name_at) + ": account " + std::string(label) + ": " + why};
+        }
+    }
+    MPT_RETURN_IF_ERROR(colon());
+    MPT_RETURN_IF_ERROR(parse_account(c, Rules::dump, label, name_at, by_hash ? nullptr : &addr));
+    if (by_hash) {
+        Pending& pd = c.pending.back();
+        if (pd.key_at && pd.key != hash) {
+            return field_error(pd.key_at, label, "key",
+                               "differs from the hash the account is named by");
+        }
+        pd.key = hash;
+        if (!pd.key_at) pd.key_at = name_at;
+    }
+    return {};
 }
 
 // The accounts after a {"root": ...} line, one object each.
@@ -188,25 +196,29 @@ Status StateParser::parse_lines(Collected& c, StateDoc& doc) {
     while (true) {
         skip_ws();
         if (p_ == end_) return {};
-        if (peek() != '{') return fail("expected an account object");
-        const char* at = p_;
-        const std::string_view label = keep_label("on line " + std::to_string(line_of(at)));
-        MPT_RETURN_IF_ERROR(parse_account(c, Rules::dump, label, at, nullptr));
-        const StateAccount& a = c.accounts.back();
-        const Pending& pd = c.pending.back();
-        if (first) {
-            // geth's iterative dump writes the account's own "root" and "codeHash" and its
-            // "key"; reth's reader takes a genesis account with an "address".
-            doc.shape = (a.claimed_storage_root || pd.code_hash_at || pd.key_at)
-                            ? StateShape::geth_dump_lines
-                            : StateShape::reth_dump;
-            first = false;
-        }
-        if (!a.address && !pd.key_at) {
-            return fail_at(at,
-                           "account " + std::string(label) + ": neither \"address\" nor \"key\"");
-        }
+        MPT_RETURN_IF_ERROR(line_account(c, doc, first));
+        first = false;
     }
+}
+
+Status StateParser::line_account(Collected& c, StateDoc& doc, bool first) {
+    if (peek() != '{') return fail("expected an account object");
+    const char* at = p_;
+    const std::string_view label = keep_label("on line " + std::to_string(line_of(at)));
+    MPT_RETURN_IF_ERROR(parse_account(c, Rules::dump, label, at, nullptr));
+    const StateAccount& a = c.accounts.back();
+    const Pending& pd = c.pending.back();
+    if (first) {
+        // geth's iterative dump writes the account's own "root" and "codeHash" and its
+        // "key"; reth's reader takes a genesis account with an "address".
+        doc.shape = (a.claimed_storage_root || pd.code_hash_at || pd.key_at)
+                        ? StateShape::geth_dump_lines
+                        : StateShape::reth_dump;
+    }
+    if (!a.address && !pd.key_at) {
+        return fail_at(at, "account " + std::string(label) + ": neither \"address\" nor \"key\"");
+    }
+    return {};
 }
 
 // The hash pass, the checks that need hashes, and the merging of repeated keys.

@@ -99,11 +99,18 @@ private:
         std::string root;
     };
 
+    friend class StateStreamParser;
+
     // document.cpp
     Status parse_top(Collected& c, Top& top);
     Status parse_alloc(Collected& c);
     Status parse_dump_accounts(Collected& c);
     Status parse_lines(Collected& c, StateDoc& doc);
+    // One member of an alloc (p_ at its name), of a dump's "accounts", and one account
+    // object of a dump by lines (first: the first of them, which decides the shape).
+    Status alloc_member(Collected& c);
+    Status dump_member(Collected& c);
+    Status line_account(Collected& c, StateDoc& doc, bool first);
     Status finish(Collected& c, StateDoc& doc, unsigned threads);
     std::string hash_account(StateAccount& a, const Pending& pd) const;
     static void merge_repeated_accounts(std::vector<StateAccount>& accounts);
@@ -181,7 +188,7 @@ private:
     size_t line_of(const char* at) {
         if (at < line_at_) {
             line_at_ = begin_;
-            line_ = 1;
+            line_ = base_line_;
         }
         for (const char* q;
              (q = static_cast<const char*>(
@@ -190,6 +197,18 @@ private:
             line_at_ = q + 1;
         }
         return line_;
+    }
+
+    // For a piece of a document (document_stream.cpp): parses text from now on, whose first
+    // byte is at line `line` and `column` bytes into it in the whole document.
+    void reset(std::string_view text, size_t line, size_t column) {
+        p_ = begin_ = text.data();
+        end_ = text.data() + text.size();
+        base_line_ = line;
+        base_column_ = column;
+        line_at_ = begin_;
+        line_ = line;
+        labels_.clear();
     }
 
     const char* line_at_;  // the start of line line_

@@ -1,0 +1,149 @@
+// The rows a StackTrie hands its sink, kept for a trie file written whole (bulk_build.cpp,
+// state_spill.cpp): in memory, or past a budget in runs put in path order on disk. Internal
+// to lib/mpt/build/.
+//
+// Thread safety: an object is used by one thread at a time.
+#pragma once
+
+#include <mpt/build/path_order.hpp>
+#include <mpt/core/bytes.hpp>
+#include <mpt/core/error.hpp>
+#include <mpt/input/kv_input.hpp>
+#include <mpt/input/spill.hpp>
+#include <mpt/trie/stack_trie.hpp>
+
+#include <span>
+#include <vector>
+
+namespace mpt::build_detail {
+
+// The rows of a part of a trie, in the order the builder hands them over, then in path
+// order.
+struct RowBuffer : NodeSink {
+    struct Ref {
+        uint64_t at;  // the path, then the rlp, in data
+        uint32_t path_size;
+        uint32_t rlp_size;
+    };
+    bytes data;
+    std::vector<Ref> refs;        // in the order the builder handed them over
+    std::vector<uint32_t> order;  // refs in path order
+
+    void reserve(size_t rows, size_t bytes) {
+        refs.reserve(rows);
+        data.reserve(bytes);
+        advise_huge_pages(refs.data(), refs.capacity() * sizeof(Ref));
+        advise_huge_pages(data.data(), data.capacity());
+    }
+
+    void put(bytes_view path, bytes_view rlp) override {
+        refs.push_back(
+            {data.size(), static_cast<uint32_t>(path.size()), static_cast<uint32_t>(rlp.size())});
+        data.insert(data.end(), path.begin(), path.end());
+        data.insert(data.end(), rlp.begin(), rlp.end());
+    }
+    bytes_view path(uint32_t i) const noexcept {
+        return {data.data() + refs[i].at, refs[i].path_size};
+    }
+    bytes_view rlp(uint32_t i) const noexcept {
+        return {data.data() + refs[i].at + refs[i].path_size, refs[i].rlp_size};
+    }
+
+    // Path order from the builder's order, without a sort (path_order.hpp).
+    void order_by_path() {
+        append_path_order(
+            static_cast<uint32_t>(refs.size()), [this](uint32_t i) { return path(i); }, order);
+    }
+
+    template <typename F>
+    Status for_each(F& f) const {
+        for (const uint32_t i : order) MPT_RETURN_IF_ERROR(f(path(i), rlp(i)));
+        return {};
+    }
+
+    // Takes other's storage, leaving it empty; this goes with it when destroyed.
+    void swap_out(RowBuffer& other) noexcept {
+        data.swap(other.data);
+        refs.swap(other.refs);
+        order.swap(other.order);
+    }
+};
+
+// The rows of a build from sorted pairs, kept up to a budget, and past it put in path order
+// and written to a run file each time it is full (RowBuffer::order_by_path puts any stretch
+// of the builder's rows in path order).
+class SpillingRows : public NodeSink {
+public:
+    SpillingRows(SpillFiles& files, size_t budget) : files_(files), budget_(budget) {
+        // Room for the budget's rows at once, touched only as they come.
+        buffer_.reserve(budget / 40 + 1, budget);
+    }
+
+    void put(bytes_view path, bytes_view rlp) override {
+        if (!status_.ok()) return;
+        buffer_.put(path, rlp);
+        ++rows_;
+        // Each row also takes 16 bytes of reference and 8 of ordering.
+        if (buffer_.data.size() + 24 * buffer_.refs.size() >= budget_) status_ = spill();
+    }
+    const Status& status() const noexcept { return status_; }
+    size_t rows() const noexcept { return rows_; }
+    size_t runs() const noexcept { return runs_.size(); }
+
+    // Puts what is held to a run and gives back the memory: every row is on disk. for_each
+    // may follow.
+    Status close() {
+        if (status_.ok() && !buffer_.refs.empty()) status_ = spill();
+        RowBuffer().swap_out(buffer_);
+        return status_;
+    }
+
+    // Calls f(path, rlp) for every row, in path order; again when called again.
+    template <typename F>
+    Status for_each(F&& f) {
+        MPT_RETURN_IF_ERROR(status_);
+        if (runs_.empty()) {
+            if (buffer_.order.size() != buffer_.refs.size()) buffer_.order_by_path();
+            return buffer_.for_each(f);
+        }
+        if (!buffer_.refs.empty()) MPT_RETURN_IF_ERROR(spill());
+        RowBuffer().swap_out(buffer_);
+        MPT_TRY(runs_, merge_to_fan_in(files_, std::move(runs_)));
+        // Read through views, which leave the runs to be read again.
+        std::vector<RunFile> views;
+        for (const RunFile& run : runs_) {
+            MPT_TRY(RunFile view, run.view(0, 16));
+            views.push_back(std::move(view));
+        }
+        RunMerger merger(std::move(views));
+        while (true) {
+            MPT_TRY(const std::span<const KvPair> batch, merger.next());
+            if (batch.empty()) return {};
+            for (const KvPair& row : batch) MPT_RETURN_IF_ERROR(f(row.key, row.value));
+        }
+    }
+
+private:
+    Status spill() {
+        buffer_.order_by_path();
+        MPT_TRY(RunFile run, RunFile::create(files_));
+        for (const uint32_t i : buffer_.order) {
+            MPT_RETURN_IF_ERROR(run.add(buffer_.path(i), buffer_.rlp(i)));
+        }
+        MPT_RETURN_IF_ERROR(run.finish());
+        runs_.push_back(std::move(run));
+        buffer_.refs.clear();
+        buffer_.data.clear();
+        std::vector<uint32_t>().swap(buffer_.order);
+        return {};
+    }
+
+    SpillFiles& files_;
+    size_t budget_;
+    RowBuffer buffer_;
+    std::vector<RunFile> runs_;
+    size_t rows_ = 0;
+    Status status_;
+};
+
+}  // namespace mpt::build_detail

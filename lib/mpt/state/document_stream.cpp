@@ -1,0 +1,511 @@
+// The streaming reader of state documents (document_stream.hpp). The text is read into a
+// buffer and cut into units the whole-document parser can take as they are: an account
+// member (its name and object), a top-level member, an account object of a dump by lines, and
+// the single bytes between them. Each unit is found by a scan of strings and brackets, then
+// parsed by the StateParser functions read_state_document uses, on a view of just that unit
+// placed at its line and column, so that both the accounts and the errors come out the same.
+// A unit the scan cannot close within the buffer takes more reading; at the end of the text
+// it is handed over as it is, and the parser reports what is wrong with it where the whole
+// document's parse would.
+//
+// What parse() decides over the whole document is decided here at the end in the same order:
+// the shape, the checks of the top-level members, the dump's root, and the first hash error
+// of an account (a codeHash or key that does not match), which a parse error anywhere after
+// it would have come first.
+
+#include <mpt/state/document_parse.hpp>
+#include <mpt/state/document_stream.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace mpt {
+
+namespace {
+
+bool json_byte(char c) noexcept {
+    return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
+}
+
+bool blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+}  // namespace
+
+StateTextStream::StateTextStream(int fd, std::string path, std::string prefix, size_t piece_bytes,
+                                 size_t max_entry_bytes, bool from_pipe)
+    : fd_(fd),
+      path_(std::move(path)),
+      buf_(std::move(prefix)),
+      piece_bytes_(std::max<size_t>(piece_bytes, 64)),
+      max_entry_bytes_(std::max(max_entry_bytes, piece_bytes_)),
+      from_pipe_(from_pipe) {}
+
+StateTextStream::~StateTextStream() {
+    if (fd_ > 0) ::close(fd_);
+}
+
+Status StateTextStream::fill(size_t want) {
+    while (!eof_ && buf_.size() < want) {
+        const size_t have = buf_.size();
+        // A piece at a time: a stream read whole up to a limit grows as it is read.
+        const size_t n_want = piece_bytes_;
+        buf_.resize(have + n_want);
+        ssize_t r = 0;
+        do {
+            r = ::read(fd_, buf_.data() + have, n_want);
+        } while (r < 0 && errno == EINTR);
+        if (r < 0) {
+            buf_.resize(have);
+            return file_error(Errc::bad_input, path_, std::strerror(errno));
+        }
+        buf_.resize(have + static_cast<size_t>(r));
+        if (r == 0) eof_ = true;
+        if (from_pipe_) {
+            // A stream ends at its first byte that no JSON text holds, kept for the parser to
+            // report (read_file's rule), so that a writer that stays after it is not waited for.
+            const auto bad = std::find_if_not(buf_.begin() + static_cast<ptrdiff_t>(have),
+                                              buf_.end(), json_byte);
+            if (bad != buf_.end()) {
+                buf_.erase(bad + 1, buf_.end());
+                eof_ = true;
+            }
+        }
+    }
+    return {};
+}
+
+StateSource::StateSource() = default;
+StateSource::StateSource(StateSource&&) noexcept = default;
+StateSource& StateSource::operator=(StateSource&&) noexcept = default;
+StateSource::~StateSource() = default;
+
+Result<StateSource> open_state_source(const std::string& path, size_t whole_limit,
+                                      size_t piece_bytes, size_t max_entry_bytes) {
+    StateSource source;
+    int fd = 0;
+    bool regular = false;
+    if (path != "-") {
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return file_error(Errc::bad_input, path, std::strerror(errno));
+        struct stat st {};
+        regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+        if (regular && static_cast<uint64_t>(st.st_size) <= whole_limit) {
+            ::close(fd);
+            MPT_TRY(source.whole, load_input(path));
+            return source;
+        }
+        if (regular) ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
+    auto stream = std::make_unique<StateTextStream>(fd, path, std::string(), piece_bytes,
+                                                    max_entry_bytes, !regular);
+    if (!regular) {
+        // A stream that ends within the limit is read whole, as load_input reads it.
+        MPT_RETURN_IF_ERROR(stream->fill(whole_limit == SIZE_MAX ? whole_limit : whole_limit + 1));
+        if (stream->eof()) {
+            source.whole = InputText::from_string(std::move(stream->buf()));
+            return source;
+        }
+    }
+    source.stream = std::move(stream);
+    return source;
+}
+
+}  // namespace mpt
+
+namespace mpt::document_detail {
+
+class StateStreamParser {
+public:
+    StateStreamParser(StateTextStream& in, StateAccountSink& sink)
+        : in_(in), buf_(in.buf()), sink_(sink), parser_(std::string_view()) {}
+
+    Result<StateStreamResult> parse();
+
+private:
+    static constexpr size_t kNeedMore = SIZE_MAX;
+
+    // The position of buffer offset at in the document: "line L, column C".
+    std::string where(size_t at) {
+        advance_mark(at);
+        return "line " + std::to_string(mark_line_) + ", column " + std::to_string(mark_col_ + 1);
+    }
+    void advance_mark(size_t at) {
+        for (size_t i = mark_; i < at;) {
+            const void* q = std::memchr(buf_.data() + i, '\n', at - i);
+            if (q == nullptr) {
+                mark_col_ += at - i;
+                break;
+            }
+            const size_t nl = static_cast<size_t>(static_cast<const char*>(q) - buf_.data());
+            ++mark_line_;
+            mark_col_ = 0;
+            i = nl + 1;
+        }
+        mark_ = at;
+    }
+    // Points the parser at buffer bytes [from, to).
+    void piece(size_t from, size_t to) {
+        advance_mark(from);
+        parser_.reset(std::string_view(buf_.data() + from, to - from), mark_line_, mark_col_);
+    }
+    size_t parsed_to(size_t from) const noexcept {
+        return from + static_cast<size_t>(parser_.p_ - parser_.begin_);
+    }
+    // Drops the bytes before pos_ once they are many (the places stay counted).
+    void compact() {
+        if (pos_ < in_.piece_bytes()) return;
+        advance_mark(pos_);
+        buf_.erase(0, pos_);
+        mark_ -= pos_;
+        pos_ = 0;
+        if (buf_.capacity() > 4 * in_.piece_bytes() && buf_.size() < 2 * in_.piece_bytes()) {
+            buf_.shrink_to_fit();
+        }
+    }
+
+    // Past white space from pos_, reading as needed; false at the end of the text.
+    Result<bool> skip_ws() {
+        while (true) {
+            while (pos_ < buf_.size() && blank(buf_[pos_])) ++pos_;
+            if (pos_ < buf_.size()) return true;
+            compact();
+            if (in_.eof()) return false;
+            MPT_RETURN_IF_ERROR(in_.fill(buf_.size() + 1));
+        }
+    }
+
+    // Scans of the buffer from at: just past what they look for, past the byte that cannot
+    // begin it (for the parser to report), or kNeedMore when the buffer ends first.
+    size_t scan_ws(size_t at) const noexcept {
+        while (at < buf_.size() && blank(buf_[at])) ++at;
+        return at < buf_.size() ? at : kNeedMore;
+    }
+    size_t scan_string(size_t at) const noexcept {  // REQUIRES: buf_[at] == '"'
+        for (size_t i = at + 1; i < buf_.size(); ++i) {
+            if (buf_[i] == '\\') {
+                ++i;
+            } else if (buf_[i] == '"') {
+                return i + 1;
+            }
+        }
+        return kNeedMore;
+    }
+    size_t scan_value(size_t at) const noexcept {
+        at = scan_ws(at);
+        if (at == kNeedMore) return kNeedMore;
+        const char c = buf_[at];
+        if (c == '"') return scan_string(at);
+        if (c == '{' || c == '[') {
+            int depth = 0;
+            for (size_t i = at; i < buf_.size(); ++i) {
+                const char d = buf_[i];
+                if (d == '"') {
+                    i = scan_string(i);
+                    if (i == kNeedMore) return kNeedMore;
+                    --i;
+                } else if (d == '{' || d == '[') {
+                    // Deeper than the parser follows: it reports that from what is here.
+                    if (++depth > StateParser::kMaxDepth + 8) return i + 1;
+                } else if (d == '}' || d == ']') {
+                    if (--depth == 0) return i + 1;
+                }
+            }
+            return kNeedMore;
+        }
+        // A number or a literal, up to the byte after it.
+        for (size_t i = at; i < buf_.size(); ++i) {
+            const char d = buf_[i];
+            if (blank(d) || d == ',' || d == '}' || d == ']' || d == ':') return i + 1;
+        }
+        return kNeedMore;
+    }
+    // A member: its name, ':' and (with value) its value, else the value's first byte.
+    size_t scan_member(size_t at, bool value) const noexcept {
+        at = scan_ws(at);
+        if (at == kNeedMore) return kNeedMore;
+        if (buf_[at] != '"') return at + 1;
+        at = scan_string(at);
+        if (at == kNeedMore) return kNeedMore;
+        at = scan_ws(at);
+        if (at == kNeedMore) return kNeedMore;
+        if (buf_[at] != ':') return at + 1;
+        at = scan_ws(at + 1);
+        if (at == kNeedMore) return kNeedMore;
+        return value ? scan_value(at) : at + 1;
+    }
+
+    // Reads until scan(pos_) closes; its end (the buffer's end at the end of the text), with
+    // a few bytes more where the text has them: a \u escape cut short by what the scan took for
+    // the string's closing quote is read on by the parser, as in the whole text.
+    template <typename Scan>
+    Result<size_t> unit(const Scan& scan) {
+        compact();
+        while (true) {
+            const size_t end = scan(pos_);
+            if (end != kNeedMore) {
+                constexpr size_t kLookahead = 4;
+                if (buf_.size() < end + kLookahead) MPT_RETURN_IF_ERROR(in_.fill(end + kLookahead));
+                return std::min(end + kLookahead, buf_.size());
+            }
+            if (in_.eof()) return buf_.size();
+            const size_t have = buf_.size() - pos_;
+            if (have >= in_.max_entry_bytes()) {
+                return file_error(Errc::input_too_large, in_.path(),
+                                  where(pos_) + ": no account ends within " + std::to_string(have) +
+                                      " bytes, the most the memory budget holds at once "
+                                      "(--memory)");
+            }
+            MPT_RETURN_IF_ERROR(
+                in_.fill(pos_ + std::min(in_.max_entry_bytes(), std::max(have, size_t{4096}) * 2)));
+        }
+    }
+
+    // After a member of an object: a ',' (true) or its '}' (false).
+    Result<bool> next_item() {
+        MPT_TRY(const bool more, skip_ws());
+        const size_t end = more ? pos_ + 1 : pos_;
+        piece(pos_, end);
+        MPT_TRY(const bool another, parser_.next_item('}'));
+        pos_ = parsed_to(pos_);
+        return another;
+    }
+
+    // Hands over the account the parser has just read.
+    Status emit() {
+        StateAccount& a = c_.accounts.back();
+        std::string e = parser_.hash_account(a, c_.pending.back());
+        if (!e.empty() && hash_error_.empty()) hash_error_ = std::move(e);
+        MPT_RETURN_IF_ERROR(sink_.account(a, instances_++));
+        c_.accounts.clear();
+        c_.pending.clear();
+        return {};
+    }
+
+    // The members of an alloc, or of a dump's "accounts" (dump), from pos_ at its '{'.
+    Status accounts_object(bool dump);
+    Status top_member();
+    Status lines();
+
+    StateTextStream& in_;
+    std::string& buf_;
+    StateAccountSink& sink_;
+    StateParser parser_;
+    Collected c_;
+    size_t pos_ = 0;
+    // The document place of buffer offset mark_.
+    size_t mark_ = 0;
+    size_t mark_line_ = 1;
+    size_t mark_col_ = 0;
+    uint64_t instances_ = 0;
+    uint64_t first_live_ = 0;
+    std::string hash_error_;  // the first account's hash error since first_live_
+    // What the top-level object held, as places ("" for none).
+    struct Top {
+        std::string at, alloc_at, accounts_at, root_at, address_at, other_at, other_name;
+        std::string root;
+        bool shape_member = false;
+    } top_;
+    StateDoc lines_doc_;  // the shape a dump by lines decides
+};
+
+Status StateStreamParser::accounts_object(bool dump) {
+    if (pos_ == buf_.size() || buf_[pos_] != '{') {
+        piece(pos_, std::min(pos_ + 1, buf_.size()));
+        return parser_.fail(dump ? "\"accounts\" is an object of accounts"
+                                 : "an alloc is an object of accounts");
+    }
+    ++pos_;
+    MPT_TRY(const bool any, skip_ws());
+    if (any && buf_[pos_] == '}') {
+        ++pos_;
+        return {};
+    }
+    while (true) {
+        MPT_TRY(const size_t end, unit([&](size_t at) { return scan_member(at, true); }));
+        piece(pos_, end);
+        MPT_RETURN_IF_ERROR(dump ? parser_.dump_member(c_) : parser_.alloc_member(c_));
+        pos_ = parsed_to(pos_);
+        MPT_RETURN_IF_ERROR(emit());
+        MPT_TRY(const bool more, next_item());
+        if (!more) return {};
+    }
+}
+
+// One member of the top-level object, as StateParser::parse_top reads it.
+Status StateStreamParser::top_member() {
+    MPT_TRY(const size_t head_end, unit([&](size_t at) { return scan_member(at, false); }));
+    piece(pos_, head_end);
+    parser_.skip_ws();
+    if (parser_.peek() != '"') return parser_.fail("expected a string key");
+    const char* name_at = parser_.p_;
+    MPT_TRY(const std::string_view name_view, parser_.string_view_value());
+    char lower[16];
+    const std::string_view member = lowered(name_view, lower);
+    if (member == "alloc" || member == "accounts") {
+        const bool alloc = member == "alloc";
+        MPT_RETURN_IF_ERROR(parser_.colon());
+        if (!(alloc ? top_.accounts_at : top_.alloc_at).empty() || !top_.address_at.empty()) {
+            return parser_.fail_at(name_at, "\"alloc\" beside \"accounts\" or addresses");
+        }
+        (alloc ? top_.alloc_at : top_.accounts_at) = parser_.where(name_at);
+        top_.shape_member = true;
+        // A repeated member keeps its last value: what came before is not in the state.
+        first_live_ = instances_;
+        hash_error_.clear();
+        pos_ = parsed_to(pos_);
+        return accounts_object(!alloc);
+    }
+    Address addr;
+    const bool address = top_.alloc_at.empty() && top_.accounts_at.empty() &&
+                         parse_address(name_view, addr) == nullptr;
+    const bool root = member == "root";
+    // The whole member, read again from its name.
+    MPT_TRY(const size_t end, unit([&](size_t at) { return scan_member(at, true); }));
+    piece(pos_, end);
+    parser_.skip_ws();
+    name_at = parser_.p_;
+    MPT_TRY(const std::string_view name, parser_.string_view_value());
+    if (root) {
+        MPT_RETURN_IF_ERROR(parser_.colon());
+        if (parser_.peek() != '"')
+            return parser_.field_error(parser_.p_, "", "root", "not a string");
+        top_.root_at = parser_.where(parser_.p_);
+        MPT_TRY(const std::string_view value, parser_.string_view_value());
+        top_.root = value;
+    } else if (address) {
+        if (top_.address_at.empty()) top_.address_at = parser_.where(name_at);
+        const std::string_view label = parser_.keep_label(name);
+        MPT_RETURN_IF_ERROR(parser_.colon());
+        MPT_RETURN_IF_ERROR(parser_.parse_account(c_, Rules::alloc, label, name_at, &addr));
+        pos_ = parsed_to(pos_);
+        return emit();
+    } else {
+        if (top_.other_at.empty()) {
+            top_.other_at = parser_.where(name_at);
+            top_.other_name = name;
+        }
+        MPT_RETURN_IF_ERROR(parser_.colon());
+        MPT_RETURN_IF_ERROR(parser_.skip_value(1));
+    }
+    pos_ = parsed_to(pos_);
+    return {};
+}
+
+// The accounts after a {"root": ...} line, one object each (StateParser::parse_lines).
+Status StateStreamParser::lines() {
+    bool first = true;
+    while (true) {
+        MPT_TRY(const bool any, skip_ws());
+        if (!any) return {};
+        MPT_TRY(const size_t end, unit([&](size_t at) { return scan_value(at); }));
+        piece(pos_, end);
+        MPT_RETURN_IF_ERROR(parser_.line_account(c_, lines_doc_, first));
+        first = false;
+        pos_ = parsed_to(pos_);
+        MPT_RETURN_IF_ERROR(emit());
+    }
+}
+
+Result<StateStreamResult> StateStreamParser::parse() {
+    StateStreamResult out;
+    MPT_RETURN_IF_ERROR(in_.fill(3));
+    if (std::string_view(buf_).starts_with("\xEF\xBB\xBF")) pos_ = mark_ = 3;
+    MPT_TRY(bool any, skip_ws());
+    if (!any) {
+        piece(pos_, pos_);
+        return parser_.fail("empty document; expected an object");
+    }
+    if (buf_[pos_] != '{') {
+        MPT_TRY(const size_t end, unit([&](size_t at) { return scan_value(at); }));
+        piece(pos_, end);
+        MPT_RETURN_IF_ERROR(parser_.skip_value(0));
+        pos_ = parsed_to(pos_);
+        MPT_TRY(any, skip_ws());
+        if (any) {
+            piece(pos_, pos_ + 1);
+            return parser_.fail("unexpected data after the document");
+        }
+        return Error{Errc::bad_input, "a state document is a JSON object"};
+    }
+    top_.at = where(pos_);
+    ++pos_;
+    MPT_TRY(any, skip_ws());
+    if (any && buf_[pos_] == '}') {
+        ++pos_;
+    } else {
+        while (true) {
+            MPT_RETURN_IF_ERROR(top_member());
+            MPT_TRY(const bool more, next_item());
+            if (!more) break;
+        }
+    }
+    MPT_TRY(any, skip_ws());
+    if (any && buf_[pos_] == '{') {
+        if (top_.root_at.empty() || top_.shape_member || !top_.address_at.empty()) {
+            return Error{Errc::bad_json, top_.at +
+                                             ": several JSON objects: the first line of a dump "
+                                             "by lines is {\"root\": ...} alone"};
+        }
+        MPT_RETURN_IF_ERROR(lines());
+        out.shape = lines_doc_.shape;
+    } else {
+        if (any) {
+            piece(pos_, pos_ + 1);
+            return parser_.fail("unexpected data after the document");
+        }
+        if (!top_.alloc_at.empty()) {
+            if (!top_.address_at.empty()) {
+                return Error{Errc::bad_json, top_.address_at + ": an address beside \"alloc\""};
+            }
+            out.shape = StateShape::genesis;
+        } else if (!top_.accounts_at.empty() || !top_.root_at.empty()) {
+            if (!top_.address_at.empty()) {
+                return Error{Errc::bad_json,
+                             top_.address_at + ": an address beside \"accounts\" or \"root\""};
+            }
+            out.shape = StateShape::geth_dump;
+        } else if (!top_.other_at.empty()) {
+            return Error{Errc::bad_input,
+                         top_.other_at + ": member \"" + top_.other_name +
+                             "\" is not an address (expected a genesis with \"alloc\", an "
+                             "alloc of addresses, or a dump with \"accounts\")"};
+        } else {
+            out.shape = StateShape::alloc;
+        }
+    }
+    if (out.shape == StateShape::geth_dump || out.shape == StateShape::geth_dump_lines ||
+        out.shape == StateShape::reth_dump) {
+        if (!top_.root_at.empty()) {
+            Hash256 root;
+            if (const char* why = parse_hash(top_.root, root)) {
+                return Error{Errc::bad_input, top_.root_at + ": field \"root\": " + why};
+            }
+            out.claimed_root = root;
+        }
+    }
+    if (!hash_error_.empty()) return Error{Errc::bad_input, hash_error_};
+    out.accounts = instances_;
+    out.first_live = first_live_;
+    return out;
+}
+
+}  // namespace mpt::document_detail
+
+namespace mpt {
+
+Result<StateStreamResult> stream_state_document(StateTextStream& stream, StateAccountSink& sink) {
+    auto r = document_detail::StateStreamParser(stream, sink).parse();
+    if (!r) {
+        Error e = std::move(r).error();
+        if (e.file.empty()) e.file = stream.path();
+        return e;
+    }
+    return r;
+}
+
+}  // namespace mpt
