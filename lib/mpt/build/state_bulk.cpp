@@ -98,28 +98,8 @@ Result<StateImage> make_state_image(std::span<const sqlite::TriesTable::NewTrie>
     StateImage out;
     MPT_TRY(out.ids, table.insert_all(tries));
     MPT_RETURN_IF_ERROR(exec("COMMIT"));
-    int64_t roots[2] = {0, 0};
-    const char* names[2] = {"nodes", "preimages"};
-    for (int i = 0; i < 2; ++i) {
-        sqlite::Statement q;
-        if (q.prepare(raw, std::string("SELECT rootpage FROM sqlite_master WHERE name='") +
-                               names[i] + "'") != SQLITE_OK ||
-            q.step() != SQLITE_ROW) {
-            return sqlite::last_error(raw, where, "make the file image");
-        }
-        roots[i] = q.column_int64(0);
-    }
-    sqlite3_int64 size = 0;
-    unsigned char* data = sqlite3_serialize(raw, "main", &size, 0);
-    if (data == nullptr) return {Errc::out_of_memory, where + ": cannot serialize"};
-    out.image.pages.assign(data, data + size);
-    sqlite3_free(data);
-    uint8_t* header = out.image.pages.data();  // fileformat2 1.3
-    out.image.page_size = static_cast<uint32_t>(header[16] << 8 | header[17]);
-    if (out.image.page_size == 1) out.image.page_size = 65536;
-    header[18] = header[19] = 2;  // WAL mode, as open() makes a file
-    out.image.nodes_root = static_cast<uint32_t>(roots[0]);
-    out.preimages_root = static_cast<uint32_t>(roots[1]);
+    MPT_TRY(out.image, serialize_image(raw, where));
+    out.preimages_root = out.image.preimages_root;
     return out;
 }
 
@@ -162,17 +142,7 @@ Result<DiskStateImage> make_state_image_on_disk(const std::string& tmp_dir, cons
         expect = ids.back() + 1;
     }
     MPT_RETURN_IF_ERROR(exec("COMMIT"));
-    int64_t roots[2] = {0, 0};
-    const char* names[2] = {"nodes", "preimages"};
-    for (int i = 0; i < 2; ++i) {
-        sqlite::Statement q;
-        if (q.prepare(raw, std::string("SELECT rootpage FROM sqlite_master WHERE name='") +
-                               names[i] + "'") != SQLITE_OK ||
-            q.step() != SQLITE_ROW) {
-            return sqlite::last_error(raw, where, "make the file image");
-        }
-        roots[i] = q.column_int64(0);
-    }
+    MPT_TRY(const auto roots, table_roots(raw, where));
     if (sqlite3_close(db.release()) != SQLITE_OK) {
         return file_error(Errc::storage_io, where, "cannot close the image database");
     }
@@ -187,7 +157,7 @@ Result<DiskStateImage> make_state_image_on_disk(const std::string& tmp_dir, cons
     const uint32_t pages = static_cast<uint32_t>(static_cast<uint64_t>(st.st_size) / page_size);
     // The pages up to the tables' roots, which the b-tree writers fill in, are held; the
     // tries table's others stay in the file.
-    const uint32_t held = static_cast<uint32_t>(std::max(roots[0], roots[1]));
+    const uint32_t held = std::max(roots[0], roots[1]);
     MPT_ASSERT(held >= 1 && held <= pages);
     out.image.image.page_size = page_size;
     out.image.image.pages.resize(static_cast<size_t>(held) * page_size);
@@ -196,8 +166,9 @@ Result<DiskStateImage> make_state_image_on_disk(const std::string& tmp_dir, cons
         return file_error(Errc::storage_io, where, "cannot read the image database");
     }
     out.image.image.pages[18] = out.image.image.pages[19] = 2;  // WAL mode, as open() makes it
-    out.image.image.nodes_root = static_cast<uint32_t>(roots[0]);
-    out.image.preimages_root = static_cast<uint32_t>(roots[1]);
+    out.image.image.nodes_root = roots[0];
+    out.image.image.preimages_root = roots[1];
+    out.image.preimages_root = roots[1];
     out.tail_first = held + 1;
     out.tail_pages = pages - held;
     return out;

@@ -47,19 +47,32 @@ Result<FileImage> make_image(std::string_view name, TrieKind kind, const Hash256
         }
     }
     MPT_RETURN_IF_ERROR(exec("COMMIT"));
-    int64_t roots[2] = {0, 0};
+    MPT_TRY(FileImage image, serialize_image(raw, where));
+    image.trie = id;
+    return image;
+}
+
+}  // namespace
+
+Result<std::array<uint32_t, 2>> table_roots(sqlite3* db, const std::string& where) {
+    std::array<uint32_t, 2> roots{};
     const char* tables[2] = {"nodes", "preimages"};
     for (int i = 0; i < 2; ++i) {
         sqlite::Statement q;
-        if (q.prepare(raw, std::string("SELECT rootpage FROM sqlite_master WHERE name='") +
-                               tables[i] + "'") != SQLITE_OK ||
+        if (q.prepare(db, std::string("SELECT rootpage FROM sqlite_master WHERE name='") +
+                              tables[i] + "'") != SQLITE_OK ||
             q.step() != SQLITE_ROW) {
-            return sqlite::last_error(raw, where, "make the file image");
+            return sqlite::last_error(db, where, "make the file image");
         }
-        roots[i] = q.column_int64(0);
+        roots[i] = static_cast<uint32_t>(q.column_int64(0));
     }
+    return roots;
+}
+
+Result<FileImage> serialize_image(sqlite3* db, const std::string& where) {
+    MPT_TRY(const auto roots, table_roots(db, where));
     sqlite3_int64 size = 0;
-    unsigned char* data = sqlite3_serialize(raw, "main", &size, 0);
+    unsigned char* data = sqlite3_serialize(db, "main", &size, 0);
     if (data == nullptr) return {Errc::out_of_memory, where + ": cannot serialize"};
     FileImage image;
     image.pages.assign(data, data + size);
@@ -68,13 +81,10 @@ Result<FileImage> make_image(std::string_view name, TrieKind kind, const Hash256
     image.page_size = static_cast<uint32_t>(header[16] << 8 | header[17]);
     if (image.page_size == 1) image.page_size = 65536;
     header[18] = header[19] = 2;  // the write and read versions of a file in WAL mode
-    image.nodes_root = static_cast<uint32_t>(roots[0]);
-    image.preimages_root = static_cast<uint32_t>(roots[1]);
-    image.trie = id;
+    image.nodes_root = roots[0];
+    image.preimages_root = roots[1];
     return image;
 }
-
-}  // namespace
 
 Result<FileImage> new_file_image(std::string_view name, TrieKind kind, const Hash256& root,
                                  std::span<const Preimage> preimages) {

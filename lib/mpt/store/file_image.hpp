@@ -7,8 +7,12 @@
 #include <mpt/core/error.hpp>
 #include <mpt/store/node_store.hpp>
 
+#include <array>
 #include <span>
+#include <string>
 #include <string_view>
+
+struct sqlite3;
 
 namespace mpt {
 
@@ -28,6 +32,15 @@ struct FileImage {
 // a build would have begun it with. A name check_trie_name refuses is Errc::bad_input.
 Result<FileImage> new_file_image(std::string_view name, TrieKind kind, const Hash256& root,
                                  std::span<const Preimage> preimages = {});
+
+// The root pages of the nodes and the preimages tables of db, as its schema holds them.
+// Errors: those of the query, naming where.
+Result<std::array<uint32_t, 2>> table_roots(sqlite3* db, const std::string& where);
+
+// The pages of db, an in-memory database made with the schema, as a file image: its page
+// size, the header's versions of a file in WAL mode (as open() makes it) and the tables'
+// roots; trie is left 0. Errors: out_of_memory, and table_roots'.
+Result<FileImage> serialize_image(sqlite3* db, const std::string& where);
 
 // Completes the header of a file image whose first page is page1, pages long.
 void finish_image_header(bytes& page1, uint32_t pages) noexcept;
