@@ -417,7 +417,7 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
     if (!written) return Out{};
     out.doc.temp_files = files.files_made() + pre_files.files_made();
     out.doc.temp_bytes = files.bytes_written() + pre_files.bytes_written();
-    return Out(std::move(out));
+    return Out(out);
 }
 
 }  // namespace mpt
