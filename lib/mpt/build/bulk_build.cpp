@@ -699,7 +699,7 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
                                                          size_t row_bytes) {
     // A secure build's preimages go to a temporary file as the pairs come, in hash order.
     const bool preimages = o.secure && o.preimages;
-    if (o.threads > 1 && pairs.runs_spilled() > 0) {
+    if (o.threads > 1 && pairs.runs_spilled() > 0 && pairs.nibbles_used() > 1) {
         // Each part's rows go to the file as soon as it is done, while the others hash.
         SplitBuild split;
         bool made = false;

@@ -192,7 +192,7 @@ Status add_nibble_stream(
 }
 
 Result<KvRoot> kv_root_sorted(SpillingPairSorter& sorter, unsigned threads) {
-    if (threads > 1 && sorter.runs_spilled() > 0) {
+    if (threads > 1 && sorter.runs_spilled() > 0 && sorter.nibbles_used() > 1) {
         MPT_TRY(std::optional<KvRoot> split, spilled_nibble_root(sorter, threads));
         if (split) return *split;
         // The final keys share their first nibble (or only one is left): hashed in one.

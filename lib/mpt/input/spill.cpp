@@ -477,6 +477,15 @@ Status SpillingPairSorter::finish() {
     return {};
 }
 
+unsigned SpillingPairSorter::nibbles_used() const noexcept {
+    unsigned used = 0;
+    for (unsigned v = 0; v < 16; ++v) {
+        used += std::any_of(final_runs_.begin(), final_runs_.end(),
+                            [v](const RunFile& r) { return r.has_nibble(v); });
+    }
+    return used;
+}
+
 Result<std::unique_ptr<SpilledPairStream>> SpillingPairSorter::nibble_stream(unsigned v) const {
     MPT_ASSERT(finished_ && v < 16);
     std::vector<RunFile> views;

@@ -92,6 +92,10 @@ public:
     // the next call. Errors: storage_io (a short read: the file changed under the process).
     Result<bool> next(bytes_view& key, bytes_view& value);
 
+    // After finish(): whether any record's key starts with nibble v (the empty key counts
+    // as nibble 0).
+    bool has_nibble(unsigned v) const noexcept { return starts_[v + 1] > starts_[v]; }
+
     // After finish(): a run that reads, on its own descriptor, the records of this one whose
     // keys start with a nibble in [first, last) (the empty key counts as nibble 0). Views of
     // one run may be read on different threads at once. Errors: storage_io.
@@ -201,6 +205,10 @@ public:
     // (v < 16; for v = 0 also the empty key), read apart from next(). Streams of different
     // nibbles may be read on different threads at once, and beside next().
     Result<std::unique_ptr<SpilledPairStream>> nibble_stream(unsigned v) const;
+    // After finish(), when runs were spilled: how many first nibbles the entries' keys start
+    // with (deletions counted). Below 2, the final keys make no branch of nibbles at the root,
+    // and a split by nibble_stream is no use.
+    unsigned nibbles_used() const noexcept;
 
 private:
     struct Record {
