@@ -190,12 +190,26 @@ TEST_CASE("spill: the last write of a key wins across runs, a deletion too") {
     for (const auto& [k, v] : writes) REQUIRE(sorter.add(test::b(k), test::b(v)).ok());
     REQUIRE(sorter.finish().ok());
     CHECK(sorter.runs_spilled() >= 4);
+    CHECK(sorter.nibbles_used() == 1);  // 'a' to 'e': 0x61 to 0x65
     const auto got = drain(sorter);
     const std::vector<std::pair<bytes, bytes>> want = {{test::b("a"), test::b("6")},
                                                        {test::b("c"), test::b("4")},
                                                        {test::b("d"), test::b("5")},
                                                        {test::b("e"), test::b("8")}};
     CHECK(got == want);
+}
+
+TEST_CASE("spill: the runs tell how many first nibbles their keys start with") {
+    TempDir dir;
+    SpillFiles files(tiny(dir.path, 100, 2));
+    SpillingPairSorter sorter(files);
+    // The empty key counts as nibble 0, a deletion as a key; 0x1a and 0x1b share nibble 1.
+    for (const char* key : {"", "1a", "1b", "f0", "1c"}) {
+        REQUIRE(sorter.add(test::h(key), test::b(std::string(key) == "f0" ? "" : "v")).ok());
+    }
+    REQUIRE(sorter.finish().ok());
+    REQUIRE(sorter.runs_spilled() >= 2);
+    CHECK(sorter.nibbles_used() == 3);
 }
 
 TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors") {
