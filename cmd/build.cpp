@@ -177,6 +177,26 @@ int run_build_state(const BuildCmdOptions& o) {
     return kOk;
 }
 
+// Prints a key/value build's root, or with --json its result; with files (an input read in
+// pieces), also what went to temporary files.
+int print_build(const BuildCmdOptions& o, const BuildResult& r, const SpillFiles* files = nullptr) {
+    if (!o.json) {
+        fmt::print("{}\n", to_hex(r.root));
+        return kOk;
+    }
+    nlohmann::ordered_json j = {{"root", to_hex(r.root)},
+                                {"trie", canonical_trie_name(o.trie)},
+                                {"created", r.created},
+                                {"rows_written", r.rows_written},
+                                {"rows_deleted", r.rows_deleted}};
+    if (files != nullptr) {
+        j["temp_files"] = files->files_made();
+        j["temp_bytes"] = files->bytes_written();
+    }
+    fmt::print("{}\n", j.dump());
+    return kOk;
+}
+
 // A new file from a document larger than the memory budget allows to hold whole: its pairs
 // and the trie's rows are sorted in runs that spill to temporary files.
 int run_build_spilling(const BuildCmdOptions& o, KvStreamReader& stream, const KvMemoryPlan& plan,
@@ -198,17 +218,7 @@ int run_build_spilling(const BuildCmdOptions& o, KvStreamReader& stream, const K
                             "system has no O_TMPFILE), which a build past --memory needs"},
                       o.output);
     }
-    if (o.json) {
-        const nlohmann::ordered_json j = {
-            {"root", to_hex((*r)->root)},         {"trie", o.trie},
-            {"created", (*r)->created},           {"rows_written", (*r)->rows_written},
-            {"rows_deleted", (*r)->rows_deleted}, {"temp_files", files.files_made()},
-            {"temp_bytes", files.bytes_written()}};
-        fmt::print("{}\n", j.dump());
-    } else {
-        fmt::print("{}\n", to_hex((*r)->root));
-    }
-    return kOk;
+    return print_build(o, **r, &files);
 }
 
 // An existing file and a document larger than the memory budget allows to hold whole: its
@@ -225,19 +235,7 @@ int run_update_streamed(const BuildCmdOptions& o, KvStreamReader& stream, const 
     });
     // The input's errors name the input, the store's the file.
     if (!r) return report(r.error(), exit_code(r.error()) == kInput ? o.input : o.output);
-    if (o.json) {
-        const nlohmann::ordered_json j = {{"root", to_hex(r->root)},
-                                          {"trie", o.trie},
-                                          {"created", r->created},
-                                          {"rows_written", r->rows_written},
-                                          {"rows_deleted", r->rows_deleted},
-                                          {"temp_files", files.files_made()},
-                                          {"temp_bytes", files.bytes_written()}};
-        fmt::print("{}\n", j.dump());
-    } else {
-        fmt::print("{}\n", to_hex(r->root));
-    }
-    return kOk;
+    return print_build(o, *r, &files);
 }
 
 int run_build(const BuildCmdOptions& o) {
@@ -282,17 +280,7 @@ int run_build(const BuildCmdOptions& o) {
     auto r = build(o.output, *input, b);
     if (tty) eprint("\r\033[K");
     if (!r) return report(r.error(), o.output);
-    if (o.json) {
-        const nlohmann::ordered_json j = {{"root", to_hex(r->root)},
-                                          {"trie", canonical_trie_name(o.trie)},
-                                          {"created", r->created},
-                                          {"rows_written", r->rows_written},
-                                          {"rows_deleted", r->rows_deleted}};
-        fmt::print("{}\n", j.dump());
-    } else {
-        fmt::print("{}\n", to_hex(r->root));
-    }
-    return kOk;
+    return print_build(o, *r);
 }
 
 }  // namespace
