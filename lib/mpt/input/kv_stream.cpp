@@ -219,28 +219,41 @@ Result<bool> KvStreamReader::next(KvInput& piece) {
     }
 }
 
+Result<OpenedText> open_text(const std::string& path, size_t whole_limit) {
+    OpenedText out;
+    if (path == "-") {
+        out.fd = 0;
+        return out;
+    }
+    out.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (out.fd < 0) return file_error(Errc::bad_input, path, std::strerror(errno));
+    struct stat st {};
+    out.regular = ::fstat(out.fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (out.regular && static_cast<uint64_t>(st.st_size) <= whole_limit) {
+        ::close(out.fd);
+        out.fd = -1;
+        MPT_TRY(out.whole, load_input(path));
+        return out;
+    }
+    if (out.regular) ::posix_fadvise(out.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    return out;
+}
+
 Result<KvSource> open_kv_source(const std::string& path, size_t whole_limit, size_t piece_bytes,
                                 size_t max_entry_bytes) {
     KvSource source;
-    std::FILE* f = nullptr;
-    bool regular = false;
-    if (path == "-") {
-        f = stdin;
-    } else {
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return file_error(Errc::bad_input, path, std::strerror(errno));
-        struct stat st {};
-        regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-        if (regular && static_cast<uint64_t>(st.st_size) <= whole_limit) {
-            ::close(fd);
-            MPT_TRY(source.whole, load_input(path));
-            return source;
-        }
-        if (regular) ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-        f = ::fdopen(fd, "rb");
+    MPT_TRY(OpenedText opened, open_text(path, whole_limit));
+    if (opened.fd < 0) {
+        source.whole = std::move(opened.whole);
+        return source;
+    }
+    const bool regular = opened.regular;
+    std::FILE* f = stdin;
+    if (opened.fd != 0) {
+        f = ::fdopen(opened.fd, "rb");
         if (f == nullptr) {
             const int err = errno;
-            ::close(fd);
+            ::close(opened.fd);
             return file_error(Errc::bad_input, path, std::strerror(err));
         }
     }

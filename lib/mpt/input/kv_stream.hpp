@@ -67,6 +67,18 @@ private:
     kv_detail::KvPieceState state_;
 };
 
+// The first step of opening a document for reading once, shared by the key/value and the
+// state sources: a regular file of at most whole_limit bytes is read whole (load_input) into
+// whole; otherwise fd is open on it (0 for "-", standard input), regular telling whether it is
+// a regular file (then advised for sequential reading). Errors: bad_input, naming path, and
+// load_input's.
+struct OpenedText {
+    InputText whole;
+    int fd = -1;  // -1 when whole
+    bool regular = false;
+};
+Result<OpenedText> open_text(const std::string& path, size_t whole_limit);
+
 // A key/value document opened for reading once: whole in memory (as load_input gives it)
 // when it is at most whole_limit bytes, else as a stream of pieces of about piece_bytes.
 // A regular file larger than whole_limit is read, not mapped.

@@ -13,6 +13,7 @@
 // of an account (a codeHash or key that does not match), which a parse error anywhere after
 // it would have come first.
 
+#include <mpt/input/kv_stream.hpp>
 #include <mpt/state/document_parse.hpp>
 #include <mpt/state/document_stream.hpp>
 
@@ -87,20 +88,13 @@ StateSource::~StateSource() = default;
 Result<StateSource> open_state_source(const std::string& path, size_t whole_limit,
                                       size_t piece_bytes, size_t max_entry_bytes) {
     StateSource source;
-    int fd = 0;
-    bool regular = false;
-    if (path != "-") {
-        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return file_error(Errc::bad_input, path, std::strerror(errno));
-        struct stat st {};
-        regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-        if (regular && static_cast<uint64_t>(st.st_size) <= whole_limit) {
-            ::close(fd);
-            MPT_TRY(source.whole, load_input(path));
-            return source;
-        }
-        if (regular) ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    MPT_TRY(OpenedText opened, open_text(path, whole_limit));
+    if (opened.fd < 0) {
+        source.whole = std::move(opened.whole);
+        return source;
     }
+    const int fd = opened.fd;
+    const bool regular = opened.regular;
     auto stream = std::make_unique<StateTextStream>(fd, path, std::string(), piece_bytes,
                                                     max_entry_bytes, !regular);
     if (!regular) {
