@@ -735,10 +735,7 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
     while (true) {
         MPT_TRY(const std::span<const KvPair> run, pairs.next());
         if (run.empty()) break;
-        // The builder keeps a view of the last pair until the next: the batch's views end
-        // with the next batch, so that pair is copied.
-        MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run.first(run.size() - 1)));
-        MPT_RETURN_IF_ERROR(st.add(run.back().key, run.back().value));
+        MPT_RETURN_IF_ERROR(add_spilled_batch(st, run));
         MPT_RETURN_IF_ERROR(rows.status());
         if (preimages) MPT_RETURN_IF_ERROR(preimage_run.add(files, run, pairs.extras()));
     }

@@ -144,14 +144,12 @@ Status sort_kv_stream(KvStreamReader& stream, bool secure, bool keep_keys,
     return sorter.finish();
 }
 
-namespace {
-
-// Adds a batch whose views end with the next batch: the builder keeps a view of the last
-// pair until the next, so that pair is copied.
-Status add_batch(StackTrie& st, std::span<const KvPair> run) {
+Status add_spilled_batch(StackTrie& st, std::span<const KvPair> run) {
     MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run.first(run.size() - 1)));
     return st.add(run.back().key, run.back().value);
 }
+
+namespace {
 
 // kv_root_sorted on threads, as nibble_split_root: the subtrie under each child of the root
 // branch from the merge of the runs' parts of that nibble. Nothing when the final keys make
@@ -186,7 +184,7 @@ Status add_nibble_stream(
             extras = extras.empty() ? extras : extras.subspan(1);
             if (pairs.empty()) continue;
         }
-        MPT_RETURN_IF_ERROR(add_batch(st, pairs));
+        MPT_RETURN_IF_ERROR(add_spilled_batch(st, pairs));
         if (each) MPT_RETURN_IF_ERROR(each(pairs, extras));
     }
 }
@@ -201,7 +199,7 @@ Result<KvRoot> kv_root_sorted(SpillingPairSorter& sorter, unsigned threads) {
     while (true) {
         MPT_TRY(const std::span<const KvPair> run, sorter.next());
         if (run.empty()) break;
-        MPT_RETURN_IF_ERROR(add_batch(st, run));
+        MPT_RETURN_IF_ERROR(add_spilled_batch(st, run));
     }
     const size_t pairs = st.count();
     return KvRoot{st.finish(), pairs};

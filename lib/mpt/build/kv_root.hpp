@@ -82,6 +82,11 @@ struct NibblePart {
 Result<std::optional<bytes>> root_branch_of_parts(const std::array<NibblePart, 16>& parts,
                                                   bytes_view top_value, size_t& pairs);
 
+// Adds a batch of a spilled sort's pairs (SpillingPairSorter::next, a SpilledPairStream) to
+// st, whose views end with the next batch: the builder keeps a view of the last pair until
+// the next, so that pair is copied. REQUIRES: run is not empty. Errors as StackTrie::add.
+Status add_spilled_batch(StackTrie& st, std::span<const KvPair> run);
+
 // Adds to st, a builder at depth 1, the final pairs of a finished sorter whose keys start with
 // nibble v, read through the sorter's nibble_stream(v); the empty key (nibble 0's first) is
 // not added, its value copied to top_value instead. each, when given, also sees every batch

@@ -239,10 +239,7 @@ Result<BuildResult> build_streamed_in_write(NodeStore& store, KvStreamReader& st
     while (true) {
         MPT_TRY(const std::span<const KvPair> run, sorter.next());
         if (run.empty()) break;
-        // The builder keeps a view of the last pair until the next: the batch's views end
-        // with the next batch, so that pair is copied.
-        MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run.first(run.size() - 1)));
-        MPT_RETURN_IF_ERROR(st.add(run.back().key, run.back().value));
+        MPT_RETURN_IF_ERROR(add_spilled_batch(st, run));
         if (sink.failed()) break;
         if (!preimages) continue;
         pre.clear();
