@@ -421,26 +421,26 @@ Status SpillingPairSorter::collect() {
     return {};
 }
 
-Status SpillingPairSorter::spill() {
+Status SpillingPairSorter::spill_here() {
     ++spilled_;
-    if (!files_->options().overlap) {
-        sort_run(arena_, records_);
-        MPT_TRY(RunFile run, write_run(*files_, arena_, records_));
-        runs_.push_back(std::move(run));
-        records_.clear();
-        arena_.clear();
-        return {};
-    }
+    sort_run(arena_, records_);
+    MPT_TRY(RunFile run, write_run(*files_, arena_, records_));
+    runs_.push_back(std::move(run));
+    records_.clear();
+    arena_.clear();
+    return {};
+}
+
+Status SpillingPairSorter::spill() {
+    if (!files_->options().overlap) return spill_here();
+    ++spilled_;
     // The run before this one is written by now, or is waited for: two at most in memory.
+    // The next run fills the buffers that run had (add reserves them the first time).
     MPT_RETURN_IF_ERROR(collect());
     back_arena_.swap(arena_);
     back_records_.swap(records_);
     arena_.clear();
     records_.clear();
-    if (records_.capacity() == 0) {
-        arena_.reserve(files_->options().run_bytes);
-        records_.reserve(files_->options().run_bytes / sizeof(Record) + 1);
-    }
     back_ = std::async(std::launch::async, [this]() -> Result<RunFile> {
         sort_run(back_arena_, back_records_);
         return write_run(*files_, back_arena_, back_records_);
@@ -456,12 +456,7 @@ Status SpillingPairSorter::finish() {
         return {};
     }
     MPT_RETURN_IF_ERROR(collect());
-    if (!records_.empty()) {
-        sort_run(arena_, records_);
-        MPT_TRY(RunFile run, write_run(*files_, arena_, records_));
-        runs_.push_back(std::move(run));
-        ++spilled_;
-    }
+    if (!records_.empty()) MPT_RETURN_IF_ERROR(spill_here());
     // What the runs held in memory is given back before the merge.
     bytes().swap(arena_);
     std::vector<Record>().swap(records_);

@@ -223,6 +223,8 @@ private:
     static Result<RunFile> write_run(SpillFiles& files, const bytes& arena,
                                      const std::vector<Record>& records);
     Status spill();
+    // Sorts and writes the run being filled on this thread.
+    Status spill_here();
     // Takes the run being written on the other thread, if any, into runs_.
     Status collect();
 
