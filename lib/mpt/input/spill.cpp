@@ -435,12 +435,17 @@ Status SpillingPairSorter::spill() {
     if (!files_->options().overlap) return spill_here();
     ++spilled_;
     // The run before this one is written by now, or is waited for: two at most in memory.
-    // The next run fills the buffers that run had (add reserves them the first time).
+    // The next run fills the buffers that run had; the first time, reserved here, as the add
+    // that called this has passed its own reserve.
     MPT_RETURN_IF_ERROR(collect());
     back_arena_.swap(arena_);
     back_records_.swap(records_);
     arena_.clear();
     records_.clear();
+    if (records_.capacity() == 0) {
+        arena_.reserve(files_->options().run_bytes);
+        records_.reserve(files_->options().run_bytes / sizeof(Record) + 1);
+    }
     back_ = std::async(std::launch::async, [this]() -> Result<RunFile> {
         sort_run(back_arena_, back_records_);
         return write_run(*files_, back_arena_, back_records_);
