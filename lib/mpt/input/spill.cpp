@@ -1,9 +1,11 @@
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mpt/input/kv_input.hpp>
@@ -14,12 +16,15 @@ namespace mpt {
 namespace {
 
 // A record in a run file: the key's length and the value's as LEB128 numbers, then the bytes.
-void put_varint(bytes& out, uint64_t v) {
+// Writes v at p (at most 10 bytes) and returns the bytes it took.
+size_t put_varint(uint8_t* p, uint64_t v) {
+    size_t n = 0;
     while (v >= 0x80) {
-        out.push_back(static_cast<uint8_t>(v | 0x80));
+        p[n++] = static_cast<uint8_t>(v | 0x80);
         v >>= 7;
     }
-    out.push_back(static_cast<uint8_t>(v));
+    p[n++] = static_cast<uint8_t>(v);
+    return n;
 }
 
 // Reads a number at p, at most end - p bytes; the bytes it took, 0 when incomplete.
@@ -126,13 +131,25 @@ Status RunFile::flush() {
     return {};
 }
 
-Status RunFile::add(bytes_view key, bytes_view value) {
+Status RunFile::add(bytes_view key, bytes_view value) { return add(key, {}, value); }
+
+Status RunFile::add(bytes_view key, bytes_view value_head, bytes_view value_tail) {
     const int nibble = key.empty() ? 0 : key[0] >> 4;
     while (nibbles_started_ <= nibble) starts_[nibbles_started_++] = offset_ + buf_.size();
-    put_varint(buf_, key.size());
-    put_varint(buf_, value.size());
-    buf_.insert(buf_.end(), key.begin(), key.end());
-    buf_.insert(buf_.end(), value.begin(), value.end());
+    const size_t value_len = value_head.size() + value_tail.size();
+    // Sized once and filled by copies: a record is written where it goes, in one pass.
+    const size_t at = buf_.size();
+    buf_.resize(at + 20 + key.size() + value_len);
+    uint8_t* p = buf_.data() + at;
+    p += put_varint(p, key.size());
+    p += put_varint(p, value_len);
+    std::memcpy(p, key.data(), key.size());
+    p += key.size();
+    if (!value_head.empty()) std::memcpy(p, value_head.data(), value_head.size());
+    p += value_head.size();
+    if (!value_tail.empty()) std::memcpy(p, value_tail.data(), value_tail.size());
+    p += value_tail.size();
+    buf_.resize(static_cast<size_t>(p - buf_.data()));
     ++records_;
     if (buf_.size() >= files_->options().buffer_bytes) return flush();
     return {};
@@ -319,12 +336,7 @@ SpillingPairSorter::~SpillingPairSorter() {
 
 Status SpillingPairSorter::add(bytes_view key, bytes_view value, bytes_view extra) {
     MPT_ASSERT(!finished_);
-    if (records_.capacity() == 0) {
-        // Reserved once, so that growing never holds two copies; only what is used is
-        // touched.
-        arena_.reserve(files_->options().run_bytes);
-        records_.reserve(files_->options().run_bytes / sizeof(Record) + 1);
-    }
+    if (records_.capacity() == 0) reserve_run(arena_, records_);
     const size_t size = key.size() + value.size() + extra.size();
     if (!records_.empty() && arena_.size() + size + (records_.size() + 1) * sizeof(Record) >
                                  files_->options().run_bytes) {
@@ -338,6 +350,27 @@ Status SpillingPairSorter::add(bytes_view key, bytes_view value, bytes_view extr
     arena_.insert(arena_.end(), extra.begin(), extra.end());
     ++entries_;
     return {};
+}
+
+namespace {
+
+// Asks for huge pages under [p, p + n): a run's sort and its write read it all over, and with
+// pages of 4 KiB most of those reads would miss the TLB too. Only advice.
+void advise_huge(const void* p, size_t n) {
+    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(kHuge - 1);
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
+}  // namespace
+
+// Reserved once, so that growing never holds two copies; only what is used is touched.
+void SpillingPairSorter::reserve_run(bytes& arena, std::vector<Record>& records) const {
+    arena.reserve(files_->options().run_bytes);
+    records.reserve(files_->options().run_bytes / sizeof(Record) + 1);
+    advise_huge(arena.data(), arena.capacity());
+    advise_huge(records.data(), records.capacity() * sizeof(Record));
 }
 
 namespace {
@@ -402,13 +435,22 @@ void SpillingPairSorter::sort_run(const bytes& arena, std::vector<Record>& recor
 Result<RunFile> SpillingPairSorter::write_run(SpillFiles& files, const bytes& arena,
                                               const std::vector<Record>& records) {
     MPT_TRY(RunFile run, RunFile::create(files));
-    bytes packed;
-    for (const Record& r : records) {
-        packed.clear();
-        for (int i = 0; i < 4; ++i) packed.push_back(static_cast<uint8_t>(r.value_len >> (8 * i)));
-        const uint8_t* v = arena.data() + r.at + r.key_len;
-        packed.insert(packed.end(), v, v + r.value_len + r.extra_len);
-        MPT_RETURN_IF_ERROR(run.add({arena.data() + r.at, r.key_len}, packed));
+    // The records are read in key order from all over the arena: each is fetched ahead of
+    // its turn, or the copies wait on memory.
+    constexpr size_t kAhead = 16;
+    const uint8_t* a = arena.data();
+    for (size_t i = 0; i < records.size(); ++i) {
+        if (i + kAhead < records.size()) {
+            const Record& ahead = records[i + kAhead];
+            const size_t size = size_t{ahead.key_len} + ahead.value_len + ahead.extra_len;
+            __builtin_prefetch(a + ahead.at);
+            if (size > 1) __builtin_prefetch(a + ahead.at + size - 1);
+        }
+        const Record& r = records[i];
+        uint8_t head[4];
+        for (int b = 0; b < 4; ++b) head[b] = static_cast<uint8_t>(r.value_len >> (8 * b));
+        MPT_RETURN_IF_ERROR(run.add({a + r.at, r.key_len}, {head, 4},
+                                    {a + r.at + r.key_len, r.value_len + r.extra_len}));
     }
     MPT_RETURN_IF_ERROR(run.finish());
     return run;
@@ -442,10 +484,7 @@ Status SpillingPairSorter::spill() {
     back_records_.swap(records_);
     arena_.clear();
     records_.clear();
-    if (records_.capacity() == 0) {
-        arena_.reserve(files_->options().run_bytes);
-        records_.reserve(files_->options().run_bytes / sizeof(Record) + 1);
-    }
+    if (records_.capacity() == 0) reserve_run(arena_, records_);
     back_ = std::async(std::launch::async, [this]() -> Result<RunFile> {
         sort_run(back_arena_, back_records_);
         return write_run(*files_, back_arena_, back_records_);

@@ -84,6 +84,8 @@ public:
 
     // Appends a record. Errors as SpillFiles::write.
     Status add(bytes_view key, bytes_view value);
+    // Appends a record whose value is value_head then value_tail.
+    Status add(bytes_view key, bytes_view value_head, bytes_view value_tail);
     // Writes what is buffered; the run is complete and can be read.
     Status finish();
     size_t records() const noexcept { return records_; }
@@ -219,6 +221,7 @@ private:
         uint32_t extra_len;
         uint32_t seq;  // the entry's position in the run
     };
+    void reserve_run(bytes& arena, std::vector<Record>& records) const;
     static void sort_run(const bytes& arena, std::vector<Record>& records);
     static Result<RunFile> write_run(SpillFiles& files, const bytes& arena,
                                      const std::vector<Record>& records);
