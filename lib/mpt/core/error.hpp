@@ -111,7 +111,9 @@ private:
 template <>
 class [[nodiscard]] Result<void> {
 public:
-    Result() = default;
+    // Not defaulted: `return {};` would then zero the whole object (the room of an Error)
+    // before constructing it, on every success.
+    Result() noexcept {}  // NOLINT(modernize-use-equals-default)
     Result(Error error) : error_(std::move(error)) {}  // NOLINT
     Result(Errc code, std::string detail = {}) : error_(Error{code, std::move(detail)}) {}
 
