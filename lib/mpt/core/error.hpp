@@ -113,7 +113,8 @@ class [[nodiscard]] Result<void> {
 public:
     // Not defaulted: `return {};` would then zero the whole object (the room of an Error)
     // before constructing it, on every success.
-    Result() noexcept {}  // NOLINT(modernize-use-equals-default)
+    // NOLINTNEXTLINE(modernize-use-equals-default)
+    Result() noexcept {}
     Result(Error error) : error_(std::move(error)) {}  // NOLINT
     Result(Errc code, std::string detail = {}) : error_(Error{code, std::move(detail)}) {}
 
