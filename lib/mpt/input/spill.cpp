@@ -375,24 +375,25 @@ void SpillingPairSorter::reserve_run(bytes& arena, std::vector<Record>& records)
 
 namespace {
 
-// Orders records by their keys' first bytes (the top byte of the prefix) in place, and
-// returns where each byte's records end: a pass that leaves parts small enough for the
-// cache to sort.
+// Orders records[begin, end) by the byte of their keys' prefix at bit shift (56: the first
+// byte) in place, and returns where each byte's records end (offsets into records): a pass
+// that leaves parts small enough for the cache to sort.
 template <typename Record>
-std::array<size_t, 256> bucket_by_first_byte(std::vector<Record>& records) {
-    std::array<size_t, 256> end{};
-    for (const Record& r : records) ++end[r.prefix >> 56];
+std::array<size_t, 256> bucket_by_byte(std::vector<Record>& records, size_t begin, size_t end,
+                                       int shift) {
+    std::array<size_t, 256> ends{};
+    for (size_t i = begin; i < end; ++i) ++ends[(records[i].prefix >> shift) & 0xff];
     std::array<size_t, 256> next{};
-    size_t at = 0;
+    size_t at = begin;
     for (size_t b = 0; b < 256; ++b) {
         next[b] = at;
-        at += end[b];
-        end[b] = at;
+        at += ends[b];
+        ends[b] = at;
     }
     for (size_t b = 0; b < 256; ++b) {
-        while (next[b] < end[b]) {
+        while (next[b] < ends[b]) {
             Record& r = records[next[b]];
-            const size_t home = r.prefix >> 56;
+            const size_t home = (r.prefix >> shift) & 0xff;
             if (home == b) {
                 ++next[b];
             } else {
@@ -400,7 +401,7 @@ std::array<size_t, 256> bucket_by_first_byte(std::vector<Record>& records) {
             }
         }
     }
-    return end;
+    return ends;
 }
 
 }  // namespace
@@ -413,10 +414,21 @@ void SpillingPairSorter::sort_run(const bytes& arena, std::vector<Record>& recor
         const int c = compare_bytes({a + x.at, x.key_len}, {a + y.at, y.key_len});
         return c != 0 ? c < 0 : x.seq < y.seq;
     };
-    const std::array<size_t, 256> end = bucket_by_first_byte(records);
-    for (size_t b = 0, begin = 0; b < 256; begin = end[b++]) {
+    const auto sort = [&](size_t begin, size_t end) {
         std::sort(records.begin() + static_cast<ptrdiff_t>(begin),
-                  records.begin() + static_cast<ptrdiff_t>(end[b]), less);
+                  records.begin() + static_cast<ptrdiff_t>(end), less);
+    };
+    // By the first byte over the whole run, by the second within a first byte's part when it
+    // is large, then compared: hashed keys leave parts of a few records each.
+    constexpr size_t kSmall = 64;
+    const std::array<size_t, 256> end = bucket_by_byte(records, 0, records.size(), 56);
+    for (size_t b = 0, begin = 0; b < 256; begin = end[b++]) {
+        if (end[b] - begin <= kSmall) {
+            sort(begin, end[b]);
+            continue;
+        }
+        const std::array<size_t, 256> end2 = bucket_by_byte(records, begin, end[b], 48);
+        for (size_t c = 0, begin2 = begin; c < 256; begin2 = end2[c++]) sort(begin2, end2[c]);
     }
     size_t out = 0;
     for (size_t i = 0; i < records.size(); ++i) {
