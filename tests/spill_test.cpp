@@ -248,65 +248,71 @@ TEST_CASE("spill: the runs tell how many first nibbles their keys start with") {
 }
 
 TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors") {
-    std::mt19937_64 rng(test::seed("kv_stream"));
-    for (const bool ordered : {false, true}) {
-        const std::string doc = random_document(rng, 500, ordered);
-        auto whole = parse_kv(doc);
-        REQUIRE(whole.ok());
-        TempFile file;
-        write_temp(doc, file.path);
-        for (const size_t piece : {64, 100, 1000, 1 << 20}) {
-            INFO(piece << "-byte pieces");
-            KvStreamReader stream(open_read(file.path), file.path, {}, piece, 1 << 20, false);
-            std::vector<std::pair<bytes, bytes>> got;
-            KvInput p;
-            size_t pieces = 0;
-            while (true) {
-                auto more = stream.next(p);
-                REQUIRE_MESSAGE(more.ok(), test::why(more));
-                if (!*more) break;
-                ++pieces;
-                CHECK(p.ordered() == ordered);
-                for (size_t i = 0; i < p.size(); ++i) {
-                    got.emplace_back(bytes(p[i].key.begin(), p[i].key.end()),
-                                     bytes(p[i].value.begin(), p[i].value.end()));
+    // Read on this thread, and with each next piece read ahead on another.
+    for (const bool ahead : {false, true}) {
+        CAPTURE(ahead);
+        std::mt19937_64 rng(test::seed("kv_stream"));
+        for (const bool ordered : {false, true}) {
+            const std::string doc = random_document(rng, 500, ordered);
+            auto whole = parse_kv(doc);
+            REQUIRE(whole.ok());
+            TempFile file;
+            write_temp(doc, file.path);
+            for (const size_t piece : {64, 100, 1000, 1 << 20}) {
+                INFO(piece << "-byte pieces");
+                KvStreamReader stream(open_read(file.path), file.path, {}, piece, 1 << 20, false);
+                stream.read_ahead(ahead);
+                std::vector<std::pair<bytes, bytes>> got;
+                KvInput p;
+                size_t pieces = 0;
+                while (true) {
+                    auto more = stream.next(p);
+                    REQUIRE_MESSAGE(more.ok(), test::why(more));
+                    if (!*more) break;
+                    ++pieces;
+                    CHECK(p.ordered() == ordered);
+                    for (size_t i = 0; i < p.size(); ++i) {
+                        got.emplace_back(bytes(p[i].key.begin(), p[i].key.end()),
+                                         bytes(p[i].value.begin(), p[i].value.end()));
+                    }
+                }
+                if (piece < 1000) CHECK(pieces > 10);
+                REQUIRE(got.size() == whole->size());
+                for (size_t i = 0; i < got.size(); ++i) {
+                    CHECK(got[i].first == copy((*whole)[i].key));
+                    CHECK(got[i].second == copy((*whole)[i].value));
                 }
             }
-            if (piece < 1000) CHECK(pieces > 10);
-            REQUIRE(got.size() == whole->size());
-            for (size_t i = 0; i < got.size(); ++i) {
-                CHECK(got[i].first == copy((*whole)[i].key));
-                CHECK(got[i].second == copy((*whole)[i].value));
-            }
         }
-    }
-    // Errors far into the document, in a late piece, name the same line, column and entry.
-    std::string good = random_document(rng, 400, false);
-    good.pop_back();
-    const std::string bad[] = {
-        good + ",\n  \"0x12\": \"0x1\"}",     good + ",\n  \"0x12\": 7}",
-        good + ",\n  \"0x12\" \"0x01\"}",     good + ",\n  \"0x12\": \"0x01\"",
-        good + ",\n  \"0x12\": \"0x01\"} []", good + ",\n \"0x12\": \"0x01\",}",
-        good + ",\n  \"\\q\": \"0x01\"}"};
-    for (const std::string& doc : bad) {
-        auto want = parse_kv(doc);
-        REQUIRE_FALSE(want.ok());
-        TempFile file;
-        write_temp(doc, file.path);
-        KvStreamReader stream(open_read(file.path), file.path, {}, 100, 1 << 20, false);
-        Status got;
-        KvInput p;
-        while (true) {
-            auto more = stream.next(p);
-            if (!more) {
-                got = more.error();
-                break;
+        // Errors far into the document, in a late piece, name the same line, column and entry.
+        std::string good = random_document(rng, 400, false);
+        good.pop_back();
+        const std::string bad[] = {
+            good + ",\n  \"0x12\": \"0x1\"}",     good + ",\n  \"0x12\": 7}",
+            good + ",\n  \"0x12\" \"0x01\"}",     good + ",\n  \"0x12\": \"0x01\"",
+            good + ",\n  \"0x12\": \"0x01\"} []", good + ",\n \"0x12\": \"0x01\",}",
+            good + ",\n  \"\\q\": \"0x01\"}"};
+        for (const std::string& doc : bad) {
+            auto want = parse_kv(doc);
+            REQUIRE_FALSE(want.ok());
+            TempFile file;
+            write_temp(doc, file.path);
+            KvStreamReader stream(open_read(file.path), file.path, {}, 100, 1 << 20, false);
+            stream.read_ahead(ahead);
+            Status got;
+            KvInput p;
+            while (true) {
+                auto more = stream.next(p);
+                if (!more) {
+                    got = more.error();
+                    break;
+                }
+                if (!*more) break;
             }
-            if (!*more) break;
+            REQUIRE_FALSE(got.ok());
+            CHECK(got.error().code == want.error().code);
+            CHECK(got.error().message() == want.error().message());
         }
-        REQUIRE_FALSE(got.ok());
-        CHECK(got.error().code == want.error().code);
-        CHECK(got.error().message() == want.error().message());
     }
 }
 

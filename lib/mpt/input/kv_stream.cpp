@@ -33,11 +33,12 @@ KvStreamReader::KvStreamReader(std::FILE* f, std::string path, std::string prefi
       piece_bytes_(std::max<size_t>(piece_bytes, 64)),
       max_entry_bytes_(std::max(max_entry_bytes, piece_bytes_)),
       from_pipe_(from_pipe) {
-    bytes_read_ = buf_.size();
     opened_ = std::find_if_not(buf_.begin(), buf_.end(), blank) != buf_.end();
 }
 
 KvStreamReader::~KvStreamReader() {
+    // The other thread reads from f_ into the buffers: it ends before they go.
+    if (ahead_.valid()) ahead_.wait();
     if (f_ != nullptr && f_ != stdin) std::fclose(f_);
 }
 
@@ -70,7 +71,6 @@ Status KvStreamReader::read_more(size_t want) {
             }
         }
         buf_.resize(have + n);
-        bytes_read_ += n;
         if (from_pipe_) {
             const auto first = buf_.begin() + static_cast<ptrdiff_t>(have);
             auto bad = std::find_if_not(first, buf_.end(), json_byte);
@@ -187,6 +187,26 @@ void KvStreamReader::drop(size_t n) noexcept {
 }
 
 Result<bool> KvStreamReader::next(KvInput& piece) {
+    if (!read_ahead_ && !ahead_.valid()) {
+        Result<bool> more = next_here(piece);
+        ordered_ = state_.ordered;
+        return more;
+    }
+    if (!ahead_.valid()) {
+        ahead_ = std::async(std::launch::async, [this] { return next_here(ahead_piece_); });
+    }
+    Result<bool> more = ahead_.get();
+    ordered_ = state_.ordered;
+    if (!more || !*more) return more;
+    piece = std::move(ahead_piece_);
+    ahead_piece_ = KvInput();
+    if (read_ahead_) {
+        ahead_ = std::async(std::launch::async, [this] { return next_here(ahead_piece_); });
+    }
+    return true;
+}
+
+Result<bool> KvStreamReader::next_here(KvInput& piece) {
     if (done_) return false;
     size_t want = piece_bytes_;
     while (true) {

@@ -2,13 +2,15 @@
 // entries, each parsed as parse_kv parses a whole document (kv_input.hpp) and with the same
 // errors, placed by line and column in the whole document.
 //
-// Thread safety: an object is used by one thread at a time.
+// Thread safety: an object is used by one thread at a time. With read_ahead it reads on a
+// thread of its own between calls.
 #pragma once
 
 #include <mpt/core/error.hpp>
 #include <mpt/input/kv_input.hpp>
 
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <string>
 
@@ -32,13 +34,16 @@ public:
 
     // The entries of the next piece, in input order; false at the end of the document.
     Result<bool> next(KvInput& piece);
+    // From the next call of next() on, the piece after the one handed out is read and parsed
+    // on a thread of its own while the caller works on that one: one more piece is held. Its
+    // errors come back, in their turn, from the call that would have read it.
+    void read_ahead(bool on) noexcept { read_ahead_ = on; }
     // Whether the document is an array of pairs; known after the first piece.
-    bool ordered() const noexcept { return state_.ordered; }
-    // Bytes of text read so far.
-    uint64_t bytes_read() const noexcept { return bytes_read_; }
+    bool ordered() const noexcept { return ordered_; }
 
 private:
     friend Result<KvSource> open_kv_source(const std::string&, size_t, size_t, size_t);
+    Result<bool> next_here(KvInput& piece);
     Status read_more(size_t want);
     void scan() noexcept;
     void drop(size_t n) noexcept;
@@ -53,7 +58,6 @@ private:
     bool done_ = false;
     bool opened_ = false;     // from_pipe: a byte other than white space was seen
     bool text_dump_ = false;  // from_pipe: that byte began a text dump
-    uint64_t bytes_read_ = 0;
     // The scan for places to cut: where it stands in buf_, its state there, and the last
     // place after a ',' between two entries, or in a text dump after a line feed (0: none
     // yet).
@@ -65,6 +69,11 @@ private:
     bool escaped_ = false;
     size_t cut_ = 0;
     kv_detail::KvPieceState state_;
+    bool ordered_ = false;  // state_.ordered as of the last piece handed out
+    bool read_ahead_ = false;
+    // read_ahead: the piece being read on the other thread. Last, so that it goes first.
+    KvInput ahead_piece_;
+    std::future<Result<bool>> ahead_;
 };
 
 // The first step of opening a document for reading once, shared by the key/value and the
