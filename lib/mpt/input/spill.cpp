@@ -1,11 +1,9 @@
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
 #include <cerrno>
-#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mpt/input/kv_input.hpp>
@@ -352,25 +350,14 @@ Status SpillingPairSorter::add(bytes_view key, bytes_view value, bytes_view extr
     return {};
 }
 
-namespace {
-
-// Asks for huge pages under [p, p + n): a run's sort and its write read it all over, and with
-// pages of 4 KiB most of those reads would miss the TLB too. Only advice.
-void advise_huge(const void* p, size_t n) {
-    constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(kHuge - 1);
-    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
-
-}  // namespace
-
-// Reserved once, so that growing never holds two copies; only what is used is touched.
+// Reserved once, so that growing never holds two copies; only what is used is touched. On
+// huge pages: a run's sort and its write read it all over, and with pages of 4 KiB most of
+// those reads would miss the TLB too.
 void SpillingPairSorter::reserve_run(bytes& arena, std::vector<Record>& records) const {
     arena.reserve(files_->options().run_bytes);
     records.reserve(files_->options().run_bytes / sizeof(Record) + 1);
-    advise_huge(arena.data(), arena.capacity());
-    advise_huge(records.data(), records.capacity() * sizeof(Record));
+    advise_huge_pages(arena.data(), arena.capacity());
+    advise_huge_pages(records.data(), records.capacity() * sizeof(Record));
 }
 
 namespace {
