@@ -267,7 +267,7 @@ int run_build(const BuildCmdOptions& o) {
     Result<KvInput> input = Errc::internal;
     {
         const SigbusGuard guard(o.input);  // the file is mapped while it is parsed
-        input = parse_kv(text->view());
+        input = parse_kv(text->view(), b.threads);
     }
     if (!input) return report(input.error(), o.input);
     *text = InputText();  // the pairs live in the input's own arena

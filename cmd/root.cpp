@@ -207,18 +207,18 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
                       kOk,
                       {}};
     }
+    const unsigned threads = o.threads != 0 ? o.threads : available_cpus();
     InputText* text = &source->whole;
     Result<KvInput> input = Errc::internal;
     {
         const SigbusGuard guard(path);  // the file is mapped while it is parsed
-        input = parse_kv(text->view());
+        input = parse_kv(text->view(), threads);
     }
     if (!input) {
         code = report(input.error(), path);
         return std::nullopt;
     }
     *text = InputText();  // the pairs live in the input's own arena
-    const unsigned threads = o.threads != 0 ? o.threads : available_cpus();
     auto root = kv_root(*input, o.secure, threads);
     if (!root) {
         code = report(root.error(), path);

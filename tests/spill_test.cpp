@@ -316,6 +316,57 @@ TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors"
     }
 }
 
+TEST_CASE("spill: a document parsed in two halves on two threads gives parse_kv's entries") {
+    std::mt19937_64 rng(test::seed("kv_halves"));
+    const auto same = [](const KvInput& got, const KvInput& want) {
+        REQUIRE(got.size() == want.size());
+        CHECK(got.ordered() == want.ordered());
+        for (size_t i = 0; i < got.size(); ++i) {
+            CHECK(copy(got[i].key) == copy(want[i].key));
+            CHECK(copy(got[i].value) == copy(want[i].value));
+        }
+    };
+    std::vector<std::string> docs;
+    for (const bool ordered : {false, true}) {
+        for (const size_t n : {0, 1, 2, 3, 50, 400})
+            docs.push_back(random_document(rng, n, ordered));
+    }
+    // A text dump, a byte order mark, a cut that would fall inside a string of commas.
+    std::string dump;
+    for (int i = 0; i < 300; ++i) dump += to_hex(test::random_bytes(rng, 1 + i % 7)) + " 0x01\n";
+    docs.push_back(dump);
+    docs.push_back("\xEF\xBB\xBF" + docs[4]);
+    docs.push_back("{\"0x01\": \"a,b\", \"long\": \"" + std::string(500, ',') +
+                   "\", \"0x02\": \"c\"}");
+    for (const std::string& doc : docs) {
+        CAPTURE(doc.size());
+        auto want = parse_kv(doc);
+        REQUIRE_MESSAGE(want.ok(), test::why(want));
+        auto got = parse_kv(doc, 2, 0);
+        REQUIRE_MESSAGE(got.ok(), test::why(got));
+        same(*got, *want);
+    }
+    // Errors in the first half, in the second, and at the cut give parse_kv's own.
+    std::string good = random_document(rng, 400, false);
+    good.pop_back();
+    const size_t mid = good.size() / 2;
+    const std::string bad[] = {"{\"0x1\": \"0x01\", " + good.substr(1) + "}",
+                               good + ",\n  \"0x12\": 7}",
+                               good.substr(0, mid) + "\x01" + good.substr(mid) + "}",
+                               good + ", }",
+                               good,
+                               "[" + good.substr(1) + "]",
+                               "x" + good + "}"};
+    for (const std::string& doc : bad) {
+        auto want = parse_kv(doc);
+        REQUIRE_FALSE(want.ok());
+        auto got = parse_kv(doc, 2, 0);
+        REQUIRE_FALSE(got.ok());
+        CHECK(got.error().code == want.error().code);
+        CHECK(got.error().message() == want.error().message());
+    }
+}
+
 TEST_CASE("spill: an entry larger than the most a piece may grow to is refused") {
     TempFile file;
     write_temp("{\"0x01\": \"" + std::string(5000, 'a') + "\"}", file.path);

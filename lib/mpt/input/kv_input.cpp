@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <future>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/input/json_lexer.hpp>
@@ -467,7 +468,104 @@ Result<KvInput> parse_kv(std::string_view text) {
     return KvParser(json_detail::without_bom(text)).parse();
 }
 
+void KvInput::append(KvInput&& other) {
+    for (auto& a : other.arenas_) arenas_.push_back(std::move(a));
+    entries_.insert(entries_.end(), other.entries_.begin(), other.entries_.end());
+    other = KvInput();
+}
+
+namespace {
+
+bool blank_byte(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Where text may be cut into two pieces for parse_kv_piece: after the first ',' at depth 1
+// (in a text dump, the first line feed) at or past at; 0 when there is none before its end.
+size_t find_cut(std::string_view text, size_t at) {
+    const std::string_view body = json_detail::without_bom(text);
+    const auto first = std::find_if_not(body.begin(), body.end(), blank_byte);
+    if (first == body.end() || at >= text.size()) return 0;
+    const char* const begin = text.data();
+    const char* const end = begin + text.size();
+    if (*first == '0') {
+        const void* nl = std::memchr(begin + at, '\n', text.size() - at);
+        const size_t cut = nl == nullptr ? 0 : static_cast<const char*>(nl) + 1 - begin;
+        return cut < text.size() ? cut : 0;
+    }
+    kv_detail::CutScan cuts;
+    static_cast<void>(cuts.scan(begin, begin + at, false));
+    const char* cut = cuts.scan(begin + at, end, true);
+    return cut == nullptr || cut == end ? 0 : static_cast<size_t>(cut - begin);
+}
+
+}  // namespace
+
+Result<KvInput> parse_kv(std::string_view text, unsigned threads, size_t split_bytes) {
+    if (threads < 2 || text.size() < split_bytes) return parse_kv(text);
+    const size_t cut = find_cut(text, text.size() / 2);
+    if (cut == 0) return parse_kv(text);
+    // The second piece's state as the first piece leaves it, told by the document's first
+    // byte, and checked once both are parsed. Its place in the document (line, column,
+    // entries before it) would only name errors, and an error in either piece sends the
+    // document to parse_kv, for its own error.
+    const std::string_view body = json_detail::without_bom(text);
+    const char opener = *std::find_if_not(body.begin(), body.end(), blank_byte);
+    kv_detail::KvPieceState second;
+    second.started = true;
+    second.text = opener == '0';
+    second.ordered = opener == '[' || second.text;
+    auto tail = std::async(std::launch::async, [text, cut, second]() mutable {
+        return kv_detail::parse_kv_piece(text.substr(cut), true, second);
+    });
+    kv_detail::KvPieceState first;
+    Result<KvInput> head = kv_detail::parse_kv_piece(text.substr(0, cut), false, first);
+    Result<KvInput> rest = tail.get();
+    if (!head || !rest || first.closed || first.ordered != second.ordered ||
+        first.text != second.text || head->size() + rest->size() > UINT32_MAX) {
+        return parse_kv(text);
+    }
+    head->append(std::move(*rest));
+    return head;
+}
+
 namespace kv_detail {
+
+const char* CutScan::scan(const char* p, const char* end, bool first) noexcept {
+    const char* cut = nullptr;
+    while (p != end) {
+        if (in_string) {
+            if (escaped) {
+                escaped = false;
+                ++p;
+                continue;
+            }
+            const void* q = std::memchr(p, '"', static_cast<size_t>(end - p));
+            const char* const quote = q != nullptr ? static_cast<const char*>(q) : end;
+            // A backslash before the quote escapes it, or something before it.
+            const void* bs = std::memchr(p, '\\', static_cast<size_t>(quote - p));
+            if (bs != nullptr) {
+                p = static_cast<const char*>(bs) + 1;
+                escaped = true;
+                continue;
+            }
+            if (quote == end) return cut;
+            in_string = false;
+            p = quote + 1;
+            continue;
+        }
+        const char c = *p++;
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            ++depth;
+        } else if (c == ']' || c == '}') {
+            --depth;
+        } else if (c == ',' && depth == 1) {
+            cut = p;
+            if (first) return cut;
+        }
+    }
+    return cut;
+}
 
 Result<KvInput> parse_kv_piece(std::string_view text, bool last, KvPieceState& state) {
     KvParser parser(state.started ? text : json_detail::without_bom(text));

@@ -38,6 +38,8 @@ public:
     void prefetch(size_t i) const noexcept { __builtin_prefetch(&entries_[i]); }
     // True for the array form (pairs applied in order).
     bool ordered() const noexcept { return ordered_; }
+    // Appends the entries of other, the next part of the same document, taking its buffers.
+    void append(KvInput&& other);
 
 private:
     friend class KvParser;
@@ -56,6 +58,11 @@ private:
 // Parses a key/value document. Errors name the line, column and entry. At most UINT32_MAX
 // entries.
 Result<KvInput> parse_kv(std::string_view text);
+// As parse_kv, the same entries and errors, a document of split_bytes or more cut in two near
+// its middle and the halves parsed on two threads when threads > 1. On any error the
+// document is parsed again whole, on this thread, for the error parse_kv gives.
+Result<KvInput> parse_kv(std::string_view text, unsigned threads,
+                         size_t split_bytes = size_t{8} << 20);
 
 namespace kv_detail {
 
@@ -80,6 +87,18 @@ struct KvPieceState {
     size_t entries = 0;    // entries in the pieces before
     size_t line = 1;       // where the piece begins: line, and bytes into it
     size_t column = 0;
+};
+
+// The scan for places where a JSON document may be cut into pieces: just after a ',' at
+// depth 1, outside strings, where one entry ends and the next begins. Its state carries from
+// one call to the next, over consecutive bytes.
+struct CutScan {
+    int depth = 0;
+    bool in_string = false;
+    bool escaped = false;
+    // Scans [p, end): the place after the last cut in it (with first: the first, where the
+    // scan then stops), nullptr when there is none.
+    const char* scan(const char* p, const char* end, bool first) noexcept;
 };
 
 // Parses a piece of a document: its first piece holds the opening bracket; every piece but

@@ -122,41 +122,7 @@ void KvStreamReader::scan() noexcept {
         scanned_ = buf_.size();
         return;
     }
-    while (p != end) {
-        if (in_string_) {
-            if (escaped_) {
-                escaped_ = false;
-                ++p;
-                continue;
-            }
-            const void* q = std::memchr(p, '"', static_cast<size_t>(end - p));
-            const char* const quote = q != nullptr ? static_cast<const char*>(q) : end;
-            // A backslash before the quote escapes it, or something before it.
-            const void* bs = std::memchr(p, '\\', static_cast<size_t>(quote - p));
-            if (bs != nullptr) {
-                p = static_cast<const char*>(bs) + 1;
-                escaped_ = true;
-                continue;
-            }
-            if (quote == end) {
-                p = end;
-                break;
-            }
-            in_string_ = false;
-            p = quote + 1;
-            continue;
-        }
-        const char c = *p++;
-        if (c == '"') {
-            in_string_ = true;
-        } else if (c == '[' || c == '{') {
-            ++depth_;
-        } else if (c == ']' || c == '}') {
-            --depth_;
-        } else if (c == ',' && depth_ == 1) {
-            cut_ = static_cast<size_t>(p - base);
-        }
-    }
+    if (const char* c = cuts_.scan(p, end, false)) cut_ = static_cast<size_t>(c - base);
     scanned_ = buf_.size();
 }
 
@@ -229,7 +195,7 @@ Result<bool> KvStreamReader::next_here(KvInput& piece) {
             // What is wrong in the text comes first: a whole parse of it reports that.
             kv_detail::KvPieceState probe = state_;
             Result<KvInput> r = kv_detail::parse_kv_piece(buf_, true, probe);
-            if (!r && !in_string_ && depth_ < 2) return r.error();
+            if (!r && !cuts_.in_string && cuts_.depth < 2) return r.error();
             return file_error(Errc::input_too_large, path_,
                               "line " + std::to_string(state_.line) + ": no entry ends within " +
                                   std::to_string(buf_.size()) +

@@ -64,9 +64,7 @@ private:
     enum class Form { unknown, json, text };
     Form form_ = Form::unknown;  // of the document, once its first byte is read
     size_t scanned_ = 0;
-    int depth_ = 0;
-    bool in_string_ = false;
-    bool escaped_ = false;
+    kv_detail::CutScan cuts_;
     size_t cut_ = 0;
     kv_detail::KvPieceState state_;
     bool ordered_ = false;  // state_.ordered as of the last piece handed out
