@@ -232,7 +232,10 @@ Result<RunFile> RunFile::view(unsigned first, unsigned last) const {
 RunMerger::RunMerger(std::vector<RunFile> runs) : runs_(std::move(runs)), heads_(runs_.size()) {}
 
 bool RunMerger::before(size_t a, size_t b) const noexcept {
-    const int c = compare_bytes(heads_[a].key, heads_[b].key);
+    const Head& x = heads_[a];
+    const Head& y = heads_[b];
+    if (x.prefix != y.prefix) return x.prefix < y.prefix;
+    const int c = compare_bytes(x.key, y.key);
     return c != 0 ? c < 0 : a > b;  // equal keys: the later run first
 }
 
@@ -254,6 +257,7 @@ Result<std::span<const KvPair>> RunMerger::next() {
         started_ = true;
         for (size_t r = 0; r < runs_.size(); ++r) {
             MPT_TRY(const bool has, runs_[r].next(heads_[r].key, heads_[r].value));
+            heads_[r].prefix = key_prefix(heads_[r].key);
             if (has) heap_.push_back(r);
         }
         for (size_t i = heap_.size(); i-- > 0;) sift_down(i);
@@ -290,6 +294,7 @@ Result<std::span<const KvPair>> RunMerger::next() {
 Status RunMerger::advance(size_t run) {
     MPT_ASSERT(!heap_.empty() && heap_.front() == run);
     MPT_TRY(const bool has, runs_[run].next(heads_[run].key, heads_[run].value));
+    heads_[run].prefix = key_prefix(heads_[run].key);
     if (!has) {
         heap_.front() = heap_.back();
         heap_.pop_back();

@@ -135,6 +135,7 @@ private:
     struct Head {
         bytes_view key;
         bytes_view value;
+        uint64_t prefix = 0;  // key_prefix(key): most comparisons end on it
     };
     Status advance(size_t run);
     bool before(size_t a, size_t b) const noexcept;
