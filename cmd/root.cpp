@@ -246,15 +246,15 @@ std::optional<Answer> state_answer(const RootOptions& o, const std::string& path
     const unsigned threads = o.threads != 0 ? o.threads : available_cpus();
     // A document larger than the memory budget allows to hold whole is read as a stream and
     // sorted in runs that spill to temporary files (state_spill.hpp).
-    const KvMemoryPlan plan =
-        plan_kv_memory(o.memory.budget(), kStateRootBytesPerTextByte, 0.5, o.memory.tmp_dir());
+    const KvMemoryPlan plan = plan_kv_memory(o.memory.budget(), kStateRootBytesPerTextByte, 0.5,
+                                             o.memory.tmp_dir(), threads);
     auto source = open_state_source(path, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes);
     if (!source) {
         code = report(source.error(), path);
         return std::nullopt;
     }
     if (source->stream) {
-        auto r = streamed_state_root(*source->stream, plan.spill);
+        auto r = streamed_state_root(*source->stream, plan.spill, threads);
         if (!r) {
             code = report(r.error(), path);
             return std::nullopt;

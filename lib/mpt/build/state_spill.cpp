@@ -1,14 +1,18 @@
 // Roots and files of state documents sorted on disk (state_spill.hpp).
 #include <mpt/build/bulk_build.hpp>
+#include <mpt/build/kv_root.hpp>
 #include <mpt/build/row_buffer.hpp>
 #include <mpt/build/state_image.hpp>
 #include <mpt/build/state_spill.hpp>
+#include <mpt/core/keccak.hpp>
 #include <mpt/store/btree_writer.hpp>
 #include <mpt/trie/stack_trie.hpp>
+#include <mpt/trie/task_pool.hpp>
 
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace mpt {
@@ -134,16 +138,16 @@ struct MergedSlot {
     const uint8_t* slot = nullptr;  // 32 bytes
 };
 
-// Walks the final records of a finished sorter: start(account), slot(s) for each of its
-// nonzero slots in key order, end(account), for each account of the state in key order.
-template <typename Start, typename Slot, typename End>
-Status walk_state(SpillingPairSorter& sorter, uint64_t first_live, Start&& start, Slot&& slot,
-                  End&& end) {
+// Walks the final records of a finished sorter (or of one of its nibble streams): start(account),
+// slot(s) for each of its nonzero slots in key order, end(account), for each account of the
+// state in key order.
+template <typename Source, typename Start, typename Slot, typename End>
+Status walk_state(Source& source, uint64_t first_live, Start&& start, Slot&& slot, End&& end) {
     MergedAccount cur;
     bool open = false;
     MergedSlot s;
     while (true) {
-        MPT_TRY(const std::span<const KvPair> run, sorter.next());
+        MPT_TRY(const std::span<const KvPair> run, source.next());
         if (run.empty()) break;
         for (const KvPair& p : run) {
             if (p.key.size() == 32) {
@@ -198,19 +202,18 @@ private:
 
 }  // namespace
 
-Result<StreamedStateRoot> streamed_state_root(StateTextStream& stream, const SpillOptions& spill) {
-    SpillFiles files(spill);
-    SpillingPairSorter sorter(files);
-    MPT_TRY(const StateStreamResult read, sort_state(stream, sorter));
-    StreamedStateRoot out;
-    out.doc.shape = read.shape;
-    out.doc.claimed_root = read.claimed_root;
-    StackTrie accounts;
+namespace {
+
+// Hashes the accounts of source (walk_state) into accounts, each storage trie on a StackTrie
+// of its own, and counts them into info (its root left alone).
+template <typename Source>
+Status hash_accounts(Source& source, uint64_t first_live, StackTrie& accounts,
+                     StateRootInfo& info) {
     StackTrie storage;
     bytes enc;
     size_t slots = 0;
-    MPT_RETURN_IF_ERROR(walk_state(
-        sorter, read.first_live,
+    return walk_state(
+        source, first_live,
         [&](const MergedAccount&) -> Status {
             slots = 0;
             return {};
@@ -224,14 +227,68 @@ Result<StreamedStateRoot> streamed_state_root(StateTextStream& stream, const Spi
         [&](const MergedAccount& a) -> Status {
             Account acct = a.account;
             acct.storage_root = slots != 0 ? storage.finish() : a.root_without_slots();
-            out.info.storage_slots += slots;
-            out.info.storage_tries += slots != 0;
-            ++out.info.accounts;
+            info.storage_slots += slots;
+            info.storage_tries += slots != 0;
+            ++info.accounts;
             enc.clear();
             encode_account(enc, acct);
             return accounts.add(a.hash, enc);
-        }));
-    out.info.root = accounts.finish();
+        });
+}
+
+// The state root on threads, the account trie split at its root as kv_root_sorted splits:
+// the accounts of each first nibble, with their slots (whose keys begin with the account's
+// hash), from the nibble's stream. Nothing when the accounts make no branch at the root.
+Result<std::optional<StateRootInfo>> nibble_state_root(const SpillingPairSorter& sorter,
+                                                       uint64_t first_live, unsigned threads) {
+    std::array<NibblePart, 16> parts;
+    std::array<StateRootInfo, 16> infos;
+    run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
+        NibblePart& part = parts[v];
+        auto stream = sorter.nibble_stream(static_cast<unsigned>(v));
+        if (!stream) {
+            part.status = stream.error();
+            return;
+        }
+        StackTrie accounts(nullptr, 1);
+        part.status = hash_accounts(**stream, first_live, accounts, infos[v]);
+        part.pairs = accounts.count();
+        part.ref = accounts.finish_ref();
+    });
+    size_t pairs = 0;
+    MPT_TRY(const std::optional<bytes> enc, root_branch_of_parts(parts, {}, pairs));
+    if (!enc) return std::optional<StateRootInfo>();
+    StateRootInfo info;
+    info.root = keccak256(*enc);
+    for (const StateRootInfo& i : infos) {
+        info.accounts += i.accounts;
+        info.storage_slots += i.storage_slots;
+        info.storage_tries += i.storage_tries;
+    }
+    return std::optional<StateRootInfo>(info);
+}
+
+}  // namespace
+
+Result<StreamedStateRoot> streamed_state_root(StateTextStream& stream, const SpillOptions& spill,
+                                              unsigned threads) {
+    SpillFiles files(spill);
+    SpillingPairSorter sorter(files);
+    MPT_TRY(const StateStreamResult read, sort_state(stream, sorter));
+    StreamedStateRoot out;
+    out.doc.shape = read.shape;
+    out.doc.claimed_root = read.claimed_root;
+    std::optional<StateRootInfo> split;
+    if (threads > 1 && sorter.runs_spilled() > 0 && sorter.nibbles_used() > 1) {
+        MPT_TRY(split, nibble_state_root(sorter, read.first_live, threads));
+    }
+    if (split) {
+        out.info = *split;
+    } else {
+        StackTrie accounts;
+        MPT_RETURN_IF_ERROR(hash_accounts(sorter, read.first_live, accounts, out.info));
+        out.info.root = accounts.finish();
+    }
     out.doc.temp_files = files.files_made();
     out.doc.temp_bytes = files.bytes_written();
     return out;

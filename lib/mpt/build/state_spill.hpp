@@ -45,9 +45,12 @@ struct StreamedStateRoot {
     StreamedStateInfo doc;
 };
 
-// The state root of the document of stream, sorted within spill's budget. Errors: those of
-// stream_state_document and of the sorter's files.
-Result<StreamedStateRoot> streamed_state_root(StateTextStream& stream, const SpillOptions& spill);
+// The state root of the document of stream, sorted within spill's budget. With more than one
+// thread and runs spilled, the account trie is hashed as the spilled key/value root is
+// (kv_root_sorted): the accounts of each first nibble, with their storage tries, on a pool of
+// threads. Errors: those of stream_state_document and of the sorter's files.
+Result<StreamedStateRoot> streamed_state_root(StateTextStream& stream, const SpillOptions& spill,
+                                              unsigned threads = 1);
 
 struct StreamedStateBuild {
     StateBuildResult result;
