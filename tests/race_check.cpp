@@ -1,13 +1,14 @@
 // The multi-threaded builders on the same input as one thread: parse_kv in two halves, kv_root
 // (split by first nibble, and its gathering fallback), stack_trie_root with sinks, a new trie file
 // written whole (its rows written as the parts are hashed), and both from a spilling sort whose
-// runs are written while the next is filled. Meant for a ThreadSanitizer build
-// (MPT_SANITIZE_THREAD), where any data race ends the run with a report; in any build, a root that
-// differs from one thread's fails it.
+// runs are written while the next is filled; and the streamed state root on threads. Meant for a
+// ThreadSanitizer build (MPT_SANITIZE_THREAD), where any data race ends the run with a report; in
+// any build, a root that differs from one thread's fails it.
 //
 //   mpt_race_check
 #include <mpt/build/bulk_build.hpp>
 #include <mpt/build/kv_root.hpp>
+#include <mpt/build/state_spill.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/trie/stack_trie.hpp>
@@ -123,9 +124,50 @@ void check(const std::string& name, const std::string& text) {
     }
 }
 
+// A state document past its budget, its root on one thread and on three (the account trie
+// split by first nibble, each part's storage tries with it), from runs written while the
+// next is filled.
+void check_state() {
+    std::string text = "{";
+    for (uint64_t i = 0; i < 3000; ++i) {
+        uint8_t be[8];
+        for (int b = 0; b < 8; ++b) be[b] = static_cast<uint8_t>(i >> (56 - 8 * b));
+        const Hash256 h = keccak256(bytes_view(be, 8));
+        text += i == 0 ? "\"" : ",\"";
+        text += to_hex(bytes_view(h.data(), 20)) + "\": {\"balance\": \"" + std::to_string(i + 1) +
+                "\", \"storage\": {";
+        for (uint64_t k = 0; k < i % 7; ++k) {
+            text += (k == 0 ? "\"0x" : ", \"0x") + std::to_string(k + 1) + "0\": \"0x" +
+                    std::to_string(i % 9 + 1) + "0\"";
+        }
+        text += "}}";
+    }
+    text += "}";
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("mpt_race_state_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string doc = (dir / "state.json").string();
+    std::ofstream(doc, std::ios::binary) << text;
+    Hash256 roots[2];
+    for (const unsigned threads : {1u, 3u}) {
+        auto source = open_state_source(doc, 0, 1 << 12, 1 << 20);
+        expect(source.ok() && source->stream != nullptr, "a state stream");
+        if (!source || !source->stream) break;
+        SpillOptions so = SpillOptions::for_memory(size_t{1} << 18, dir.string());
+        so.overlap = threads > 1;
+        auto r = streamed_state_root(*source->stream, so, threads);
+        expect(r.ok() && r->doc.temp_files > 1,
+               "a streamed state root on " + std::to_string(threads) + " threads");
+        if (r) roots[threads > 1] = r->info.root;
+    }
+    expect(roots[0] == roots[1], "the streamed state root on 3 threads is one thread's");
+    std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 
 int main() {
+    check_state();
     check("100000 pairs", document(100000, -1, false));
     check("10000 pairs and the empty key", document(10000, -1, true));
     check("10000 pairs under one nibble", document(10000, 0x7, false));
