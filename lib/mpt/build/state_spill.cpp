@@ -173,6 +173,14 @@ Status walk_state(Source& source, uint64_t first_live, Start&& start, Slot&& slo
     return {};
 }
 
+// What the document said of itself, for a result's doc.
+StreamedStateInfo doc_info(const StateStreamResult& read) {
+    StreamedStateInfo doc;
+    doc.shape = read.shape;
+    doc.claimed_root = read.claimed_root;
+    return doc;
+}
+
 // Reads the whole stream into a finished sorter.
 Result<StateStreamResult> sort_state(StateTextStream& stream, SpillingPairSorter& sorter) {
     RecordSink sink(sorter);
@@ -276,8 +284,7 @@ Result<StreamedStateRoot> streamed_state_root(StateTextStream& stream, const Spi
     SpillingPairSorter sorter(files);
     MPT_TRY(const StateStreamResult read, sort_state(stream, sorter));
     StreamedStateRoot out;
-    out.doc.shape = read.shape;
-    out.doc.claimed_root = read.claimed_root;
+    out.doc = doc_info(read);
     std::optional<StateRootInfo> split;
     if (threads > 1 && sorter.runs_spilled() > 0 && sorter.nibbles_used() > 1) {
         MPT_TRY(split, nibble_state_root(sorter, read.first_live, threads));
@@ -306,8 +313,7 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
     SpillingPairSorter sorter(files);
     MPT_TRY(const StateStreamResult read, sort_state(stream, sorter));
     StreamedStateBuild out;
-    out.doc.shape = read.shape;
-    out.doc.claimed_root = read.claimed_root;
+    out.doc = doc_info(read);
     StateBuildResult& result = out.result;
 
     // The slots' preimages, by hash, each once: a sort of their own (the same slot in many
