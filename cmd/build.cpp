@@ -306,7 +306,8 @@ void register_build(CLI::App& app, Runner& runner) {
                   "Do not record the preimages of hashed keys (addresses, slots, secure keys)");
     sub->add_flag("--json", o->json, "Print one JSON document");
     sub->add_option("--threads", o->threads,
-                    "Threads for hashing a new file's trie (default: the CPUs available)")
+                    "Threads for parsing a key/value file and hashing a new file's trie "
+                    "(default: the CPUs available)")
         ->check(CLI::Range(1u, 1024u));
     add_kv_memory_flags(sub, o->memory);
     sub->footer(

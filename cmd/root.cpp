@@ -399,8 +399,8 @@ void register_root(CLI::App& app, Runner& runner) {
     sub->add_flag("--secure", o->secure, "Hash every key with keccak256 (a secure trie)");
     sub->add_flag("--json", o->json, "Print one JSON document");
     sub->add_option("--threads", o->threads,
-                    "Threads for hashing a key/value file or state document (default: the CPUs "
-                    "available)")
+                    "Threads for parsing and hashing a key/value file or state document "
+                    "(default: the CPUs available)")
         ->check(CLI::Range(1u, 1024u));
     add_kv_memory_flags(sub, o->memory);
     sub->footer(
