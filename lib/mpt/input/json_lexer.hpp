@@ -20,6 +20,9 @@ inline std::string_view without_bom(std::string_view text) noexcept {
     return text;
 }
 
+// JSON's white space (RFC 8259): space, tab, line feed, carriage return.
+inline bool is_ws(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 // The first '"', '\\', control character or non-ASCII byte in [p, end), or end: the end of a
 // plain run of a JSON string, which needs no decoding and no UTF-8 check.
 const char* scan_plain(const char* p, const char* end) noexcept;
@@ -31,7 +34,7 @@ protected:
         : p_(text.data()), begin_(text.data()), end_(text.data() + text.size()) {}
 
     void skip_ws() noexcept {
-        while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+        while (p_ != end_ && is_ws(*p_)) ++p_;
     }
     char peek() const noexcept { return p_ == end_ ? '\0' : *p_; }
 

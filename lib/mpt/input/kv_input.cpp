@@ -51,8 +51,7 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path) {
     // Every document mpt reads is an object, an array, (an RLP tree for `rlp encode`) a
     // string, or a text dump: a stream whose first byte after white space (and a UTF-8 byte
     // order mark) is anything else (`yes x | mpt root -`) stops there too.
-    auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-    bool opened = std::find_if_not(data.begin(), data.end(), blank) != data.end();
+    bool opened = std::find_if_not(data.begin(), data.end(), json_detail::is_ws) != data.end();
     bool text = false;
     // A stream that is JSON all along stops at a bound instead of at the OOM killer.
     const size_t limit = stream_byte_limit();
@@ -65,7 +64,7 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path) {
         if (data.empty() && n >= 3 && std::memcmp(buf, "\xEF\xBB\xBF", 3) == 0) begin += 3;
         const char* bad = std::find_if_not(begin, end, text ? +text_byte : +json_byte);
         if (!opened) {
-            const char* first = std::find_if_not(begin, bad, blank);
+            const char* first = std::find_if_not(begin, bad, json_detail::is_ws);
             if (first != bad) {
                 opened = true;
                 text = *first == '0';
@@ -476,24 +475,22 @@ void KvInput::append(KvInput&& other) {
 
 namespace {
 
-bool blank_byte(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
 // Where text may be cut into two pieces for parse_kv_piece: after the first ',' at depth 1
-// (in a text dump, the first line feed) at or past at; 0 when there is none before its end.
-size_t find_cut(std::string_view text, size_t at) {
-    const std::string_view body = json_detail::without_bom(text);
-    const auto first = std::find_if_not(body.begin(), body.end(), blank_byte);
-    if (first == body.end() || at >= text.size()) return 0;
+// (in a text dump, lines, the first line feed) at or past at; 0 when there is none before
+// its end.
+size_t find_cut(std::string_view text, size_t at, bool lines) {
+    if (at >= text.size()) return 0;
     const char* const begin = text.data();
     const char* const end = begin + text.size();
-    if (*first == '0') {
+    const char* cut = nullptr;
+    if (lines) {
         const void* nl = std::memchr(begin + at, '\n', text.size() - at);
-        const size_t cut = nl == nullptr ? 0 : static_cast<const char*>(nl) + 1 - begin;
-        return cut < text.size() ? cut : 0;
+        if (nl != nullptr) cut = static_cast<const char*>(nl) + 1;
+    } else {
+        kv_detail::CutScan cuts;
+        static_cast<void>(cuts.scan(begin, begin + at, false));
+        cut = cuts.scan(begin + at, end, true);
     }
-    kv_detail::CutScan cuts;
-    static_cast<void>(cuts.scan(begin, begin + at, false));
-    const char* cut = cuts.scan(begin + at, end, true);
     return cut == nullptr || cut == end ? 0 : static_cast<size_t>(cut - begin);
 }
 
@@ -501,18 +498,19 @@ size_t find_cut(std::string_view text, size_t at) {
 
 Result<KvInput> parse_kv(std::string_view text, unsigned threads, size_t split_bytes) {
     if (threads < 2 || text.size() < split_bytes) return parse_kv(text);
-    const size_t cut = find_cut(text, text.size() / 2);
-    if (cut == 0) return parse_kv(text);
+    const std::string_view body = json_detail::without_bom(text);
+    const auto opener = std::find_if_not(body.begin(), body.end(), json_detail::is_ws);
+    if (opener == body.end()) return parse_kv(text);
     // The second piece's state as the first piece leaves it, told by the document's first
     // byte, and checked once both are parsed. Its place in the document (line, column,
     // entries before it) would only name errors, and an error in either piece sends the
     // document to parse_kv, for its own error.
-    const std::string_view body = json_detail::without_bom(text);
-    const char opener = *std::find_if_not(body.begin(), body.end(), blank_byte);
     kv_detail::KvPieceState second;
     second.started = true;
-    second.text = opener == '0';
-    second.ordered = opener == '[' || second.text;
+    second.text = *opener == '0';
+    second.ordered = *opener == '[' || second.text;
+    const size_t cut = find_cut(text, text.size() / 2, second.text);
+    if (cut == 0) return parse_kv(text);
     auto tail = std::async(std::launch::async, [text, cut, second]() mutable {
         return kv_detail::parse_kv_piece(text.substr(cut), true, second);
     });

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mpt/input/json_lexer.hpp>
 #include <mpt/input/kv_stream.hpp>
 #include <utility>
 
@@ -15,12 +16,12 @@ bool json_byte(char c) noexcept {
     return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
 }
 
-bool blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+using json_detail::is_ws;
 
 // A byte a text dump (`0x<key> 0x<value>` lines) holds.
 bool dump_byte(char c) noexcept {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == 'x' ||
-           blank(c);
+           is_ws(c);
 }
 
 }  // namespace
@@ -33,7 +34,7 @@ KvStreamReader::KvStreamReader(std::FILE* f, std::string path, std::string prefi
       piece_bytes_(std::max<size_t>(piece_bytes, 64)),
       max_entry_bytes_(std::max(max_entry_bytes, piece_bytes_)),
       from_pipe_(from_pipe) {
-    opened_ = std::find_if_not(buf_.begin(), buf_.end(), blank) != buf_.end();
+    opened_ = std::find_if_not(buf_.begin(), buf_.end(), is_ws) != buf_.end();
 }
 
 KvStreamReader::~KvStreamReader() {
@@ -75,11 +76,11 @@ Status KvStreamReader::read_more(size_t want) {
             const auto first = buf_.begin() + static_cast<ptrdiff_t>(have);
             auto bad = std::find_if_not(first, buf_.end(), json_byte);
             if (!opened_) {
-                auto b = std::find_if_not(first, bad, blank);
+                auto b = std::find_if_not(first, bad, is_ws);
                 // A byte order mark before the document (read_file's rule).
                 if (b == buf_.begin() && buf_.size() >= 3 &&
                     buf_.compare(0, 3, "\xEF\xBB\xBF") == 0) {
-                    b = std::find_if_not(b + 3, bad, blank);
+                    b = std::find_if_not(b + 3, bad, is_ws);
                 }
                 if (b != bad) {
                     opened_ = true;
@@ -108,7 +109,7 @@ void KvStreamReader::scan() noexcept {
         // A text dump's first byte is the 0 of 0x; a JSON document's is '{' or '['.
         std::string_view rest(base, buf_.size());
         if (!state_.started && rest.starts_with("\xEF\xBB\xBF")) rest.remove_prefix(3);
-        const auto b = std::find_if_not(rest.begin(), rest.end(), blank);
+        const auto b = std::find_if_not(rest.begin(), rest.end(), is_ws);
         if (b != rest.end()) form_ = *b == '0' ? Form::text : Form::json;
     }
     if (form_ == Form::text) {

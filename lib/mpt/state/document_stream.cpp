@@ -33,7 +33,7 @@ bool json_byte(char c) noexcept {
     return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
 }
 
-bool blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+using json_detail::is_ws;
 
 }  // namespace
 
@@ -165,7 +165,7 @@ private:
     // Past white space from pos_, reading as needed; false at the end of the text.
     Result<bool> skip_ws() {
         while (true) {
-            while (pos_ < buf_.size() && blank(buf_[pos_])) ++pos_;
+            while (pos_ < buf_.size() && is_ws(buf_[pos_])) ++pos_;
             if (pos_ < buf_.size()) return true;
             compact();
             if (in_.eof()) return false;
@@ -176,7 +176,7 @@ private:
     // Scans of the buffer from at: just past what they look for, past the byte that cannot
     // begin it (for the parser to report), or kNeedMore when the buffer ends first.
     size_t scan_ws(size_t at) const noexcept {
-        while (at < buf_.size() && blank(buf_[at])) ++at;
+        while (at < buf_.size() && is_ws(buf_[at])) ++at;
         return at < buf_.size() ? at : kNeedMore;
     }
     size_t scan_string(size_t at) const noexcept {  // REQUIRES: buf_[at] == '"'
@@ -214,7 +214,7 @@ private:
         // A number or a literal, up to the byte after it.
         for (size_t i = at; i < buf_.size(); ++i) {
             const char d = buf_[i];
-            if (blank(d) || d == ',' || d == '}' || d == ']' || d == ':') return i + 1;
+            if (is_ws(d) || d == ',' || d == '}' || d == ']' || d == ':') return i + 1;
         }
         return kNeedMore;
     }
