@@ -117,64 +117,59 @@ Status StateParser::parse_top(Collected& c, Top& top) {
     }
 }
 
-// An alloc object: {address: account}.
-Status StateParser::parse_alloc(Collected& c) {
-    if (peek() != '{') return fail("an alloc is an object of accounts");
+// An object of accounts, each member read by member: an alloc or a dump's "accounts".
+Status StateParser::parse_members(Collected& c, const char* not_object,
+                                  Status (StateParser::*member)(Collected&)) {
+    if (peek() != '{') return fail(not_object);
     if (open_is_empty('}')) return {};
     while (true) {
-        MPT_RETURN_IF_ERROR(alloc_member(c));
+        MPT_RETURN_IF_ERROR((this->*member)(c));
         MPT_TRY(const bool more, next_item('}'));
         if (!more) return {};
     }
 }
 
-Status StateParser::alloc_member(Collected& c) {
-    skip_ws();
-    if (peek() != '"') return fail("expected a string key");
-    const char* name_at = p_;
-    MPT_TRY(const std::string_view name_view, string_view_value());
-    const std::string_view label = keep_label(name_view);
-    Address addr;
-    if (const char* why = parse_address(label, addr)) {
-        return Error{Errc::bad_hex,
-                     where(name_at) + ": account " + std::string(label) + ": " + why};
-    }
-    MPT_RETURN_IF_ERROR(colon());
-    return parse_account(c, Rules::alloc, label, name_at, &addr);
+// An alloc object: {address: account}.
+Status StateParser::parse_alloc(Collected& c) {
+    return parse_members(c, "an alloc is an object of accounts", &StateParser::alloc_member);
 }
 
 // geth's dump accounts: {address or "pre(0x<hash>)": account} (core/state/dump.go keys
 // an account without an address preimage by its hash).
 Status StateParser::parse_dump_accounts(Collected& c) {
-    if (peek() != '{') return fail("\"accounts\" is an object of accounts");
-    if (open_is_empty('}')) return {};
-    while (true) {
-        MPT_RETURN_IF_ERROR(dump_member(c));
-        MPT_TRY(const bool more, next_item('}'));
-        if (!more) return {};
-    }
+    return parse_members(c, "\"accounts\" is an object of accounts", &StateParser::dump_member);
+}
+
+Result<std::string_view> StateParser::member_name(const char*& name_at) {
+    skip_ws();
+    if (peek() != '"') return fail("expected a string key");
+    name_at = p_;
+    MPT_TRY(const std::string_view name_view, string_view_value());
+    return keep_label(name_view);
+}
+
+Error StateParser::name_error(const char* name_at, std::string_view label, const char* why) const {
+    return Error{Errc::bad_hex, where(name_at) + ": account " + std::string(label) + ": " + why};
+}
+
+Status StateParser::alloc_member(Collected& c) {
+    const char* name_at = nullptr;
+    MPT_TRY(const std::string_view label, member_name(name_at));
+    Address addr;
+    if (const char* why = parse_address(label, addr)) return name_error(name_at, label, why);
+    MPT_RETURN_IF_ERROR(colon());
+    return parse_account(c, Rules::alloc, label, name_at, &addr);
 }
 
 Status StateParser::dump_member(Collected& c) {
-    skip_ws();
-    if (peek() != '"') return fail("expected a string key");
-    const char* name_at = p_;
-    MPT_TRY(const std::string_view name_view, string_view_value());
-    const std::string_view label = keep_label(name_view);
+    const char* name_at = nullptr;
+    MPT_TRY(const std::string_view label, member_name(name_at));
     Address addr;
-    const bool by_hash = label.starts_with("pre(") && label.ends_with(")");
-    if (!by_hash) {
-        if (const char* why = parse_address(label, addr)) {
-            return Error{Errc::bad_hex,
-                         where(name_at) + ": account " + std::string(label) + ": " + why};
-        }
-    }
     Hash256 hash;
-    if (by_hash) {
-        if (const char* why = parse_hash(label.substr(4, label.size() - 5), hash)) {
-            return Error{Errc::bad_hex,
-                         where(name_at) + ": account " + std::string(label) + ": " + why};
-        }
+    const bool by_hash = label.starts_with("pre(") && label.ends_with(")");
+    if (const char* why = by_hash ? parse_hash(label.substr(4, label.size() - 5), hash)
+                                  : parse_address(label, addr)) {
+        return name_error(name_at, label, why);
     }
     MPT_RETURN_IF_ERROR(colon());
     MPT_RETURN_IF_ERROR(parse_account(c, Rules::dump, label, name_at, by_hash ? nullptr : &addr));

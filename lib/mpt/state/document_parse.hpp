@@ -103,6 +103,8 @@ private:
 
     // document.cpp
     Status parse_top(Collected& c, Top& top);
+    Status parse_members(Collected& c, const char* not_object,
+                         Status (StateParser::*member)(Collected&));
     Status parse_alloc(Collected& c);
     Status parse_dump_accounts(Collected& c);
     Status parse_lines(Collected& c, StateDoc& doc);
@@ -110,6 +112,10 @@ private:
     // object of a dump by lines (first: the first of them, which decides the shape).
     Status alloc_member(Collected& c);
     Status dump_member(Collected& c);
+    // A member's name (p_ before it; name_at set to its place), kept as the account's label,
+    // and the error of a name that is no address or hash.
+    Result<std::string_view> member_name(const char*& name_at);
+    Error name_error(const char* name_at, std::string_view label, const char* why) const;
     Status line_account(Collected& c, StateDoc& doc, bool first);
     Status finish(Collected& c, StateDoc& doc, unsigned threads);
     std::string hash_account(StateAccount& a, const Pending& pd) const;
