@@ -259,3 +259,49 @@ TEST_CASE("b-tree writer: the lock-byte page is never written nor linked to") {
         }
     }
 }
+
+TEST_CASE("b-tree writer: a marked record is where place() says, in a leaf or as a divider") {
+    // Small pages and many records make three levels; every fifth record is marked, so that
+    // some become dividers, at the moment a page fills up and when the last page is closed.
+    std::mt19937_64 rng(test::seed("btree_writer_marks"));
+    for (const size_t n : {size_t{1}, size_t{2}, size_t{9}, size_t{3000}}) {
+        INFO(n << " records");
+        std::map<uint32_t, bytes> pages;
+        IndexBtreeWriter tree(512, 1, 2, [&](uint32_t number, bytes_view page) -> Status {
+            pages[number].assign(page.begin(), page.end());
+            return {};
+        });
+        std::vector<std::pair<size_t, bytes>> marked;  // (mark, record)
+        for (size_t i = 0; i < n; ++i) {
+            bytes key(4);
+            for (size_t j = 0; j < 4; ++j) key[j] = static_cast<uint8_t>(i >> (8 * (3 - j)));
+            bytes record;
+            append_record(record, 2, key, test::random_bytes(rng, 1 + rng() % 60));
+            if (i % 5 == 4 || i + 1 == n) {
+                auto mark = tree.add_marked(record);
+                REQUIRE_MESSAGE(mark.ok(), test::why(mark));
+                marked.emplace_back(*mark, record);
+            } else {
+                REQUIRE(tree.add(record).ok());
+            }
+        }
+        REQUIRE(tree.finish().ok());
+        size_t in_interior = 0;
+        for (const auto& [mark, record] : marked) {
+            const IndexBtreeWriter::Place& place = tree.place(mark);
+            REQUIRE(pages.count(place.page) == 1);
+            const bytes& page = pages[place.page];
+            REQUIRE(place.end >= record.size());
+            REQUIRE(place.end <= page.size());
+            CHECK(bytes(page.begin() + place.end - record.size(), page.begin() + place.end) ==
+                  record);
+            in_interior += page[0] == 0x02;  // an interior page of an index b-tree
+        }
+        if (n == 3000) CHECK(in_interior > 0);
+    }
+    // A record that would overflow its cell cannot be marked.
+    IndexBtreeWriter tree(512, 1, 2, [](uint32_t, bytes_view) -> Status { return {}; });
+    bytes record;
+    append_record(record, 2, bytes{1}, bytes(tree.max_local(), 7));
+    CHECK(!tree.add_marked(record).ok());
+}

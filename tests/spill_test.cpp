@@ -245,6 +245,7 @@ TEST_CASE("spill: the runs tell how many first nibbles their keys start with") {
     REQUIRE(sorter.finish().ok());
     REQUIRE(sorter.runs_spilled() >= 2);
     CHECK(sorter.nibbles_used() == 3);
+    CHECK(sorter.bytes_used() == 5);  // the empty key as byte 0
 }
 
 TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors") {
@@ -417,6 +418,91 @@ TEST_CASE(
                         CHECK(test::file_bytes(got_file.path) == test::file_bytes(want_file.path));
                         CHECK(dir.entries() == 0);
                     }
+                }
+            }
+        }
+    }
+}
+
+namespace {
+
+// n writes of 32-byte keys whose first bytes go round all 256 (the rest random), so that a
+// spilled build splits at depth 2; values of value_bytes. With delete_byte >= 0, every key of
+// that first byte is deleted at the end (the runs still hold it).
+std::string every_first_byte(std::mt19937_64& rng, size_t n, size_t value_bytes,
+                             int delete_byte = -1) {
+    std::string s = "[";
+    std::vector<bytes> deleted;
+    for (size_t i = 0; i < n; ++i) {
+        bytes key = test::random_bytes(rng, 32);
+        key[0] = static_cast<uint8_t>(i % 256);
+        if (key[0] == delete_byte) deleted.push_back(key);
+        s += (i == 0 ? "[\"" : ",[\"") + to_hex(key) + "\",\"" +
+             to_hex(test::random_bytes(rng, value_bytes)) + "\"]";
+    }
+    for (const bytes& key : deleted) s += ",[\"" + to_hex(key) + "\",null]";
+    return s + "]";
+}
+
+}  // namespace
+
+TEST_CASE("spill: a build split at depth 2 is the in-memory build's, byte for byte") {
+    // Keys of every first byte make the 17 branches above the parts full branches of hashed
+    // children, as the build foresees; deleting one first byte's keys, keys of one byte
+    // (children embedded), 1-byte values and the empty key break the foresight, and the build
+    // is made otherwise. The file is the same either way.
+    std::mt19937_64 rng(test::seed("spill_deep_build"));
+    struct Case {
+        const char* name;
+        std::string doc;
+    };
+    std::vector<Case> cases = {
+        {"every first byte", every_first_byte(rng, 3000, 32)},
+        {"every first byte, short values", every_first_byte(rng, 1000, 1)},
+        {"one first byte deleted", every_first_byte(rng, 3000, 32, 0x7f)},
+        {"the empty key too", every_first_byte(rng, 2000, 32).insert(1, "[\"0x\",\"0x01\"],")},
+    };
+    std::string one_byte_keys = "{";
+    for (int b = 0; b < 256; ++b) {
+        one_byte_keys += (b == 0 ? "\"" : ",\"") + to_hex(bytes{static_cast<uint8_t>(b)}) +
+                         "\":\"0x0" + std::to_string(b % 10) + "\"";
+    }
+    cases.push_back({"keys of one byte", one_byte_keys + "}"});
+    for (const Case& c : cases) {
+        for (const bool secure : {false, true}) {
+            for (const size_t row_bytes : {size_t{2000}, size_t{1} << 30}) {
+                for (const unsigned threads : {2u, 3u}) {
+                    INFO(c.name << (secure ? ", secure" : "") << ", rows of " << row_bytes
+                                << " bytes, " << threads << " threads");
+                    auto input = parse_kv(c.doc);
+                    REQUIRE_MESSAGE(input.ok(), test::why(input));
+                    BuildOptions o;
+                    o.secure = secure;
+                    o.threads = 1;
+                    TempFile want_file;
+                    auto want = build_new_trie_file(want_file.path, *input, o);
+                    REQUIRE_MESSAGE(want.ok(), test::why(want));
+                    REQUIRE(want->has_value());
+
+                    TempDir dir;
+                    TempFile doc_file, got_file;
+                    write_temp(c.doc, doc_file.path);
+                    SpillFiles files(tiny(dir.path, 4000, 4, true));
+                    SpillingPairSorter sorter(files);
+                    KvStreamReader stream(open_read(doc_file.path), doc_file.path, {}, 1000,
+                                          1 << 20, false);
+                    REQUIRE(sort_kv_stream(stream, secure, secure, sorter).ok());
+                    REQUIRE(sorter.runs_spilled() > 1);
+                    if (!secure) CHECK(sorter.bytes_used() == 256);
+                    o.threads = threads;
+                    auto got =
+                        build_new_trie_file_sorted(got_file.path, sorter, o, files, row_bytes);
+                    REQUIRE_MESSAGE(got.ok(), test::why(got));
+                    REQUIRE(got->has_value());
+                    CHECK((*got)->root == (*want)->root);
+                    CHECK((*got)->rows_written == (*want)->rows_written);
+                    CHECK(test::file_bytes(got_file.path) == test::file_bytes(want_file.path));
+                    CHECK(dir.entries() == 0);
                 }
             }
         }

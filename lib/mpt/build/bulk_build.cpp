@@ -124,18 +124,10 @@ public:
           next_(image_pages_ + tail_pages + 1),
           buffer_first_(next_) {}
 
-    // As write, but the page's bytes are kept in memory and written at finish, after
-    // patch_held may have changed them (zeros stand in its place until then).
-    Status write_held(uint32_t number, bytes_view page) {
-        held_.assign(page.begin(), page.end());
-        held_number_ = number;
-        return write(number, bytes(page.size(), 0));
-    }
-    // Overwrites the held page's last bytes. False when no page is held.
-    bool patch_held(bytes_view tail) {
-        if (held_.size() < tail.size()) return false;
-        std::copy(tail.begin(), tail.end(), held_.end() - static_cast<ptrdiff_t>(tail.size()));
-        return true;
+    // Puts data in place on page `page` (written already, or to be), ending at byte `end`
+    // of it, at finish: a record the b-tree writer marked, written as a stand-in.
+    void patch(uint32_t page, uint32_t end, bytes_view data) {
+        patches_.push_back({page, end, bytes(data.begin(), data.end())});
     }
 
     Status write(uint32_t number, bytes_view page) {
@@ -160,9 +152,14 @@ public:
     // Writes what is left and the image with its header's page count; then syncs.
     Status finish(uint32_t pages) {
         MPT_RETURN_IF_ERROR(flush());
-        if (!held_.empty()) {
-            MPT_RETURN_IF_ERROR(
-                pwrite_all(held_, static_cast<off_t>(held_number_ - 1) * image_.page_size));
+        for (const Patch& p : patches_) {
+            const uint64_t at = uint64_t{p.page - 1} * image_.page_size + p.end - p.data.size();
+            if (p.page <= image_pages_) {
+                std::copy(p.data.begin(), p.data.end(),
+                          image_.pages.begin() + static_cast<ptrdiff_t>(at));
+            } else {
+                MPT_RETURN_IF_ERROR(pwrite_all(p.data, static_cast<off_t>(at)));
+            }
         }
         finish_image_header(image_.pages, pages);
         MPT_RETURN_IF_ERROR(pwrite_all(image_.pages, 0));
@@ -197,8 +194,12 @@ private:
     uint32_t next_;          // the page expected next
     uint32_t buffer_first_;  // the page buffer_ begins with
     bytes buffer_;
-    bytes held_;
-    uint32_t held_number_ = 0;
+    struct Patch {
+        uint32_t page;
+        uint32_t end;
+        bytes data;
+    };
+    std::vector<Patch> patches_;
 };
 
 const std::optional<BuildResult> kNotThisWay;
@@ -258,11 +259,25 @@ PreimageRecords records_of(std::span<const Preimage> items) {
     };
 }
 
-// Ends a file after its nodes: finishes the nodes' b-tree, writes the preimages' after it,
-// and writes what is left with the image (the trees' roots among its pages).
+// A row the nodes' b-tree was given as a stand-in (IndexBtreeWriter::add_marked): its mark,
+// and the rlp that takes the stand-in's place, of the same size.
+struct StandIn {
+    size_t mark;
+    bytes_view rlp;
+};
+
+// Ends a file after its nodes: finishes the nodes' b-tree, puts the stand-ins' rlp in place,
+// writes the preimages' b-tree after it, and writes what is left with the image (the trees'
+// roots among its pages).
 Status finish_trees(PageFile& out, const FileImage& image, IndexBtreeWriter& nodes,
-                    const PreimageRecords& preimages) {
+                    const PreimageRecords& preimages, std::span<const StandIn> stand_ins = {}) {
     MPT_TRY(uint32_t pages, nodes.finish());
+    for (const StandIn& s : stand_ins) {
+        // A record ends with its rlp.
+        const IndexBtreeWriter::Place& place = nodes.place(s.mark);
+        if (place.page == 0) return {Errc::internal, "a stand-in row was not written"};
+        out.patch(place.page, place.end, s.rlp);
+    }
     if (preimages) {
         IndexBtreeWriter tree(
             image.page_size, image.preimages_root, pages + 1,
@@ -334,24 +349,44 @@ Result<std::optional<BuildResult>> link_unnamed(int fd, const std::filesystem::p
     return std::optional<BuildResult>(result);
 }
 
-// The root branch's row when the top branch stands at the root and all 16 of its children
-// are hashed, with no value: what a large trie of random keys has, and the one row whose
-// size is known before the hashing ends (kMaxBranchWithoutValue bytes).
-constexpr size_t kPredictedRootRlp = kMaxBranchWithoutValue;
+// The row of a branch whose 16 children are hashed, with no value: what the root of a large
+// trie of random keys is, and each of the 16 branches below it, and the one size of such a
+// row known before the hashing ends (kMaxBranchWithoutValue bytes).
+constexpr size_t kPredictedBranchRlp = kMaxBranchWithoutValue;
 
-// The rows written to the b-tree as the parts of a split build are done, on a thread of its
-// own, while the others hash: the root branch's row first, as a stand-in of the size it will
-// have when predicted right, then part 0, part 1 and so on, each once it is in path order.
-// Its page, the first leaf, is held back and patched once the root is known.
 // Hands f(path, rlp) every row of part v of a split build, in path order.
 using RowVisitor = std::function<Status(bytes_view path, bytes_view rlp)>;
 using PartRowsOf = std::function<Status(size_t v, const RowVisitor& f)>;
 
+// How a split build's rows come: `parts` parts in path order, each once it is done. Below the
+// root (a split at depth 1) those are the 16 subtries of its children; a split at depth 2
+// (deep) has 256, those of the children of the 16 branches below the root, whose rows come
+// before the parts below them.
+struct SplitLayout {
+    size_t parts = PartSinks::kTopPart;
+    bool deep = false;
+};
+
+// The rows written to the b-tree as the parts of a split build are done, on a thread of its
+// own, while the others hash: the root branch's row first, and in a deep layout each branch's
+// below it, as stand-ins of the size they have when predicted right, then part 0, part 1 and
+// so on, each once it is in path order. The stand-ins are marked in the b-tree, to be put
+// right once the hashing ends.
 class RowWriterThread {
 public:
-    RowWriterThread(PartRowsOf rows, IndexBtreeWriter& tree, TrieId trie)
-        : rows_(std::move(rows)), tree_(tree), trie_(trie) {
-        thread_ = std::thread([this] { status_ = run(); });
+    // ended, when given, is called on the writer's thread as it ends, for any reason.
+    RowWriterThread(PartRowsOf rows, SplitLayout layout, IndexBtreeWriter& tree, TrieId trie,
+                    std::function<void()> ended = {})
+        : rows_(std::move(rows)),
+          layout_(layout),
+          tree_(tree),
+          trie_(trie),
+          ended_(std::move(ended)),
+          done_(layout.parts, 0) {
+        thread_ = std::thread([this] {
+            status_ = run();
+            if (ended_) ended_();
+        });
     }
     ~RowWriterThread() {
         // On the way out of an error or an exception: the thread ends before what it uses.
@@ -362,15 +397,15 @@ public:
 
     // Part v is in path order (called on the thread that built it).
     void part_done(size_t v) {
-        if (v >= PartSinks::kTopPart) return;
+        if (v >= layout_.parts) return;
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            done_[v] = true;
+            done_[v] = 1;
         }
         changed_.notify_all();
     }
     // The hashing is over: the thread writes the parts done and ends. Returns whether it
-    // wrote all 16.
+    // wrote them all.
     Result<bool> stop() {
         {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -379,20 +414,34 @@ public:
         changed_.notify_all();
         if (thread_.joinable()) thread_.join();
         MPT_RETURN_IF_ERROR(status_);
-        return written_ == PartSinks::kTopPart;
+        return written_ == layout_.parts;
     }
+    // After stop(): the stand-ins' marks, the root's first, then the branches' below it.
+    const std::vector<size_t>& stand_ins() const noexcept { return stand_ins_; }
 
 private:
+    Status stand_in(bytes_view path, bytes& record) {
+        record.clear();
+        append_record(record, trie_, path, bytes(kPredictedBranchRlp, 0));
+        MPT_TRY(const size_t mark, tree_.add_marked(record));
+        stand_ins_.push_back(mark);
+        return {};
+    }
+
     Status run() {
         bytes record;
-        append_record(record, trie_, bytes_view(), bytes(kPredictedRootRlp, 0));
-        MPT_RETURN_IF_ERROR(tree_.add(record));
+        MPT_RETURN_IF_ERROR(stand_in(bytes_view(), record));
         bytes previous;  // the last path written (the empty one, so far)
-        for (size_t v = 0; v < PartSinks::kTopPart; ++v) {
+        for (size_t v = 0; v < layout_.parts; ++v) {
             {
                 std::unique_lock<std::mutex> lock(mutex_);
-                changed_.wait(lock, [&] { return done_[v] || over_; });
-                if (!done_[v]) return {};
+                changed_.wait(lock, [&] { return done_[v] != 0 || over_; });
+                if (done_[v] == 0) return {};
+            }
+            if (layout_.deep && v % 16 == 0) {
+                const uint8_t nibble = static_cast<uint8_t>(v / 16);
+                MPT_RETURN_IF_ERROR(stand_in(bytes_view(&nibble, 1), record));
+                previous.assign(1, nibble);
             }
             MPT_RETURN_IF_ERROR(rows_(v, [&](bytes_view path, bytes_view rlp) -> Status {
                 // The b-tree is corrupt unless its keys increase: checked, not assumed.
@@ -410,33 +459,37 @@ private:
     }
 
     PartRowsOf rows_;
+    SplitLayout layout_;
     IndexBtreeWriter& tree_;
     TrieId trie_;
+    std::function<void()> ended_;
     std::mutex mutex_;
     std::condition_variable changed_;
-    std::array<bool, PartSinks::kTopPart> done_{};
+    std::vector<char> done_;
     bool over_ = false;
     size_t written_ = 0;
+    std::vector<size_t> stand_ins_;
     Status status_;
     std::thread thread_;
 };
 
 // A split build that writes its rows while it hashes (RowWriterThread). The file is the one
-// the build would write after the hashing, byte for byte. When the root's row turns out
-// not to be the one predicted (its top branch stands lower, holds a value or an embedded
-// child), or the file's first pages would differ, written is false: the rows are all kept,
-// hashed, and the caller writes them anew.
+// the build would write after the hashing, byte for byte. When a row above the parts turns
+// out not to be the one predicted (the top branch stands lower, holds a value or an embedded
+// child), or the file's first pages would differ, written is false: the caller writes the
+// rows anew.
 struct Overlapped {
     BuildResult result;
     bool written = false;
     std::optional<BuildResult> file;  // written: the result, or nullopt when the name was taken
 };
 
-// What the hashing of a split build gives: its result, and the root's row when that is the
-// only row above the parts (the root branch itself, at the empty path).
+// What the hashing of a split build gives: its result, and the rows above the parts when
+// they are branches as the layout foresees: the root's (at the empty path), then in a deep
+// layout the 16 below it; empty otherwise.
 struct SplitHash {
     BuildResult result;
-    std::optional<bytes> root_rlp;
+    std::vector<bytes> top_rlps;
 };
 // Hashes the parts, calling part_done(v) on the thread that built part v once its rows are
 // all there, in path order.
@@ -445,41 +498,40 @@ using SplitHasher = std::function<Result<SplitHash>(const std::function<void(siz
 Result<Overlapped> write_while_hashing(int fd, const std::filesystem::path& dir,
                                        const std::string& path, const BuildOptions& o,
                                        const PreimageRecords& preimages,
-                                       const PartRowsOf& part_rows, const SplitHasher& hash) {
+                                       const PartRowsOf& part_rows, const SplitHasher& hash,
+                                       SplitLayout layout = {},
+                                       const std::function<void()>& writer_ended = {}) {
     const TrieKind kind = o.secure ? TrieKind::secure : TrieKind::plain;
     // The first pages, made with a stand-in root: the root hash is one fixed-size field of
     // the tries row, so the real one gives pages of the same number (checked below).
     MPT_TRY(FileImage image, new_file_image(o.trie, kind, Hash256{}));
     const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
     PageFile out(fd, path, image);
-    // The first leaf, whose first cell is the root's row, is held back for the real row.
-    IndexBtreeWriter* writing = nullptr;
-    IndexBtreeWriter tree(image.page_size, image.nodes_root, image_pages + 1,
-                          [&](uint32_t number, bytes_view page) {
-                              return number == writing->first_leaf() ? out.write_held(number, page)
-                                                                     : out.write(number, page);
-                          });
-    writing = &tree;
+    IndexBtreeWriter tree(
+        image.page_size, image.nodes_root, image_pages + 1,
+        [&](uint32_t number, bytes_view page) { return out.write(number, page); });
     Overlapped r;
-    RowWriterThread writer(part_rows, tree, image.trie);
+    RowWriterThread writer(part_rows, layout, tree, image.trie, writer_ended);
     Result<SplitHash> hashed = hash([&](size_t v) { writer.part_done(v); });
     MPT_TRY(const bool all_parts, writer.stop());
     if (!hashed) return hashed.error();
     r.result = hashed->result;
-    const std::optional<bytes>& root_rlp = hashed->root_rlp;
-    if (!all_parts || !root_rlp || root_rlp->size() != kPredictedRootRlp) return r;
+    const std::vector<bytes>& top = hashed->top_rlps;
+    if (!all_parts || top.size() != writer.stand_ins().size()) return r;
+    std::vector<StandIn> stand_ins;
+    for (size_t i = 0; i < top.size(); ++i) {
+        if (top[i].size() != kPredictedBranchRlp) return r;
+        stand_ins.push_back({writer.stand_ins()[i], top[i]});
+    }
     MPT_TRY(FileImage real, new_file_image(o.trie, kind, r.result.root));
     if (real.pages.size() != image.pages.size() || real.nodes_root != image.nodes_root ||
         real.preimages_root != image.preimages_root || real.trie != image.trie) {
         return r;
     }
-    // The held page has the root's row as its first cell, which ends the page: its last
-    // bytes are the row's rlp.
-    if (!out.patch_held(*root_rlp)) return r;
     // The pages the tree wrote into the image so far (none but the root, written at
     // finish) are taken over by the real image's.
     image.pages = std::move(real.pages);
-    MPT_RETURN_IF_ERROR(finish_trees(out, image, tree, preimages));
+    MPT_RETURN_IF_ERROR(finish_trees(out, image, tree, preimages, stand_ins));
     r.written = true;
     MPT_TRY(r.file, link_unnamed(fd, dir, path, r.result));
     return r;
@@ -561,7 +613,7 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
             const RowBuffer& top = rows.rows_of(PartSinks::kTopPart);
             if (top.order.size() == 1 && top.path(top.order[0]).empty()) {
                 const bytes_view rlp = top.rlp(top.order[0]);
-                h.root_rlp = bytes(rlp.begin(), rlp.end());
+                h.top_rlps.emplace_back(rlp.begin(), rlp.end());
             }
             return h;
         };
@@ -598,14 +650,18 @@ public:
     }
     Status finish() { return run_ ? run_->finish() : Status(); }
 
-    // After finish: hands add each (hash, preimage) record, in order.
+    // After finish: hands add each (hash, preimage) record, in order, once; the file goes
+    // with the last.
     Status records(const std::function<Status(bytes_view)>& add) {
         if (!run_) return {};
         bytes record;
         bytes_view hash, preimage;
         while (true) {
             MPT_TRY(const bool more, run_->next(hash, preimage));
-            if (!more) return {};
+            if (!more) {
+                run_.reset();
+                return {};
+            }
             record.clear();
             append_blob_record(record, hash, preimage);
             MPT_RETURN_IF_ERROR(add(record));
@@ -692,6 +748,145 @@ private:
     BuildResult result_;
 };
 
+// The spilled build split at depth 2 (SplitLayout::deep): the subtrie under each of the 256
+// children of the 16 branches below the root is hashed from the sorter's runs of that first
+// byte, a part to a task in key order, and its rows are held (in memory up to a share of the
+// row budget, past it in runs) only until the parts before it are written. A part is a 256th
+// of the pairs, so at any size up to 256 times a share no row goes to disk but the file's.
+// The 17 branches above the parts are known only at the end; they stand in at the size of a
+// branch of 16 hashed children, which they have when every first byte has final keys of more
+// than a byte or so. When they do not, the build is made as SplitBuild makes it.
+class DeepSplitBuild {
+public:
+    static constexpr size_t kParts = 256;
+
+    // Builds the parts, at most `window` of them held at once, each with row_bytes / window;
+    // false when the branches above them are not all there (the caller then builds
+    // otherwise). part_done(b) is called on the thread that built part b.
+    Result<bool> run(const SpillingPairSorter& pairs, SpillFiles& files, size_t row_bytes,
+                     unsigned threads, bool preimages,
+                     const std::function<void(size_t)>& part_done) {
+        const size_t window = size_t{threads} + 2;
+        const size_t part_bytes = std::max<size_t>(row_bytes / window, 1);
+        std::array<NibblePart, kParts> parts;
+        std::array<size_t, kParts> part_rows{};
+        bytes top_value;  // the empty key's value, which the root branch would hold
+        run_tasks(threads, kParts, [&](size_t b, unsigned) {
+            NibblePart& part = parts[b];
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                freed_.wait(lock, [&] { return b < written_ + window || writer_ended_; });
+            }
+            rows_[b] = std::make_unique<SpillingRows>(files, part_bytes);
+            SpillingRows& rows = *rows_[b];
+            StackTrie st(&rows, 2);
+            part.status = add_byte_stream(
+                pairs, static_cast<unsigned>(b), st, top_value,
+                [&](std::span<const KvPair> batch, std::span<const bytes_view> extras) -> Status {
+                    if (preimages) MPT_RETURN_IF_ERROR(preimages_[b].add(files, batch, extras));
+                    return rows.status();
+                });
+            part.pairs = st.count();
+            part.ref = st.finish_ref();
+            part_rows[b] = rows.rows();
+            if (part.status.ok()) part.status = rows.status();
+            if (part.status.ok()) part.status = preimages_[b].finish();
+            part_done(b);
+        });
+        std::array<NibblePart, 16> branches;
+        for (size_t v = 0; v < 16; ++v) {
+            std::array<NibblePart, 16> below;
+            std::copy_n(parts.begin() + static_cast<ptrdiff_t>(16 * v), 16, below.begin());
+            MPT_TRY(std::optional<bytes> enc,
+                    root_branch_of_parts(below, bytes_view(), branches[v].pairs));
+            if (!enc) return false;
+            branches[v].ref = NodeRef::of(*enc);
+            if (enc->size() >= 32) branches[v].ref = NodeRef::from_hash(keccak256(*enc));
+            top_rlps_[v + 1] = std::move(*enc);
+        }
+        size_t count = 0;
+        MPT_TRY(std::optional<bytes> enc, root_branch_of_parts(branches, top_value, count));
+        if (!enc) return false;
+        top_rlps_[0] = std::move(*enc);
+        result_.root = keccak256(top_rlps_[0]);
+        result_.created = true;
+        result_.rows_written = 17;
+        for (const size_t n : part_rows) result_.rows_written += n;
+        return true;
+    }
+
+    const BuildResult& result() const noexcept { return result_; }
+    // After run(): the root's rlp, then the 16 branches' below it.
+    std::vector<bytes> top_rlps() const { return {top_rlps_.begin(), top_rlps_.end()}; }
+
+    // Calls f(path, rlp) for every row of part b, in path order, and lets the rows go: once,
+    // after part_done(b), on the writer's thread.
+    Status part_rows(size_t b, const RowVisitor& f) {
+        Status s = rows_[b]->for_each(f);
+        rows_[b].reset();
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            written_ = b + 1;
+        }
+        freed_.notify_all();
+        return s;
+    }
+    // The writer has ended: no part waits for it any more.
+    void writer_ended() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            writer_ended_ = true;
+        }
+        freed_.notify_all();
+    }
+
+    // The parts' preimages, part 0's first: in hash order.
+    PreimageRecords preimages() {
+        return [this](const std::function<Status(bytes_view)>& add) -> Status {
+            for (PreimageRun& p : preimages_) MPT_RETURN_IF_ERROR(p.records(add));
+            return {};
+        };
+    }
+
+private:
+    std::array<std::unique_ptr<SpillingRows>, kParts> rows_;
+    std::array<PreimageRun, kParts> preimages_;
+    std::array<bytes, 17> top_rlps_;
+    BuildResult result_;
+    std::mutex mutex_;
+    std::condition_variable freed_;
+    size_t written_ = 0;  // the parts written (and let go), from part 0
+    bool writer_ended_ = false;
+};
+
+// The spilled build split at depth 2, its rows written as the parts are done. nullopt in the
+// outer optional when the prediction of DeepSplitBuild fails: the caller builds otherwise,
+// from the start of the file.
+Result<std::optional<std::optional<BuildResult>>> write_deep_split(
+    int fd, const std::filesystem::path& dir, const std::string& path, SpillingPairSorter& pairs,
+    const BuildOptions& o, SpillFiles& files, size_t row_bytes, bool preimages) {
+    DeepSplitBuild deep;
+    const PartRowsOf part_rows = [&](size_t b, const RowVisitor& f) {
+        return deep.part_rows(b, f);
+    };
+    const SplitHasher hash =
+        [&](const std::function<void(size_t)>& part_done) -> Result<SplitHash> {
+        MPT_TRY(const bool made,
+                deep.run(pairs, files, row_bytes, o.threads, preimages, part_done));
+        SplitHash h;
+        h.result = deep.result();
+        if (made) h.top_rlps = deep.top_rlps();
+        return h;
+    };
+    const PreimageRecords preimage_records = preimages ? deep.preimages() : PreimageRecords();
+    MPT_TRY(Overlapped written,
+            write_while_hashing(fd, dir, path, o, preimage_records, part_rows, hash,
+                                {DeepSplitBuild::kParts, true}, [&] { deep.writer_ended(); }));
+    if (written.written) return std::optional<std::optional<BuildResult>>(written.file);
+    if (::ftruncate(fd, 0) != 0) return io_error(path, "truncate");
+    return std::optional<std::optional<BuildResult>>();
+}
+
 Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::filesystem::path& dir,
                                                          const std::string& path,
                                                          SpillingPairSorter& pairs,
@@ -699,6 +894,11 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
                                                          size_t row_bytes) {
     // A secure build's preimages go to a temporary file as the pairs come, in hash order.
     const bool preimages = o.secure && o.preimages;
+    if (o.threads > 1 && pairs.runs_spilled() > 0 && pairs.bytes_used() == 256) {
+        MPT_TRY(std::optional<std::optional<BuildResult>> deep,
+                write_deep_split(fd, dir, path, pairs, o, files, row_bytes, preimages));
+        if (deep) return *deep;
+    }
     if (o.threads > 1 && pairs.runs_spilled() > 0 && pairs.nibbles_used() > 1) {
         // Each part's rows go to the file as soon as it is done, while the others hash.
         SplitBuild split;
@@ -711,7 +911,7 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
             MPT_TRY(made, split.run(pairs, files, row_bytes, o.threads, preimages, part_done));
             SplitHash h;
             h.result = split.result();
-            if (made) h.root_rlp = split.root_rlp();
+            if (made) h.top_rlps.push_back(split.root_rlp());
             return h;
         };
         const PreimageRecords preimage_records = preimages ? split.preimages() : PreimageRecords();

@@ -48,10 +48,18 @@ Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
 
 // As build_new_trie_file, for the final pairs of a finished SpillingPairSorter (with the
 // input's keys as extras when o.secure and o.preimages). With more than one thread and runs
-// spilled, the subtries under the root branch are hashed one per first nibble on o.threads
-// threads, each from the sorter's nibble_stream, each part's rows kept up to its share of
-// row_bytes and past that put in path order in temporary files of files, and each part's
-// rows go to the b-tree as soon as the part is done, while the others hash; otherwise the
+// spilled, when the runs' keys start with every one of the 256 bytes, the subtries two
+// nibbles down are hashed one per first byte on o.threads threads, each from the sorter's
+// byte_stream, in order, and each part's rows go to the b-tree as soon as the parts before
+// it have, while the others hash: a part's rows are held only until then (a few parts at
+// once, each kept up to its share of row_bytes, past that put in path order in temporary
+// files of files). The 17 branches above the parts stand in at the size of full branches of
+// hashed children and are put right at the end; when they are not such branches (the final
+// keys miss a first byte, or are short) the build is made again from the runs as follows.
+// Otherwise, with more than one thread, the subtries under the root branch are hashed one
+// per first nibble, each from the sorter's nibble_stream, each part's rows kept up to its
+// share of row_bytes and spilled the same way, and each part's rows go to the b-tree as
+// soon as the part is done, while the others hash; otherwise the
 // trie is hashed on this thread, its rows kept and spilled the same way and merged into the
 // b-tree after. A secure build's preimages go to temporary files too, in hash order. The
 // file is the one build_new_trie_file makes of the same input, byte for byte. Returns

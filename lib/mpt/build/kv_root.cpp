@@ -169,17 +169,15 @@ Result<std::optional<KvRoot>> spilled_nibble_root(const SpillingPairSorter& sort
     return branch_of_parts(parts, top_value);
 }
 
-}  // namespace
-
-Status add_nibble_stream(
-    const SpillingPairSorter& sorter, unsigned v, StackTrie& st, bytes& top_value,
+// The final pairs of stream into st, as add_nibble_stream says.
+Status add_stream(
+    SpilledPairStream* stream, StackTrie& st, bytes& top_value,
     const std::function<Status(std::span<const KvPair>, std::span<const bytes_view>)>& each) {
-    MPT_TRY(const std::unique_ptr<SpilledPairStream> stream, sorter.nibble_stream(v));
     while (true) {
         MPT_TRY(std::span<const KvPair> pairs, stream->next());
         if (pairs.empty()) return {};
         std::span<const bytes_view> extras = stream->extras();
-        if (pairs.front().key.empty()) {  // the least key: nibble 0's first
+        if (pairs.front().key.empty()) {  // the least key: nibble 0's (byte 0's) first
             top_value.assign(pairs.front().value.begin(), pairs.front().value.end());
             pairs = pairs.subspan(1);
             extras = extras.empty() ? extras : extras.subspan(1);
@@ -188,6 +186,22 @@ Status add_nibble_stream(
         MPT_RETURN_IF_ERROR(add_spilled_batch(st, pairs));
         if (each) MPT_RETURN_IF_ERROR(each(pairs, extras));
     }
+}
+
+}  // namespace
+
+Status add_nibble_stream(
+    const SpillingPairSorter& sorter, unsigned v, StackTrie& st, bytes& top_value,
+    const std::function<Status(std::span<const KvPair>, std::span<const bytes_view>)>& each) {
+    MPT_TRY(const std::unique_ptr<SpilledPairStream> stream, sorter.nibble_stream(v));
+    return add_stream(stream.get(), st, top_value, each);
+}
+
+Status add_byte_stream(
+    const SpillingPairSorter& sorter, unsigned b, StackTrie& st, bytes& top_value,
+    const std::function<Status(std::span<const KvPair>, std::span<const bytes_view>)>& each) {
+    MPT_TRY(const std::unique_ptr<SpilledPairStream> stream, sorter.byte_stream(b));
+    return add_stream(stream.get(), st, top_value, each);
 }
 
 Result<KvRoot> kv_root_sorted(SpillingPairSorter& sorter, unsigned threads) {

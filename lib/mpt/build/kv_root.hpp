@@ -97,4 +97,10 @@ Status add_nibble_stream(
     const SpillingPairSorter& sorter, unsigned v, StackTrie& st, bytes& top_value,
     const std::function<Status(std::span<const KvPair>, std::span<const bytes_view>)>& each = {});
 
+// As add_nibble_stream, for the final pairs whose keys start with byte b, into a builder at
+// depth 2 (the empty key is byte 0's first).
+Status add_byte_stream(
+    const SpillingPairSorter& sorter, unsigned b, StackTrie& st, bytes& top_value,
+    const std::function<Status(std::span<const KvPair>, std::span<const bytes_view>)>& each = {});
+
 }  // namespace mpt

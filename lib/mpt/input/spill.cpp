@@ -100,7 +100,7 @@ RunFile::RunFile(RunFile&& other) noexcept
       size_(other.size_),
       records_(other.records_),
       starts_(other.starts_),
-      nibbles_started_(other.nibbles_started_) {}
+      bytes_started_(other.bytes_started_) {}
 
 RunFile& RunFile::operator=(RunFile&& other) noexcept {
     if (this != &other) {
@@ -113,7 +113,7 @@ RunFile& RunFile::operator=(RunFile&& other) noexcept {
         size_ = other.size_;
         records_ = other.records_;
         starts_ = other.starts_;
-        nibbles_started_ = other.nibbles_started_;
+        bytes_started_ = other.bytes_started_;
     }
     return *this;
 }
@@ -132,8 +132,8 @@ Status RunFile::flush() {
 Status RunFile::add(bytes_view key, bytes_view value) { return add(key, {}, value); }
 
 Status RunFile::add(bytes_view key, bytes_view value_head, bytes_view value_tail) {
-    const int nibble = key.empty() ? 0 : key[0] >> 4;
-    while (nibbles_started_ <= nibble) starts_[nibbles_started_++] = offset_ + buf_.size();
+    const int first = key.empty() ? 0 : key[0];
+    while (bytes_started_ <= first) starts_[bytes_started_++] = offset_ + buf_.size();
     const size_t value_len = value_head.size() + value_tail.size();
     // Sized once and filled by copies: a record is written where it goes, in one pass.
     const size_t at = buf_.size();
@@ -155,7 +155,7 @@ Status RunFile::add(bytes_view key, bytes_view value_head, bytes_view value_tail
 
 Status RunFile::finish() {
     MPT_RETURN_IF_ERROR(flush());
-    while (nibbles_started_ <= 16) starts_[nibbles_started_++] = offset_;
+    while (bytes_started_ <= 256) starts_[bytes_started_++] = offset_;
     size_ = offset_;
     offset_ = 0;
     at_ = 0;
@@ -212,8 +212,8 @@ Result<bool> RunFile::next(bytes_view& key, bytes_view& value) {
     }
 }
 
-Result<RunFile> RunFile::view(unsigned first, unsigned last) const {
-    MPT_ASSERT(first <= last && last <= 16);
+Result<RunFile> RunFile::view_bytes(unsigned first, unsigned last) const {
+    MPT_ASSERT(first <= last && last <= 256);
     const int fd = ::fcntl(fd_, F_DUPFD_CLOEXEC, 0);
     if (fd < 0) {
         return file_error(
@@ -225,7 +225,7 @@ Result<RunFile> RunFile::view(unsigned first, unsigned last) const {
     v.size_ = starts_[last];
     v.records_ = 0;
     v.starts_ = starts_;
-    v.nibbles_started_ = 17;
+    v.bytes_started_ = 257;
     return v;
 }
 
@@ -529,11 +529,30 @@ unsigned SpillingPairSorter::nibbles_used() const noexcept {
     return used;
 }
 
+unsigned SpillingPairSorter::bytes_used() const noexcept {
+    unsigned used = 0;
+    for (unsigned b = 0; b < 256; ++b) {
+        used += std::any_of(final_runs_.begin(), final_runs_.end(),
+                            [b](const RunFile& r) { return r.has_byte(b); });
+    }
+    return used;
+}
+
 Result<std::unique_ptr<SpilledPairStream>> SpillingPairSorter::nibble_stream(unsigned v) const {
     MPT_ASSERT(finished_ && v < 16);
+    return stream_of_bytes(16 * v, 16 * v + 16);
+}
+
+Result<std::unique_ptr<SpilledPairStream>> SpillingPairSorter::byte_stream(unsigned b) const {
+    MPT_ASSERT(finished_ && b < 256);
+    return stream_of_bytes(b, b + 1);
+}
+
+Result<std::unique_ptr<SpilledPairStream>> SpillingPairSorter::stream_of_bytes(
+    unsigned first, unsigned last) const {
     std::vector<RunFile> views;
     for (const RunFile& r : final_runs_) {
-        MPT_TRY(RunFile view, r.view(v, v + 1));
+        MPT_TRY(RunFile view, r.view_bytes(first, last));
         views.push_back(std::move(view));
     }
     return std::make_unique<SpilledPairStream>(std::move(views));

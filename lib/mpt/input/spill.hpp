@@ -95,13 +95,18 @@ public:
     Result<bool> next(bytes_view& key, bytes_view& value);
 
     // After finish(): whether any record's key starts with nibble v (the empty key counts
-    // as nibble 0).
-    bool has_nibble(unsigned v) const noexcept { return starts_[v + 1] > starts_[v]; }
+    // as nibble 0), or with byte b (the empty key counts as byte 0).
+    bool has_nibble(unsigned v) const noexcept { return starts_[16 * v + 16] > starts_[16 * v]; }
+    bool has_byte(unsigned b) const noexcept { return starts_[b + 1] > starts_[b]; }
 
     // After finish(): a run that reads, on its own descriptor, the records of this one whose
     // keys start with a nibble in [first, last) (the empty key counts as nibble 0). Views of
     // one run may be read on different threads at once. Errors: storage_io.
-    Result<RunFile> view(unsigned first, unsigned last) const;
+    Result<RunFile> view(unsigned first, unsigned last) const {
+        return view_bytes(16 * first, 16 * last);
+    }
+    // The same for keys that start with a byte in [first, last) (the empty key: byte 0).
+    Result<RunFile> view_bytes(unsigned first, unsigned last) const;
 
 private:
     explicit RunFile(SpillFiles& files, int fd) : files_(&files), fd_(fd) {}
@@ -115,9 +120,9 @@ private:
     uint64_t offset_ = 0;  // writing: bytes written; reading: bytes read into buf_
     uint64_t size_ = 0;    // bytes in the file, once finished: where reading ends
     size_t records_ = 0;
-    // Where the records of each first nibble begin (starts_[16]: the end); written so far.
-    std::array<uint64_t, 17> starts_{};
-    int nibbles_started_ = 0;
+    // Where the records of each first byte begin (starts_[256]: the end); written so far.
+    std::array<uint64_t, 257> starts_{};
+    int bytes_started_ = 0;
 };
 
 // Merges runs of records sorted by key into one sequence in key order. Among records with
@@ -208,10 +213,16 @@ public:
     // (v < 16; for v = 0 also the empty key), read apart from next(). Streams of different
     // nibbles may be read on different threads at once, and beside next().
     Result<std::unique_ptr<SpilledPairStream>> nibble_stream(unsigned v) const;
+    // The same for the final pairs whose keys start with byte b (b < 256; for b = 0 also the
+    // empty key).
+    Result<std::unique_ptr<SpilledPairStream>> byte_stream(unsigned b) const;
     // After finish(), when runs were spilled: how many first nibbles the entries' keys start
     // with (deletions counted). Below 2, the final keys make no branch of nibbles at the root,
     // and a split by nibble_stream is no use.
     unsigned nibbles_used() const noexcept;
+    // After finish(), when runs were spilled: how many first bytes the entries' keys start
+    // with (deletions counted, the empty key as byte 0).
+    unsigned bytes_used() const noexcept;
 
 private:
     struct Record {
@@ -231,6 +242,8 @@ private:
     Status spill_here();
     // Takes the run being written on the other thread, if any, into runs_.
     Status collect();
+    // The final pairs whose keys start with a byte in [first, last), merged from the runs.
+    Result<std::unique_ptr<SpilledPairStream>> stream_of_bytes(unsigned first, unsigned last) const;
 
     SpillFiles* files_;
     bytes arena_;

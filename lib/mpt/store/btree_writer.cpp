@@ -163,7 +163,27 @@ Status IndexBtreeWriter::add(bytes_view record) {
     return push(0, cell_, 0);  // nothing below changes cell_
 }
 
-Status IndexBtreeWriter::push(size_t level, bytes_view cell, uint32_t child) {
+Result<size_t> IndexBtreeWriter::add_marked(bytes_view record) {
+    if (record.size() > max_local_) {
+        return {Errc::internal, "a marked b-tree record does not fit its cell"};
+    }
+    MPT_RETURN_IF_ERROR(make_cell(record));
+    places_.emplace_back();
+    MPT_RETURN_IF_ERROR(push(0, cell_, 0, static_cast<uint32_t>(places_.size() - 1)));
+    return places_.size() - 1;
+}
+
+uint32_t IndexBtreeWriter::take_mark(Level& l, size_t i) {
+    for (auto m = l.marked.begin(); m != l.marked.end(); ++m) {
+        if (m->first != i) continue;
+        const uint32_t mark = m->second;
+        l.marked.erase(m);
+        return mark;
+    }
+    return kNoMark;
+}
+
+Status IndexBtreeWriter::push(size_t level, bytes_view cell, uint32_t child, uint32_t mark) {
     if (levels_.size() == level) levels_.emplace_back();
     if (levels_[level].has_pending) {
         // The page is full and a cell comes after the one that did not fit: the page is
@@ -171,17 +191,22 @@ Status IndexBtreeWriter::push(size_t level, bytes_view cell, uint32_t child) {
         Level& l = levels_[level];
         MPT_TRY(const uint32_t page, emit(level, l.starts.size(), l.pending_child, 0));
         const bytes divider = std::move(levels_[level].pending);
+        const uint32_t divider_mark = levels_[level].pending_mark;
         levels_[level].has_pending = false;
-        MPT_RETURN_IF_ERROR(push(level + 1, divider, page));  // may add a level: no references kept
+        levels_[level].pending_mark = kNoMark;
+        // May add a level: no references kept.
+        MPT_RETURN_IF_ERROR(push(level + 1, divider, page, divider_mark));
     }
     Level& l = levels_[level];
     const size_t size = cell.size() + (level == 0 ? 0 : 4);
     if (!fits(l, level, size)) {
         l.pending.assign(cell.begin(), cell.end());
         l.pending_child = child;
+        l.pending_mark = mark;
         l.has_pending = true;
         return {};
     }
+    if (mark != kNoMark) l.marked.emplace_back(static_cast<uint32_t>(l.starts.size()), mark);
     l.starts.push_back(static_cast<uint32_t>(l.data.size()));
     l.data.insert(l.data.end(), cell.begin(), cell.end());
     if (level != 0) l.children.push_back(child);
@@ -200,6 +225,7 @@ Result<uint32_t> IndexBtreeWriter::emit(size_t level, size_t n, uint32_t right_c
     put_u16(p + 3, static_cast<uint32_t>(n));
     // Cells fill the page from its end down; the pointers, in key order, from the header up.
     size_t content = page_size_;
+    ends_.clear();
     for (size_t i = 0; i < n; ++i) {
         const size_t begin = l.starts[i];
         const size_t end = i + 1 < l.starts.size() ? l.starts[i + 1] : l.data.size();
@@ -207,18 +233,24 @@ Result<uint32_t> IndexBtreeWriter::emit(size_t level, size_t n, uint32_t right_c
         if (!leaf) put_u32(p + content, l.children[i]);
         std::memcpy(p + content + (leaf ? 0 : 4), l.data.data() + begin, end - begin);
         put_u16(p + header + 2 * i, static_cast<uint32_t>(content));
+        if (!l.marked.empty()) {
+            const uint32_t mark = take_mark(l, i);
+            const size_t cell_end = content + (leaf ? 0 : 4) + end - begin;
+            if (mark != kNoMark) ends_.emplace_back(mark, static_cast<uint32_t>(cell_end));
+        }
     }
     put_u16(p + 5, static_cast<uint32_t>(content == 65536 ? 0 : content));
     if (!leaf) put_u32(p + 8, right_child);
     l.data.clear();
     l.starts.clear();
     l.children.clear();
+    l.marked.clear();
     l.cell_bytes = 0;
     uint32_t number = page_number;
     if (number == 0) {
         MPT_TRY(number, next_page());
     }
-    if (leaf && first_leaf_ == 0) first_leaf_ = number;
+    for (const auto& [mark, end] : ends_) places_[mark] = {number, end};
     MPT_RETURN_IF_ERROR(write_(number, page_));
     return number;
 }
@@ -235,12 +267,15 @@ Result<uint32_t> IndexBtreeWriter::finish() {
             if (n < 2) return {Errc::internal, "b-tree page holds fewer than two cells"};
             const bytes divider(l.data.begin() + l.starts[n - 1], l.data.end());
             const uint32_t divider_child = level == 0 ? 0 : l.children[n - 1];
+            const uint32_t divider_mark = take_mark(l, n - 1);
             bytes last = std::move(l.pending);
             const uint32_t last_child = l.pending_child;
+            const uint32_t last_mark = l.pending_mark;
             l.has_pending = false;
+            l.pending_mark = kNoMark;
             MPT_TRY(const uint32_t page, emit(level, n - 1, divider_child, 0));
-            MPT_RETURN_IF_ERROR(push(level + 1, divider, page));
-            MPT_RETURN_IF_ERROR(push(level, last, last_child));
+            MPT_RETURN_IF_ERROR(push(level + 1, divider, page, divider_mark));
+            MPT_RETURN_IF_ERROR(push(level, last, last_child, last_mark));
         }
         const size_t n = levels_[level].starts.size();
         if (level + 1 == levels_.size()) {

@@ -49,13 +49,24 @@ public:
     // 4 at least).
     Status add(bytes_view record);
 
+    // Adds a record as add does, and notes where its bytes land: for a caller that writes a
+    // stand-in of the real record's size and puts the real bytes in place at the end. Returns
+    // the mark's number, from 0 up. REQUIRES: the record is at most max_local() bytes, so its
+    // cell holds it whole, in a leaf or as a divider.
+    Result<size_t> add_marked(bytes_view record);
+    // Where a marked record is: its bytes end at byte `end` of page `page`; page 0 until that
+    // page has been handed to write.
+    struct Place {
+        uint32_t page = 0;
+        uint32_t end = 0;
+    };
+    const Place& place(size_t mark) const noexcept { return places_[mark]; }
+    // The longest payload a cell holds whole.
+    uint32_t max_local() const noexcept { return max_local_; }
+
     // Writes the pages still open, the root last; the writer is done. Returns the highest
     // page number written.
     Result<uint32_t> finish();
-
-    // The number of the first leaf page written (the one holding the first record, unless
-    // the root is the only page), from just before it is handed to write; 0 until then.
-    uint32_t first_leaf() const noexcept { return first_leaf_; }
 
 private:
     // The cells of one level's page being filled. A cell is its payload part (size, local
@@ -70,9 +81,14 @@ private:
         bool has_pending = false;
         bytes pending;
         uint32_t pending_child = 0;
+        uint32_t pending_mark = kNoMark;
+        std::vector<std::pair<uint32_t, uint32_t>> marked;  // (cell, mark) of marked cells
     };
+    static constexpr uint32_t kNoMark = UINT32_MAX;
 
-    Status push(size_t level, bytes_view cell, uint32_t child);
+    Status push(size_t level, bytes_view cell, uint32_t child, uint32_t mark = kNoMark);
+    // The mark of cell i of the level, or kNoMark; forgotten there.
+    uint32_t take_mark(Level& l, size_t i);
     // Writes the page of cells [0, n) of the level as page_number (0: the next number).
     Result<uint32_t> emit(size_t level, size_t n, uint32_t right_child, uint32_t page_number);
     Status make_cell(bytes_view record);
@@ -85,10 +101,11 @@ private:
     uint32_t lock_page_;  // never handed out
     uint32_t max_local_, min_local_;
     PageWriter write_;
-    uint32_t first_leaf_ = 0;
     std::vector<Level> levels_;
-    bytes cell_;  // scratch: the cell being made
-    bytes page_;  // scratch: the page being written
+    std::vector<Place> places_;
+    std::vector<std::pair<uint32_t, uint32_t>> ends_;  // scratch: (mark, end) of a page's cells
+    bytes cell_;                                       // scratch: the cell being made
+    bytes page_;                                       // scratch: the page being written
 };
 
 }  // namespace mpt
