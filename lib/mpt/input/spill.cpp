@@ -234,53 +234,52 @@ RunMerger::RunMerger(std::vector<RunFile> runs) : runs_(std::move(runs)), heads_
 bool RunMerger::before(size_t a, size_t b) const noexcept {
     const Head& x = heads_[a];
     const Head& y = heads_[b];
+    if (x.done || y.done) return !x.done && y.done;
     if (x.prefix != y.prefix) return x.prefix < y.prefix;
     const int c = compare_bytes(x.key, y.key);
     return c != 0 ? c < 0 : a > b;  // equal keys: the later run first
 }
 
-void RunMerger::sift_down(size_t i) noexcept {
-    const size_t n = heap_.size();
-    while (true) {
-        size_t best = i;
-        for (const size_t c : {2 * i + 1, 2 * i + 2}) {
-            if (c < n && before(heap_[c], heap_[best])) best = c;
-        }
-        if (best == i) return;
-        std::swap(heap_[i], heap_[best]);
-        i = best;
-    }
-}
-
 Result<std::span<const KvPair>> RunMerger::next() {
+    const size_t k = runs_.size();
+    if (k == 0) return std::span<const KvPair>();
     if (!started_) {
         started_ = true;
-        for (size_t r = 0; r < runs_.size(); ++r) {
+        for (size_t r = 0; r < k; ++r) {
             MPT_TRY(const bool has, runs_[r].next(heads_[r].key, heads_[r].value));
             heads_[r].prefix = key_prefix(heads_[r].key);
-            if (has) heap_.push_back(r);
+            heads_[r].done = !has;
         }
-        for (size_t i = heap_.size(); i-- > 0;) sift_down(i);
+        // The matches played from the leaves up: winner[i] won at node i.
+        std::vector<size_t> winner(2 * k);
+        tree_.assign(k, 0);
+        for (size_t r = 0; r < k; ++r) winner[k + r] = r;
+        for (size_t i = k; i-- > 1;) {
+            const size_t l = winner[2 * i], r = winner[2 * i + 1];
+            const bool left = before(l, r);
+            winner[i] = left ? l : r;
+            tree_[i] = left ? r : l;
+        }
+        tree_[0] = k == 1 ? 0 : winner[1];
     }
     batch_.clear();
     batch_bytes_.clear();
     // Offsets first: batch_bytes_ may move as it grows.
     spans_.clear();
     constexpr size_t kBatch = 1024;
-    while (!heap_.empty() && spans_.size() < kBatch) {
-        const size_t top = heap_.front();
-        const Head h = heads_[top];
+    while (!heads_[tree_[0]].done && spans_.size() < kBatch) {
+        const Head h = heads_[tree_[0]];
         const size_t key_at = batch_bytes_.size();
         batch_bytes_.insert(batch_bytes_.end(), h.key.begin(), h.key.end());
         batch_bytes_.insert(batch_bytes_.end(), h.value.begin(), h.value.end());
         spans_.push_back({key_at, h.key.size(), h.value.size()});
         // The same key in earlier runs: older writes, dropped. The run's buffer is read on,
         // so the key is compared in its copy.
-        MPT_RETURN_IF_ERROR(advance(top));
-        while (!heap_.empty() &&
-               bytes_equal(heads_[heap_.front()].key,
+        MPT_RETURN_IF_ERROR(advance());
+        while (!heads_[tree_[0]].done &&
+               bytes_equal(heads_[tree_[0]].key,
                            bytes_view(batch_bytes_.data() + key_at, h.key.size()))) {
-            MPT_RETURN_IF_ERROR(advance(heap_.front()));
+            MPT_RETURN_IF_ERROR(advance());
         }
     }
     for (const Span& s : spans_) {
@@ -290,16 +289,17 @@ Result<std::span<const KvPair>> RunMerger::next() {
     return std::span<const KvPair>(batch_);
 }
 
-// Replaces the head of run (at the top of the heap) with its next record.
-Status RunMerger::advance(size_t run) {
-    MPT_ASSERT(!heap_.empty() && heap_.front() == run);
-    MPT_TRY(const bool has, runs_[run].next(heads_[run].key, heads_[run].value));
-    heads_[run].prefix = key_prefix(heads_[run].key);
-    if (!has) {
-        heap_.front() = heap_.back();
-        heap_.pop_back();
+Status RunMerger::advance() {
+    const size_t k = runs_.size();
+    size_t run = tree_[0];
+    Head& h = heads_[run];
+    MPT_TRY(const bool has, runs_[run].next(h.key, h.value));
+    h.prefix = key_prefix(h.key);
+    h.done = !has;
+    for (size_t node = (k + run) / 2; node >= 1; node /= 2) {
+        if (before(tree_[node], run)) std::swap(tree_[node], run);
     }
-    if (!heap_.empty()) sift_down(0);
+    tree_[0] = run;
     return {};
 }
 

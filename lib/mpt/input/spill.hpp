@@ -141,14 +141,20 @@ private:
         bytes_view key;
         bytes_view value;
         uint64_t prefix = 0;  // key_prefix(key): most comparisons end on it
+        bool done = false;    // the run is read to its end
     };
-    Status advance(size_t run);
+    // Reads the next record of the winning run and plays it up the tree.
+    Status advance();
+    // Whether run a's head comes before run b's: by key, equal keys the later run first,
+    // a run read to its end after all.
     bool before(size_t a, size_t b) const noexcept;
-    void sift_down(size_t i) noexcept;
 
     std::vector<RunFile> runs_;
     std::vector<Head> heads_;
-    std::vector<size_t> heap_;  // runs with a head, a min-heap by (key, later run first)
+    // A tree of losers over the runs' heads: node i < k (k runs) has children 2i and 2i + 1,
+    // run r is leaf k + r; tree_[i] is the run that lost the match at node i, and tree_[0]
+    // the run whose head comes first. Each record costs log2(k) comparisons.
+    std::vector<size_t> tree_;
     bool started_ = false;
     struct Span {
         size_t at, key_len, value_len;  // a record's key, then its value, in batch_bytes_
