@@ -485,3 +485,68 @@ TEST_CASE("fault injection: failed writes of temporary files, in turn, leave not
     }
     ::rmdir(dir.c_str());
 }
+
+namespace {
+
+// n writes of 32-byte keys whose first bytes go round all 256, so that a spilled build on
+// threads splits two nibbles down (DeepSplitBuild), in a file of its own.
+std::string every_first_byte_document(std::mt19937_64& rng, size_t n) {
+    std::string text = "[";
+    for (size_t i = 0; i < n; ++i) {
+        bytes key = test::random_bytes(rng, 32);
+        key[0] = static_cast<uint8_t>(i % 256);
+        text += (i == 0 ? "[\"" : ",[\"") + to_hex(key) + "\",\"" +
+                to_hex(test::random_bytes(rng, 32)) + "\"]";
+    }
+    return text + "]";
+}
+
+}  // namespace
+
+TEST_CASE("fault injection: a build split two nibbles down fails each temporary write in turn") {
+    // Parts whose rows outgrow their share spill them to runs, and a secure build's preimages
+    // go to runs of each part: every write of them fails once, and the build ends with
+    // storage_full and leaves nothing, never waits for a part that is not coming.
+    std::mt19937_64 rng(test::seed("deep_fault"));
+    TempFile doc;
+    std::ofstream(doc.path, std::ios::binary) << every_first_byte_document(rng, 2000);
+    char tmpl[] = "/tmp/mpt-deep-fault-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    const std::string dir = tmpl;
+    for (const bool secure : {false, true}) {
+        size_t failures = 0;
+        for (size_t n = 1;; n += 7) {
+            INFO((secure ? "secure, " : "") << "write " << n << " fails");
+            SpillOptions so;
+            so.run_bytes = 20000;
+            so.buffer_bytes = 256;
+            so.fan_in = 4;
+            so.tmp_dir = dir;
+            so.overlap = true;
+            SpillFiles files(so);
+            SpillingPairSorter sorter(files);
+            KvStreamReader stream(std::fopen(doc.path.c_str(), "rb"), doc.path, {}, 4000, 1 << 20,
+                                  false);
+            REQUIRE(sort_kv_stream(stream, secure, secure, sorter).ok());
+            REQUIRE(sorter.bytes_used() == (secure ? sorter.bytes_used() : 256u));
+            // The sort's writes are done: count from the build's first.
+            files.fail_after(n);
+            TempFile out;
+            BuildOptions o;
+            o.secure = secure;
+            o.threads = 2;
+            auto r = build_new_trie_file_sorted(out.path, sorter, o, files, 3000);
+            struct stat st {};
+            if (r.ok()) {
+                CHECK(n > 7);
+                break;
+            }
+            ++failures;
+            CHECK(r.error().code == Errc::storage_full);
+            CHECK(::stat(out.path.c_str(), &st) != 0);
+            CHECK(folder_entries(dir) == 0);
+        }
+        CHECK(failures > 10u);
+    }
+    ::rmdir(dir.c_str());
+}

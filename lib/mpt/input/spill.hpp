@@ -61,6 +61,9 @@ public:
     Result<int> make_file();
     // Writes all of data at offset. Errors: storage_full (ENOSPC, EDQUOT), storage_io.
     Status write(int fd, bytes_view data, uint64_t offset);
+    // For tests: the n-th write from now on fails as SpillOptions::fail_write says. Not while
+    // another thread writes.
+    void fail_after(size_t n) noexcept { o_.fail_write = writes_ + n; }
 
 private:
     Error error(const char* what, int err) const;
