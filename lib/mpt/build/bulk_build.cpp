@@ -672,6 +672,27 @@ private:
     std::optional<RunFile> run_;
 };
 
+// How a part of a split build takes its pairs: add_nibble_stream or add_byte_stream of the
+// sorter, into a builder at the part's depth, each batch handed to the hook too.
+using BatchHook = std::function<Status(std::span<const KvPair>, std::span<const bytes_view>)>;
+using AddPartStream = std::function<Status(StackTrie& st, const BatchHook& each)>;
+
+// Hashes a part of a split build at depth: the pairs it holds and the reference it makes in
+// part, its rows into rows and, with preimages, its pairs' preimages there; its errors in
+// part.status.
+void hash_part(NibblePart& part, size_t depth, SpillingRows& rows, SpillFiles& files,
+               PreimageRun* preimages, const AddPartStream& add) {
+    StackTrie st(&rows, depth);
+    part.status =
+        add(st, [&](std::span<const KvPair> batch, std::span<const bytes_view> extras) -> Status {
+            if (preimages != nullptr) MPT_RETURN_IF_ERROR(preimages->add(files, batch, extras));
+            return rows.status();
+        });
+    part.pairs = st.count();
+    part.ref = st.finish_ref();
+    if (part.status.ok()) part.status = rows.status();
+}
+
 // The spilled build on threads, split at the root as kv_root_sorted splits: the subtrie under
 // each child of the root branch is hashed from the sorter's runs of that nibble, a part to a
 // task, and its rows go to runs of their own with a share of the row budget. A finished part
@@ -691,17 +712,12 @@ public:
         run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
             NibblePart& part = parts[v];
             rows_[v] = std::make_unique<SpillingRows>(files, part_bytes);
-            SpillingRows& rows = *rows_[v];
-            StackTrie st(&rows, 1);
-            part.status = add_nibble_stream(
-                pairs, static_cast<unsigned>(v), st, top_value,
-                [&](std::span<const KvPair> batch, std::span<const bytes_view> extras) -> Status {
-                    if (preimages) MPT_RETURN_IF_ERROR(preimages_[v].add(files, batch, extras));
-                    return rows.status();
-                });
-            part.pairs = st.count();
-            part.ref = st.finish_ref();
-            if (part.status.ok()) part.status = rows.close();
+            hash_part(part, 1, *rows_[v], files, preimages ? &preimages_[v] : nullptr,
+                      [&](StackTrie& st, const BatchHook& each) {
+                          return add_nibble_stream(pairs, static_cast<unsigned>(v), st, top_value,
+                                                   each);
+                      });
+            if (part.status.ok()) part.status = rows_[v]->close();
             if (part.status.ok()) part.status = preimages_[v].finish();
             if (part_done) part_done(v);
         });
@@ -778,18 +794,12 @@ public:
                 freed_.wait(lock, [&] { return b < written_ + window || writer_ended_; });
             }
             rows_[b] = std::make_unique<SpillingRows>(files, part_bytes);
-            SpillingRows& rows = *rows_[b];
-            StackTrie st(&rows, 2);
-            part.status = add_byte_stream(
-                pairs, static_cast<unsigned>(b), st, top_value,
-                [&](std::span<const KvPair> batch, std::span<const bytes_view> extras) -> Status {
-                    if (preimages) MPT_RETURN_IF_ERROR(preimages_[b].add(files, batch, extras));
-                    return rows.status();
-                });
-            part.pairs = st.count();
-            part.ref = st.finish_ref();
-            part_rows[b] = rows.rows();
-            if (part.status.ok()) part.status = rows.status();
+            hash_part(part, 2, *rows_[b], files, preimages ? &preimages_[b] : nullptr,
+                      [&](StackTrie& st, const BatchHook& each) {
+                          return add_byte_stream(pairs, static_cast<unsigned>(b), st, top_value,
+                                                 each);
+                      });
+            part_rows[b] = rows_[b]->rows();
             if (part.status.ok()) part.status = preimages_[b].finish();
             part_done(b);
         });

@@ -520,23 +520,18 @@ Status SpillingPairSorter::finish() {
     return {};
 }
 
-unsigned SpillingPairSorter::nibbles_used() const noexcept {
+unsigned SpillingPairSorter::starts_used(unsigned n, bool (RunFile::*has)(unsigned) const) const {
     unsigned used = 0;
-    for (unsigned v = 0; v < 16; ++v) {
+    for (unsigned x = 0; x < n; ++x) {
         used += std::any_of(final_runs_.begin(), final_runs_.end(),
-                            [v](const RunFile& r) { return r.has_nibble(v); });
+                            [&](const RunFile& r) { return (r.*has)(x); });
     }
     return used;
 }
 
-unsigned SpillingPairSorter::bytes_used() const noexcept {
-    unsigned used = 0;
-    for (unsigned b = 0; b < 256; ++b) {
-        used += std::any_of(final_runs_.begin(), final_runs_.end(),
-                            [b](const RunFile& r) { return r.has_byte(b); });
-    }
-    return used;
-}
+unsigned SpillingPairSorter::nibbles_used() const { return starts_used(16, &RunFile::has_nibble); }
+
+unsigned SpillingPairSorter::bytes_used() const { return starts_used(256, &RunFile::has_byte); }
 
 Result<std::unique_ptr<SpilledPairStream>> SpillingPairSorter::nibble_stream(unsigned v) const {
     MPT_ASSERT(finished_ && v < 16);
