@@ -251,24 +251,31 @@ rm -f "$tmp/toolong.json"
 # --- Out of memory: ulimit -v on a 100k-pair build -------------------------------------------
 awk 'BEGIN { srand(5); printf "{"; for (i = 0; i < 100000; i++) printf "%s\"0x%08x%08x\":\"0x%064x\"", (i ? "," : ""), i * 7919, int(rand() * 1e9), i; print "}" }' >"$tmp/k100.json"
 k100_root=$("$MPT" root "$tmp/k100.json")
+k100_secure_root=$("$MPT" root --secure "$tmp/k100.json")
 "$MPT" build "$FIX/dogs.json" -o "$tmp/base.db" >/dev/null
 for v in 30000 40000 45000 50000 60000 100000; do
     [ $ulimit_ok -eq 1 ] || break
-    for c in root build update; do
+    # spilled: a secure build past --memory, its hashed keys of every first byte split two
+    # nibbles down on two threads; it must end (timeout: no part left waiting) either way.
+    for c in root build update spilled; do
         rm -f "$tmp/o.db" "$tmp/o.db-wal" "$tmp/o.db-shm"
         cp "$tmp/base.db" "$tmp/upd.db"
         case $c in
             root) cmd=(root "$tmp/k100.json") ;;
             build) cmd=(build "$tmp/k100.json" -o "$tmp/o.db") ;;
             update) cmd=(build "$tmp/k100.json" -o "$tmp/upd.db") ;;
+            spilled) cmd=(build --secure --memory 16M --threads 2 "$tmp/k100.json" -o "$tmp/o.db") ;;
         esac
-        (ulimit -v $v; exec "$MPT" "${cmd[@]}") >"$tmp/out" 2>"$tmp/err" </dev/null
+        (ulimit -v $v; exec timeout 120 "$MPT" "${cmd[@]}") >"$tmp/out" 2>"$tmp/err" </dev/null
         rc=$?
         if [ $rc -eq 0 ]; then
             [ "$(cat "$tmp/out")" != "" ] && ok || bad "ulimit -v $v $c: exit 0 without a root"
+            if [ $c = spilled ]; then
+                [ "$(cat "$tmp/out")" = "$k100_secure_root" ] && ok || bad "ulimit -v $v spilled: root $(cat "$tmp/out"), want $k100_secure_root"
+            fi
         elif [ $rc -eq 4 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^mpt: error: out of memory: ' "$tmp/err"; then
             ok
-            if [ $c = build ]; then
+            if [ $c = build ] || [ $c = spilled ]; then
                 [ ! -e "$tmp/o.db" ] && ok || bad "ulimit -v $v build: out of memory left $(ls "$tmp"/o.db* | tr '\n' ' ')"
             fi
             if [ $c = update ]; then

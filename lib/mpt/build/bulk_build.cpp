@@ -384,7 +384,12 @@ public:
           ended_(std::move(ended)),
           done_(layout.parts, 0) {
         thread_ = std::thread([this] {
-            status_ = run();
+            try {
+                status_ = run();
+            } catch (const std::bad_alloc&) {
+                // An exception would end the process from this thread: the error instead.
+                status_ = Error{Errc::out_of_memory, "an allocation failed writing rows"};
+            }
             if (ended_) ended_();
         });
     }
@@ -791,16 +796,27 @@ public:
             NibblePart& part = parts[b];
             {
                 std::unique_lock<std::mutex> lock(mutex_);
-                freed_.wait(lock, [&] { return b < written_ + window || writer_ended_; });
+                freed_.wait(lock, [&] { return b < written_ + window || stopped_; });
+                if (stopped_) {
+                    // The writer's error, or the exception of another part, is the answer.
+                    part.status = Error{Errc::internal, "a part not built: the build stopped"};
+                    return;
+                }
             }
-            rows_[b] = std::make_unique<SpillingRows>(files, part_bytes);
-            hash_part(part, 2, *rows_[b], files, preimages ? &preimages_[b] : nullptr,
-                      [&](StackTrie& st, const BatchHook& each) {
-                          return add_byte_stream(pairs, static_cast<unsigned>(b), st, top_value,
-                                                 each);
-                      });
-            part_rows[b] = rows_[b]->rows();
-            if (part.status.ok()) part.status = preimages_[b].finish();
+            try {
+                rows_[b] = std::make_unique<SpillingRows>(files, part_bytes);
+                hash_part(part, 2, *rows_[b], files, preimages ? &preimages_[b] : nullptr,
+                          [&](StackTrie& st, const BatchHook& each) {
+                              return add_byte_stream(pairs, static_cast<unsigned>(b), st, top_value,
+                                                     each);
+                          });
+                part_rows[b] = rows_[b]->rows();
+                if (part.status.ok()) part.status = preimages_[b].finish();
+            } catch (...) {
+                // Out of memory: no part waits for this one, which never comes.
+                stop();
+                throw;
+            }
             part_done(b);
         });
         std::array<NibblePart, 16> branches;
@@ -841,11 +857,12 @@ public:
         freed_.notify_all();
         return s;
     }
-    // The writer has ended: no part waits for it any more.
-    void writer_ended() {
+    // The writer has ended, or a part will never be done: no part waits for the writer any
+    // more, and those not begun are not built.
+    void stop() {
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            writer_ended_ = true;
+            stopped_ = true;
         }
         freed_.notify_all();
     }
@@ -866,7 +883,7 @@ private:
     std::mutex mutex_;
     std::condition_variable freed_;
     size_t written_ = 0;  // the parts written (and let go), from part 0
-    bool writer_ended_ = false;
+    bool stopped_ = false;
 };
 
 // The spilled build split at depth 2, its rows written as the parts are done. nullopt in the
@@ -891,7 +908,7 @@ Result<std::optional<std::optional<BuildResult>>> write_deep_split(
     const PreimageRecords preimage_records = preimages ? deep.preimages() : PreimageRecords();
     MPT_TRY(Overlapped written,
             write_while_hashing(fd, dir, path, o, preimage_records, part_rows, hash,
-                                {DeepSplitBuild::kParts, true}, [&] { deep.writer_ended(); }));
+                                {DeepSplitBuild::kParts, true}, [&] { deep.stop(); }));
     if (written.written) return std::optional<std::optional<BuildResult>>(written.file);
     if (::ftruncate(fd, 0) != 0) return io_error(path, "truncate");
     return std::optional<std::optional<BuildResult>>();
