@@ -827,7 +827,6 @@ public:
                     root_branch_of_parts(below, bytes_view(), branches[v].pairs));
             if (!enc) return false;
             branches[v].ref = NodeRef::of(*enc);
-            if (enc->size() >= 32) branches[v].ref = NodeRef::from_hash(keccak256(*enc));
             top_rlps_[v + 1] = std::move(*enc);
         }
         size_t count = 0;
@@ -886,34 +885,6 @@ private:
     bool stopped_ = false;
 };
 
-// The spilled build split at depth 2, its rows written as the parts are done. nullopt in the
-// outer optional when the prediction of DeepSplitBuild fails: the caller builds otherwise,
-// from the start of the file.
-Result<std::optional<std::optional<BuildResult>>> write_deep_split(
-    int fd, const std::filesystem::path& dir, const std::string& path, SpillingPairSorter& pairs,
-    const BuildOptions& o, SpillFiles& files, size_t row_bytes, bool preimages) {
-    DeepSplitBuild deep;
-    const PartRowsOf part_rows = [&](size_t b, const RowVisitor& f) {
-        return deep.part_rows(b, f);
-    };
-    const SplitHasher hash =
-        [&](const std::function<void(size_t)>& part_done) -> Result<SplitHash> {
-        MPT_TRY(const bool made,
-                deep.run(pairs, files, row_bytes, o.threads, preimages, part_done));
-        SplitHash h;
-        h.result = deep.result();
-        if (made) h.top_rlps = deep.top_rlps();
-        return h;
-    };
-    const PreimageRecords preimage_records = preimages ? deep.preimages() : PreimageRecords();
-    MPT_TRY(Overlapped written,
-            write_while_hashing(fd, dir, path, o, preimage_records, part_rows, hash,
-                                {DeepSplitBuild::kParts, true}, [&] { deep.stop(); }));
-    if (written.written) return std::optional<std::optional<BuildResult>>(written.file);
-    if (::ftruncate(fd, 0) != 0) return io_error(path, "truncate");
-    return std::optional<std::optional<BuildResult>>();
-}
-
 Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::filesystem::path& dir,
                                                          const std::string& path,
                                                          SpillingPairSorter& pairs,
@@ -922,9 +893,27 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
     // A secure build's preimages go to a temporary file as the pairs come, in hash order.
     const bool preimages = o.secure && o.preimages;
     if (o.threads > 1 && pairs.runs_spilled() > 0 && pairs.bytes_used() == 256) {
-        MPT_TRY(std::optional<std::optional<BuildResult>> deep,
-                write_deep_split(fd, dir, path, pairs, o, files, row_bytes, preimages));
-        if (deep) return *deep;
+        // Split two nibbles down, each part's rows written as soon as the parts before it.
+        DeepSplitBuild deep;
+        const PartRowsOf part_rows = [&](size_t b, const RowVisitor& f) {
+            return deep.part_rows(b, f);
+        };
+        const SplitHasher hash =
+            [&](const std::function<void(size_t)>& part_done) -> Result<SplitHash> {
+            MPT_TRY(const bool made,
+                    deep.run(pairs, files, row_bytes, o.threads, preimages, part_done));
+            SplitHash h;
+            h.result = deep.result();
+            if (made) h.top_rlps = deep.top_rlps();
+            return h;
+        };
+        const PreimageRecords preimage_records = preimages ? deep.preimages() : PreimageRecords();
+        MPT_TRY(Overlapped written,
+                write_while_hashing(fd, dir, path, o, preimage_records, part_rows, hash,
+                                    {DeepSplitBuild::kParts, true}, [&] { deep.stop(); }));
+        if (written.written) return written.file;
+        // The branches above the parts are not the ones foreseen: built again, as follows.
+        if (::ftruncate(fd, 0) != 0) return io_error(path, "truncate");
     }
     if (o.threads > 1 && pairs.runs_spilled() > 0 && pairs.nibbles_used() > 1) {
         // Each part's rows go to the file as soon as it is done, while the others hash.

@@ -520,18 +520,18 @@ Status SpillingPairSorter::finish() {
     return {};
 }
 
-unsigned SpillingPairSorter::starts_used(unsigned n, bool (RunFile::*has)(unsigned) const) const {
+unsigned SpillingPairSorter::starts_used(unsigned width) const noexcept {
     unsigned used = 0;
-    for (unsigned x = 0; x < n; ++x) {
+    for (unsigned x = 0; x < 256; x += width) {
         used += std::any_of(final_runs_.begin(), final_runs_.end(),
-                            [&](const RunFile& r) { return (r.*has)(x); });
+                            [&](const RunFile& r) { return r.has_bytes(x, x + width); });
     }
     return used;
 }
 
-unsigned SpillingPairSorter::nibbles_used() const { return starts_used(16, &RunFile::has_nibble); }
+unsigned SpillingPairSorter::nibbles_used() const noexcept { return starts_used(16); }
 
-unsigned SpillingPairSorter::bytes_used() const { return starts_used(256, &RunFile::has_byte); }
+unsigned SpillingPairSorter::bytes_used() const noexcept { return starts_used(1); }
 
 Result<std::unique_ptr<SpilledPairStream>> SpillingPairSorter::nibble_stream(unsigned v) const {
     MPT_ASSERT(finished_ && v < 16);

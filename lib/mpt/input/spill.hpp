@@ -97,10 +97,11 @@ public:
     // the next call. Errors: storage_io (a short read: the file changed under the process).
     Result<bool> next(bytes_view& key, bytes_view& value);
 
-    // After finish(): whether any record's key starts with nibble v (the empty key counts
-    // as nibble 0), or with byte b (the empty key counts as byte 0).
-    bool has_nibble(unsigned v) const { return starts_[16 * v + 16] > starts_[16 * v]; }
-    bool has_byte(unsigned b) const { return starts_[b + 1] > starts_[b]; }
+    // After finish(): whether any record's key starts with a byte in [first, last) (the
+    // empty key counts as byte 0).
+    bool has_bytes(unsigned first, unsigned last) const noexcept {
+        return starts_[last] > starts_[first];
+    }
 
     // After finish(): a run that reads, on its own descriptor, the records of this one whose
     // keys start with a nibble in [first, last) (the empty key counts as nibble 0). Views of
@@ -228,10 +229,10 @@ public:
     // After finish(), when runs were spilled: how many first nibbles the entries' keys start
     // with (deletions counted). Below 2, the final keys make no branch of nibbles at the root,
     // and a split by nibble_stream is no use.
-    unsigned nibbles_used() const;
+    unsigned nibbles_used() const noexcept;
     // After finish(), when runs were spilled: how many first bytes the entries' keys start
     // with (deletions counted, the empty key as byte 0).
-    unsigned bytes_used() const;
+    unsigned bytes_used() const noexcept;
 
 private:
     struct Record {
@@ -251,8 +252,9 @@ private:
     Status spill_here();
     // Takes the run being written on the other thread, if any, into runs_.
     Status collect();
-    // How many of the first n nibbles or bytes (has) the runs' keys start with.
-    unsigned starts_used(unsigned n, bool (RunFile::*has)(unsigned) const) const;
+    // How many of the 256 / width groups of width first bytes (16: nibbles, 1: bytes) the
+    // runs' keys start with.
+    unsigned starts_used(unsigned width) const noexcept;
     // The final pairs whose keys start with a byte in [first, last), merged from the runs.
     Result<std::unique_ptr<SpilledPairStream>> stream_of_bytes(unsigned first, unsigned last) const;
 

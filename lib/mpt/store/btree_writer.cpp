@@ -225,7 +225,10 @@ Result<uint32_t> IndexBtreeWriter::emit(size_t level, size_t n, uint32_t right_c
     put_u16(p + 3, static_cast<uint32_t>(n));
     // Cells fill the page from its end down; the pointers, in key order, from the header up.
     size_t content = page_size_;
-    ends_.clear();
+    uint32_t number = page_number;
+    if (number == 0) {
+        MPT_TRY(number, next_page());
+    }
     for (size_t i = 0; i < n; ++i) {
         const size_t begin = l.starts[i];
         const size_t end = i + 1 < l.starts.size() ? l.starts[i + 1] : l.data.size();
@@ -236,7 +239,7 @@ Result<uint32_t> IndexBtreeWriter::emit(size_t level, size_t n, uint32_t right_c
         if (!l.marked.empty()) {
             const uint32_t mark = take_mark(l, i);
             const size_t cell_end = content + (leaf ? 0 : 4) + end - begin;
-            if (mark != kNoMark) ends_.emplace_back(mark, static_cast<uint32_t>(cell_end));
+            if (mark != kNoMark) places_[mark] = {number, static_cast<uint32_t>(cell_end)};
         }
     }
     put_u16(p + 5, static_cast<uint32_t>(content == 65536 ? 0 : content));
@@ -246,11 +249,6 @@ Result<uint32_t> IndexBtreeWriter::emit(size_t level, size_t n, uint32_t right_c
     l.children.clear();
     l.marked.clear();
     l.cell_bytes = 0;
-    uint32_t number = page_number;
-    if (number == 0) {
-        MPT_TRY(number, next_page());
-    }
-    for (const auto& [mark, end] : ends_) places_[mark] = {number, end};
     MPT_RETURN_IF_ERROR(write_(number, page_));
     return number;
 }

@@ -103,9 +103,8 @@ private:
     PageWriter write_;
     std::vector<Level> levels_;
     std::vector<Place> places_;
-    std::vector<std::pair<uint32_t, uint32_t>> ends_;  // scratch: (mark, end) of a page's cells
-    bytes cell_;                                       // scratch: the cell being made
-    bytes page_;                                       // scratch: the page being written
+    bytes cell_;  // scratch: the cell being made
+    bytes page_;  // scratch: the page being written
 };
 
 }  // namespace mpt
