@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mpt/build/bulk_build.hpp>
 #include <mpt/build/kv_root.hpp>
@@ -128,6 +129,30 @@ std::vector<std::pair<bytes, bytes>> drain(SpillingPairSorter& sorter) {
 }
 
 bytes copy(bytes_view v) { return bytes(v.begin(), v.end()); }
+
+// The spilled build of doc: its pairs sorted from a stream of pieces of piece_bytes with
+// spill options so (files in dir), then built by build_new_trie_file_sorted with o and
+// row_bytes. It must be want's file (the whole-file build of doc, at want_path), byte for
+// byte, and leave nothing in dir. check, when given, looks at the sorter first.
+void check_spilled_build(const std::string& doc, const SpillOptions& so, size_t piece_bytes,
+                         const BuildOptions& o, size_t row_bytes, const std::string& want_path,
+                         const BuildResult& want, const TempDir& dir,
+                         const std::function<void(const SpillingPairSorter&)>& check = {}) {
+    TempFile doc_file, got_file;
+    write_temp(doc, doc_file.path);
+    SpillFiles files(so);
+    SpillingPairSorter sorter(files);
+    KvStreamReader stream(open_read(doc_file.path), doc_file.path, {}, piece_bytes, 1 << 20, false);
+    REQUIRE(sort_kv_stream(stream, o.secure, o.secure, sorter).ok());
+    if (check) check(sorter);
+    auto got = build_new_trie_file_sorted(got_file.path, sorter, o, files, row_bytes);
+    REQUIRE_MESSAGE(got.ok(), test::why(got));
+    REQUIRE(got->has_value());
+    CHECK((*got)->root == want.root);
+    CHECK((*got)->rows_written == want.rows_written);
+    CHECK(test::file_bytes(got_file.path) == test::file_bytes(want_path));
+    CHECK(dir.entries() == 0);
+}
 
 }  // namespace
 
@@ -402,21 +427,8 @@ TEST_CASE(
                         REQUIRE(want->has_value());
 
                         TempDir dir;
-                        TempFile doc_file, got_file;
-                        write_temp(doc, doc_file.path);
-                        SpillFiles files(tiny(dir.path, 400, 3, threads == 2));
-                        SpillingPairSorter sorter(files);
-                        KvStreamReader stream(open_read(doc_file.path), doc_file.path, {}, 100,
-                                              1 << 20, false);
-                        REQUIRE(sort_kv_stream(stream, secure, secure, sorter).ok());
-                        auto got =
-                            build_new_trie_file_sorted(got_file.path, sorter, o, files, row_bytes);
-                        REQUIRE_MESSAGE(got.ok(), test::why(got));
-                        REQUIRE(got->has_value());
-                        CHECK((*got)->root == (*want)->root);
-                        CHECK((*got)->rows_written == (*want)->rows_written);
-                        CHECK(test::file_bytes(got_file.path) == test::file_bytes(want_file.path));
-                        CHECK(dir.entries() == 0);
+                        check_spilled_build(doc, tiny(dir.path, 400, 3, threads == 2), 100, o,
+                                            row_bytes, want_file.path, **want, dir);
                     }
                 }
             }
@@ -485,24 +497,13 @@ TEST_CASE("spill: a build split at depth 2 is the in-memory build's, byte for by
                     REQUIRE(want->has_value());
 
                     TempDir dir;
-                    TempFile doc_file, got_file;
-                    write_temp(c.doc, doc_file.path);
-                    SpillFiles files(tiny(dir.path, 4000, 4, true));
-                    SpillingPairSorter sorter(files);
-                    KvStreamReader stream(open_read(doc_file.path), doc_file.path, {}, 1000,
-                                          1 << 20, false);
-                    REQUIRE(sort_kv_stream(stream, secure, secure, sorter).ok());
-                    REQUIRE(sorter.runs_spilled() > 1);
-                    if (!secure) CHECK(sorter.bytes_used() == 256);
                     o.threads = threads;
-                    auto got =
-                        build_new_trie_file_sorted(got_file.path, sorter, o, files, row_bytes);
-                    REQUIRE_MESSAGE(got.ok(), test::why(got));
-                    REQUIRE(got->has_value());
-                    CHECK((*got)->root == (*want)->root);
-                    CHECK((*got)->rows_written == (*want)->rows_written);
-                    CHECK(test::file_bytes(got_file.path) == test::file_bytes(want_file.path));
-                    CHECK(dir.entries() == 0);
+                    check_spilled_build(c.doc, tiny(dir.path, 4000, 4, true), 1000, o, row_bytes,
+                                        want_file.path, **want, dir,
+                                        [&](const SpillingPairSorter& sorter) {
+                                            REQUIRE(sorter.runs_spilled() > 1);
+                                            if (!secure) CHECK(sorter.bytes_used() == 256);
+                                        });
                 }
             }
         }
