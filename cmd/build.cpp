@@ -259,8 +259,12 @@ int run_build(const BuildCmdOptions& o) {
     auto opened = open_kv_source(o.input, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes);
     if (!opened) return report(opened.error());
     KvSource source = std::move(*opened);
-    // With a second thread, the next piece is parsed while this one sorts or applies the last.
-    if (source.stream) source.stream->read_ahead(b.threads > 1);
+    // With a second thread, the next piece is parsed, in halves, while this one sorts or
+    // applies the last.
+    if (source.stream) {
+        source.stream->read_ahead(b.threads > 1);
+        source.stream->parse_halves(b.threads > 1);
+    }
     if (source.stream && exists) return run_update_streamed(o, *source.stream, plan, b);
     if (source.stream) return run_build_spilling(o, *source.stream, plan, b);
     InputText* text = &source.whole;

@@ -186,8 +186,11 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
         return std::nullopt;
     }
     if (source->stream) {
-        // With a second thread, the next piece is parsed while this one sorts the last.
-        source->stream->read_ahead((o.threads != 0 ? o.threads : available_cpus()) > 1);
+        // With a second thread, the next piece is parsed, in halves, while this one sorts the
+        // last.
+        const bool threaded = (o.threads != 0 ? o.threads : available_cpus()) > 1;
+        source->stream->read_ahead(threaded);
+        source->stream->parse_halves(threaded);
         SpillFiles files(plan.spill);
         SpillingPairSorter sorter(files);
         Result<KvRoot> root = [&]() -> Result<KvRoot> {

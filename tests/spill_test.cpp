@@ -80,9 +80,11 @@ std::string random_document(std::mt19937_64& rng, size_t n, bool ordered) {
         } else {
             value = "\"" + to_hex(test::random_bytes(rng, 1 + rng() % 40)) + "\"";
         }
-        // Some keys as text, with an escape: the stream's cuts must skip what strings hold.
-        const std::string key_text =
-            kind == 2 && !key.empty() ? "ab\\\"c,]" + std::to_string(k) : to_hex(key);
+        // Some keys as text, with an escape: the stream's cuts must skip what strings hold,
+        // and a place to cut guessed inside one must fail to parse ("\"," and "],").
+        std::string key_text = to_hex(key);
+        if (kind == 2 && !key.empty()) key_text = "ab\\\"c,]" + std::to_string(k);
+        if (kind == 3 && !key.empty()) key_text = "x\\\", y], " + std::to_string(k);
         if (ordered) {
             s += "[\"" + key_text + "\", " + value + "]";
         } else {
@@ -90,6 +92,16 @@ std::string random_document(std::mt19937_64& rng, size_t n, bool ordered) {
         }
     }
     return s + (ordered ? "]" : "}");
+}
+
+// A text dump (`0x<key> 0x<value>` lines) of n random pairs, some lines with blanks or CRLF.
+std::string random_text_dump(std::mt19937_64& rng, size_t n) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i) {
+        s += to_hex(test::random_bytes(rng, 1 + rng() % 8)) + (i % 5 == 0 ? " \t " : " ");
+        s += to_hex(test::random_bytes(rng, 1 + rng() % 40)) + (i % 3 == 0 ? "\r\n" : "\n");
+    }
+    return s;
 }
 
 std::string write_temp(const std::string& text, const std::string& path) {
@@ -274,20 +286,28 @@ TEST_CASE("spill: the runs tell how many first nibbles their keys start with") {
 }
 
 TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors") {
-    // Read on this thread, and with each next piece read ahead on another.
-    for (const bool ahead : {false, true}) {
+    // Read on this thread, and with each next piece read ahead on another; each piece parsed
+    // whole, or in halves on two threads.
+    for (const int mode : {0, 1, 2, 3}) {
+        const bool ahead = (mode & 1) != 0;
+        const bool halves = (mode & 2) != 0;
         CAPTURE(ahead);
+        CAPTURE(halves);
         std::mt19937_64 rng(test::seed("kv_stream"));
-        for (const bool ordered : {false, true}) {
-            const std::string doc = random_document(rng, 500, ordered);
+        // An object, an array of pairs, a text dump.
+        for (const int shape : {0, 1, 2}) {
+            const bool ordered = shape != 0;
+            const std::string doc =
+                shape == 2 ? random_text_dump(rng, 500) : random_document(rng, 500, ordered);
             auto whole = parse_kv(doc);
-            REQUIRE(whole.ok());
+            REQUIRE_MESSAGE(whole.ok(), test::why(whole));
             TempFile file;
             write_temp(doc, file.path);
             for (const size_t piece : {64, 100, 1000, 1 << 20}) {
-                INFO(piece << "-byte pieces");
+                INFO(shape << ", " << piece << "-byte pieces");
                 KvStreamReader stream(open_read(file.path), file.path, {}, piece, 1 << 20, false);
                 stream.read_ahead(ahead);
+                stream.parse_halves(halves, 1);
                 std::vector<std::pair<bytes, bytes>> got;
                 KvInput p;
                 size_t pieces = 0;
@@ -297,12 +317,18 @@ TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors"
                     if (!*more) break;
                     ++pieces;
                     CHECK(p.ordered() == ordered);
+                    // About a piece of text each: an entry takes 12 bytes or more, one may
+                    // straddle the end of what was read, and a text dump's has 6.
+                    CHECK(p.size() * (shape == 2 ? 6 : 12) <= piece + 240);
                     for (size_t i = 0; i < p.size(); ++i) {
                         got.emplace_back(bytes(p[i].key.begin(), p[i].key.end()),
                                          bytes(p[i].value.begin(), p[i].value.end()));
                     }
                 }
                 if (piece < 1000) CHECK(pieces > 10);
+                // JSON pieces after the first are cut where the reader guesses (some guesses
+                // fall inside the keys that hold "\"," or "],"); a text dump's are scanned.
+                if (piece < 1000) CHECK((stream.pieces_guessed() > 0) == (shape != 2));
                 REQUIRE(got.size() == whole->size());
                 for (size_t i = 0; i < got.size(); ++i) {
                     CHECK(got[i].first == copy((*whole)[i].key));
@@ -325,6 +351,7 @@ TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors"
             write_temp(doc, file.path);
             KvStreamReader stream(open_read(file.path), file.path, {}, 100, 1 << 20, false);
             stream.read_ahead(ahead);
+            stream.parse_halves(halves, 1);
             Status got;
             KvInput p;
             while (true) {

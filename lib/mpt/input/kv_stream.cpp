@@ -24,6 +24,24 @@ bool dump_byte(char c) noexcept {
            is_ws(c);
 }
 
+// The line feeds in [p, p + n): 16 bytes at a time, in byte-wide counters of at most 255.
+size_t count_newlines(const char* p, size_t n) noexcept {
+    using Bytes = unsigned char __attribute__((vector_size(16)));
+    size_t count = 0;
+    while (n >= 16) {
+        Bytes acc{};
+        const size_t blocks = std::min<size_t>(n / 16, 255);
+        for (size_t b = 0; b < blocks; ++b, p += 16) {
+            Bytes v;
+            std::memcpy(&v, p, 16);
+            acc -= reinterpret_cast<Bytes>(v == '\n');  // a match is all ones: -1
+        }
+        n -= blocks * 16;
+        for (int i = 0; i < 16; ++i) count += acc[i];
+    }
+    return count + static_cast<size_t>(std::count(p, p + n, '\n'));
+}
+
 }  // namespace
 
 KvStreamReader::KvStreamReader(std::FILE* f, std::string path, std::string prefix,
@@ -112,6 +130,8 @@ void KvStreamReader::scan() noexcept {
         const auto b = std::find_if_not(rest.begin(), rest.end(), is_ws);
         if (b != rest.end()) form_ = *b == '0' ? Form::text : Form::json;
     }
+    // The place to cut a piece in halves: the last cut before the middle of what is held.
+    const char* const half = base + buf_.size() / 2;
     if (form_ == Form::text) {
         // Lines: a piece ends after a line feed.
         for (const char* q = end; q != p; --q) {
@@ -120,28 +140,80 @@ void KvStreamReader::scan() noexcept {
                 break;
             }
         }
+        if (cut_ != 0 && p < half) {
+            for (const char* q = half; q != p; --q) {
+                if (q[-1] == '\n') {
+                    mid_ = static_cast<size_t>(q - base);
+                    break;
+                }
+            }
+        }
         scanned_ = buf_.size();
         return;
+    }
+    if (p < half) {
+        if (const char* c = cuts_.scan(p, half, false)) cut_ = mid_ = static_cast<size_t>(c - base);
+        p = half;
     }
     if (const char* c = cuts_.scan(p, end, false)) cut_ = static_cast<size_t>(c - base);
     scanned_ = buf_.size();
 }
 
+// Parses buf_'s first n bytes as the next piece, ending the document when last, and on
+// success moves state_ past them. With 0 < mid < n the halves before and after mid, a place
+// to cut, are parsed on two threads; a piece cut at a place that is not one fails.
+Result<KvInput> KvStreamReader::parse_piece(size_t n, size_t mid, bool last) {
+    const std::string_view text(buf_.data(), n);
+    if (mid == 0 || mid >= n || !state_.started || state_.closed) {
+        kv_detail::KvPieceState state = state_;
+        MPT_TRY(KvInput piece, kv_detail::parse_kv_piece(text, last, state));
+        state_ = state;
+        return piece;
+    }
+    // The second half begins after a cut as a later piece does; where it stands in the
+    // document would only name its errors, which the caller takes from a whole parse.
+    kv_detail::KvPieceState first = state_;
+    kv_detail::KvPieceState second = state_;
+    auto tail = std::async(std::launch::async, [text, mid, last, &second] {
+        return kv_detail::parse_kv_piece(text.substr(mid), last, second);
+    });
+    Result<KvInput> head = kv_detail::parse_kv_piece(text.substr(0, mid), false, first);
+    Result<KvInput> rest = tail.get();
+    if (!head) return head.error();
+    if (!rest) return rest.error();
+    if (first.closed) return Errc::bad_input;  // the document ends before mid
+    const size_t before = state_.entries;
+    state_ = second;
+    state_.entries = first.entries + (second.entries - before);
+    head->append(std::move(*rest));
+    return head;
+}
+
+// A place to cut JSON text just before t, found without scanning the text before it: after a
+// ',' that follows the end of an entry ('"' in an object, ']' in an array of pairs), or 0.
+// It may be one inside a string: a piece cut there fails to parse.
+size_t KvStreamReader::guess_cut(size_t t) const noexcept {
+    constexpr size_t kLookBack = 4096;
+    const char* const base = buf_.data();
+    const char closer = state_.ordered ? ']' : '"';
+    const size_t stop = t > kLookBack ? t - kLookBack : 0;
+    for (size_t i = t; i > stop + 1; --i) {
+        if (base[i - 1] != ',') continue;
+        size_t j = i - 1;
+        while (j > stop && is_ws(base[j - 1])) --j;
+        if (j > stop && base[j - 1] == closer) return i;
+    }
+    return 0;
+}
+
 // Drops buf_'s first n bytes, parsed, and moves the place of the next piece past them.
 void KvStreamReader::drop(size_t n) noexcept {
     const char* const base = buf_.data();
-    size_t newlines = 0;
-    const char* last_nl = nullptr;
-    for (const char* p = base; p < base + n;) {
-        const void* q = std::memchr(p, '\n', static_cast<size_t>(base + n - p));
-        if (q == nullptr) break;
-        ++newlines;
-        last_nl = static_cast<const char*>(q);
-        p = last_nl + 1;
-    }
+    const size_t newlines = count_newlines(base, n);
     if (newlines == 0) {
         state_.column += n;
     } else {
+        const char* const last_nl = static_cast<const char*>(::memrchr(base, '\n', n));
         state_.line += newlines;
         state_.column = static_cast<size_t>(base + n - (last_nl + 1));
     }
@@ -151,6 +223,7 @@ void KvStreamReader::drop(size_t n) noexcept {
     if (buf_.capacity() > 4 * piece_bytes_ && buf_.size() < 2 * piece_bytes_) buf_.shrink_to_fit();
     scanned_ -= n;
     cut_ = 0;
+    mid_ = 0;
 }
 
 Result<bool> KvStreamReader::next(KvInput& piece) {
@@ -176,20 +249,33 @@ Result<bool> KvStreamReader::next(KvInput& piece) {
 Result<bool> KvStreamReader::next_here(KvInput& piece) {
     if (done_) return false;
     size_t want = piece_bytes_;
+    MPT_RETURN_IF_ERROR(read_more(want));
+    if (guesses_left_ > 0 && form_ == Form::json && state_.started && !state_.closed) {
+        // Past the first piece of JSON the places to cut are guessed, and the parse of the
+        // pieces cut there checks the guesses: what parses as the entries of a piece ends
+        // between two entries. A piece that does not parse is read as below, scanned for its
+        // places to cut, and parsed again, for its entries or for its error.
+        const size_t n = eof_ ? buf_.size() : guess_cut(buf_.size());
+        if (n != 0) {
+            const size_t mid = halves(n) ? guess_cut(n / 2) : 0;
+            if (Result<KvInput> r = parse_piece(n, mid, eof_)) {
+                piece = std::move(*r);
+                ++guessed_;
+                return end_piece(n);
+            }
+            --guesses_left_;
+        }
+    }
     while (true) {
-        MPT_RETURN_IF_ERROR(read_more(want));
         scan();
         if (cut_ != 0 && !eof_) {
             const size_t n = cut_;
-            MPT_TRY(piece, kv_detail::parse_kv_piece({buf_.data(), n}, false, state_));
-            drop(n);
-            return true;
+            MPT_TRY(piece, parse_scanned(n, false));
+            return end_piece(n);
         }
         if (eof_) {
-            MPT_TRY(piece, kv_detail::parse_kv_piece(buf_, true, state_));
-            done_ = true;
-            std::string().swap(buf_);
-            return true;
+            MPT_TRY(piece, parse_scanned(buf_.size(), true));
+            return end_piece(buf_.size());
         }
         // No entry ends in what was read: read on, up to the most one entry may take.
         if (buf_.size() >= max_entry_bytes_) {
@@ -203,7 +289,36 @@ Result<bool> KvStreamReader::next_here(KvInput& piece) {
                                   " bytes, the most the memory budget holds at once (--memory)");
         }
         want = std::min(max_entry_bytes_, std::max(want, buf_.size()) * 2);
+        MPT_RETURN_IF_ERROR(read_more(want));
     }
+}
+
+// The piece of buf_'s first n bytes, cut at a place scan() found, parsed: in halves at the
+// place it found near the middle when that is worth it, or else, and on any error, whole.
+Result<KvInput> KvStreamReader::parse_scanned(size_t n, bool last) {
+    if (halves(n) && mid_ != 0) {
+        if (Result<KvInput> r = parse_piece(n, mid_, last)) return r;
+    }
+    return parse_piece(n, 0, last);
+}
+
+// After the piece of buf_'s first n bytes was handed out: drops them, or at the end of the
+// document the buffer.
+bool KvStreamReader::end_piece(size_t n) {
+    if (n == buf_.size() && eof_) {
+        done_ = true;
+        std::string().swap(buf_);
+        return true;
+    }
+    // The scan for places to cut goes on from where it stopped when it found this one;
+    // after a guessed one it starts again where the next piece begins, between two entries.
+    if (scanned_ < n) {
+        scanned_ = n;
+        cuts_ = kv_detail::CutScan{};
+        cuts_.depth = 1;
+    }
+    drop(n);
+    return true;
 }
 
 Result<OpenedText> open_text(const std::string& path, size_t whole_limit) {

@@ -9,6 +9,7 @@
 #include <mpt/core/error.hpp>
 #include <mpt/input/kv_input.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <future>
 #include <memory>
@@ -38,14 +39,29 @@ public:
     // on a thread of its own while the caller works on that one: one more piece is held. Its
     // errors come back, in their turn, from the call that would have read it.
     void read_ahead(bool on) noexcept { read_ahead_ = on; }
+    // From the next piece on, with on, a piece of at least min_bytes after the first is cut
+    // near its middle, between two entries, and its halves are parsed on two threads: the same
+    // entries and errors (on any error the piece is parsed again whole, for the error it gives
+    // whole).
+    void parse_halves(bool on, size_t min_bytes = size_t{1} << 20) noexcept {
+        halves_min_ = on ? std::max<size_t>(min_bytes, 1) : 0;
+    }
     // Whether the document is an array of pairs; known after the first piece.
     bool ordered() const noexcept { return ordered_; }
+    // The pieces handed out so far that were cut where the reader guessed, not where a scan
+    // of the text found, a place to cut (see next_here).
+    size_t pieces_guessed() const noexcept { return guessed_; }
 
 private:
     friend Result<KvSource> open_kv_source(const std::string&, size_t, size_t, size_t);
     Result<bool> next_here(KvInput& piece);
     Status read_more(size_t want);
     void scan() noexcept;
+    Result<KvInput> parse_piece(size_t n, size_t mid, bool last);
+    Result<KvInput> parse_scanned(size_t n, bool last);
+    size_t guess_cut(size_t t) const noexcept;
+    bool halves(size_t n) const noexcept { return halves_min_ != 0 && n >= halves_min_; }
+    bool end_piece(size_t n);
     void drop(size_t n) noexcept;
 
     std::FILE* f_;
@@ -66,9 +82,14 @@ private:
     size_t scanned_ = 0;
     kv_detail::CutScan cuts_;
     size_t cut_ = 0;
+    size_t mid_ = 0;  // a place to cut before cut_, at or past the middle of buf_ (0: none)
     kv_detail::KvPieceState state_;
     bool ordered_ = false;  // state_.ordered as of the last piece handed out
     bool read_ahead_ = false;
+    size_t halves_min_ = 0;
+    // Guessed places to cut that may still fail to parse before guessing stops.
+    int guesses_left_ = 8;
+    size_t guessed_ = 0;
     // read_ahead: the piece being read on the other thread. Last, so that it goes first.
     KvInput ahead_piece_;
     std::future<Result<bool>> ahead_;
