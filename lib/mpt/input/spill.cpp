@@ -406,22 +406,23 @@ void SpillingPairSorter::sort_run(const bytes& arena, std::vector<Record>& recor
         const int c = compare_bytes({a + x.at, x.key_len}, {a + y.at, y.key_len});
         return c != 0 ? c < 0 : x.seq < y.seq;
     };
-    const auto sort = [&](size_t begin, size_t end) {
-        std::sort(records.begin() + static_cast<ptrdiff_t>(begin),
-                  records.begin() + static_cast<ptrdiff_t>(end), less);
-    };
-    // By the first byte over the whole run, by the second within a first byte's part when it
-    // is large, then compared: hashed keys leave parts of a few records each.
+    // By the key's bytes one at a time from the first, each part of more than kSmall records
+    // bucketed by its next byte in place, then compared: hashed keys leave parts of a few
+    // records after two bytes in a run of a few million, after three in one of tens of
+    // millions.
     constexpr size_t kSmall = 64;
-    const std::array<size_t, 256> end = bucket_by_byte(records, 0, records.size(), 56);
-    for (size_t b = 0, begin = 0; b < 256; begin = end[b++]) {
-        if (end[b] - begin <= kSmall) {
-            sort(begin, end[b]);
-            continue;
+    const auto sort = [&](const auto& self, size_t begin, size_t end, int shift) -> void {
+        if (end - begin <= kSmall || shift < 0) {
+            std::sort(records.begin() + static_cast<ptrdiff_t>(begin),
+                      records.begin() + static_cast<ptrdiff_t>(end), less);
+            return;
         }
-        const std::array<size_t, 256> end2 = bucket_by_byte(records, begin, end[b], 48);
-        for (size_t c = 0, begin2 = begin; c < 256; begin2 = end2[c++]) sort(begin2, end2[c]);
-    }
+        const std::array<size_t, 256> ends = bucket_by_byte(records, begin, end, shift);
+        for (size_t b = 0, from = begin; b < 256; from = ends[b++]) {
+            if (ends[b] - from > 1) self(self, from, ends[b], shift - 8);
+        }
+    };
+    sort(sort, 0, records.size(), 56);
     size_t out = 0;
     for (size_t i = 0; i < records.size(); ++i) {
         const Record& r = records[i];
