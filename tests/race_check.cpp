@@ -106,7 +106,7 @@ void check(const std::string& name, const std::string& text) {
             SpillFiles files(so);
             SpillingPairSorter sorter(files);
             KvStreamReader stream(std::fopen(doc.c_str(), "rb"), doc, {}, 1 << 16, 1 << 20, false);
-            stream.read_ahead(true);  // pieces parsed on a thread of their own,
+            stream.read_ahead(true);             // pieces parsed on a thread of their own,
             stream.parse_halves(true, 1 << 12);  // each in halves on two
             const Status sorted_ok = sort_kv_stream(stream, secure, secure, sorter);
             expect(sorted_ok.ok() && sorter.runs_spilled() > 1 && stream.pieces_guessed() > 0,

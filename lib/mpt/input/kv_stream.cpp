@@ -48,7 +48,7 @@ KvStreamReader::KvStreamReader(std::FILE* f, std::string path, std::string prefi
                                size_t piece_bytes, size_t max_entry_bytes, bool from_pipe)
     : f_(f),
       path_(std::move(path)),
-      buf_(std::move(prefix)),
+      buf_(prefix.begin(), prefix.end()),
       piece_bytes_(std::max<size_t>(piece_bytes, 64)),
       max_entry_bytes_(std::max(max_entry_bytes, piece_bytes_)),
       from_pipe_(from_pipe) {
@@ -96,8 +96,7 @@ Status KvStreamReader::read_more(size_t want) {
             if (!opened_) {
                 auto b = std::find_if_not(first, bad, is_ws);
                 // A byte order mark before the document (read_file's rule).
-                if (b == buf_.begin() && buf_.size() >= 3 &&
-                    buf_.compare(0, 3, "\xEF\xBB\xBF") == 0) {
+                if (b == buf_.begin() && text().starts_with("\xEF\xBB\xBF")) {
                     b = std::find_if_not(b + 3, bad, is_ws);
                 }
                 if (b != bad) {
@@ -217,7 +216,7 @@ void KvStreamReader::drop(size_t n) noexcept {
         state_.line += newlines;
         state_.column = static_cast<size_t>(base + n - (last_nl + 1));
     }
-    buf_.erase(0, n);
+    buf_.erase(buf_.begin(), buf_.begin() + static_cast<ptrdiff_t>(n));
     // A stream's first bytes, read whole up to a limit, leave a buffer far larger than a
     // piece needs.
     if (buf_.capacity() > 4 * piece_bytes_ && buf_.size() < 2 * piece_bytes_) buf_.shrink_to_fit();
@@ -281,7 +280,7 @@ Result<bool> KvStreamReader::next_here(KvInput& piece) {
         if (buf_.size() >= max_entry_bytes_) {
             // What is wrong in the text comes first: a whole parse of it reports that.
             kv_detail::KvPieceState probe = state_;
-            Result<KvInput> r = kv_detail::parse_kv_piece(buf_, true, probe);
+            Result<KvInput> r = kv_detail::parse_kv_piece(text(), true, probe);
             if (!r && !cuts_.in_string && cuts_.depth < 2) return r.error();
             return file_error(Errc::input_too_large, path_,
                               "line " + std::to_string(state_.line) + ": no entry ends within " +
@@ -307,7 +306,7 @@ Result<KvInput> KvStreamReader::parse_scanned(size_t n, bool last) {
 bool KvStreamReader::end_piece(size_t n) {
     if (n == buf_.size() && eof_) {
         done_ = true;
-        std::string().swap(buf_);
+        Buffer().swap(buf_);
         return true;
     }
     // The scan for places to cut goes on from where it stopped when it found this one;
@@ -366,7 +365,7 @@ Result<KvSource> open_kv_source(const std::string& path, size_t whole_limit, siz
         MPT_RETURN_IF_ERROR(
             reader->read_more(whole_limit == SIZE_MAX ? whole_limit : whole_limit + 1));
         if (reader->eof_) {
-            source.whole = InputText::from_string(std::move(reader->buf_));
+            source.whole = InputText::from_string(std::string(reader->text()));
             return source;
         }
     }

@@ -14,6 +14,9 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace mpt {
 
@@ -64,9 +67,25 @@ private:
     bool end_piece(size_t n);
     void drop(size_t n) noexcept;
 
+    // The bytes read and not yet handed out. Grown as the stream is read into it, without
+    // first filling what the read overwrites.
+    template <typename T>
+    struct NoFill : std::allocator<T> {
+        template <typename U>
+        void construct(U* p) noexcept {
+            ::new (static_cast<void*>(p)) U;
+        }
+        template <typename U, typename... Args>
+        void construct(U* p, Args&&... args) {
+            ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+        }
+    };
+    using Buffer = std::vector<char, NoFill<char>>;
+    std::string_view text() const noexcept { return {buf_.data(), buf_.size()}; }
+
     std::FILE* f_;
     std::string path_;
-    std::string buf_;
+    Buffer buf_;
     size_t piece_bytes_;
     size_t max_entry_bytes_;
     bool from_pipe_;
