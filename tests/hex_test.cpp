@@ -3,6 +3,7 @@
 #include <mpt/core/hex.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 using namespace mpt;
@@ -44,4 +45,44 @@ TEST_CASE("append_hex_digits gives every byte value at every length and start") 
     CHECK(out.substr(0, 8) == "00010203");
     CHECK(out.substr(2 * 0x9a, 4) == "9a9b");
     CHECK(out.substr(510) == "ff");
+}
+
+TEST_CASE("decode_hex16 decodes 16 digits of either case, and refuses any other byte anywhere") {
+    const char digits[] = "0123456789abcdefABCDEF";
+    uint64_t x = 0x9e3779b97f4a7c15;
+    for (int round = 0; round < 2000; ++round) {
+        char in[16];
+        for (char& c : in) {
+            x = x * 6364136223846793005 + 1442695040888963407;
+            c = digits[(x >> 33) % 22];
+        }
+        const std::string text(in, 16);
+        const auto want = from_hex(text);
+        REQUIRE(want.ok());
+        uint8_t out[9] = {};
+        out[8] = 0x5a;
+        REQUIRE(decode_hex16(in, out));
+        CHECK(bytes(out, out + 8) == *want);
+        CHECK(out[8] == 0x5a);  // 8 bytes written, no more
+        // Each byte value at each place: refused unless it is a hex digit.
+        if (round < 16) {
+            for (int at = 0; at < 16; ++at) {
+                for (int v = 0; v < 256; ++v) {
+                    char bad[16];
+                    std::memcpy(bad, in, 16);
+                    bad[at] = static_cast<char>(v);
+                    uint8_t got[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+                    const bool hex = kHexDigitValue[static_cast<uint8_t>(v)] <= 0x0f;
+                    CAPTURE(at);
+                    CAPTURE(v);
+                    REQUIRE(decode_hex16(bad, got) == hex);
+                    if (hex) {
+                        CHECK(bytes(got, got + 8) == *from_hex(std::string(bad, 16)));
+                    } else {
+                        CHECK(bytes(got, got + 8) == bytes{1, 2, 3, 4, 5, 6, 7, 8});
+                    }
+                }
+            }
+        }
+    }
 }

@@ -64,6 +64,54 @@ TEST_CASE("errors name the place") {
     CHECK(err("{\"a\": \"b\x01\"}").code == Errc::bad_json);
 }
 
+TEST_CASE("a long hex string: its bytes, and a bad digit at every offset named there") {
+    // Past 16 digits the reader decodes 16 at a time; a bad one anywhere in them, in either
+    // form, must still be named at its own offset, and an odd count as odd.
+    std::string digits;
+    for (int i = 0; i < 70; ++i) digits += "0123456789abcdefABCDEF"[(i * 7 + 3) % 22];
+    for (const bool text : {false, true}) {
+        for (size_t len = 0; len <= digits.size(); ++len) {
+            const std::string hex = "0x" + digits.substr(0, len);
+            const std::string doc = text ? "0x01 " + hex + "\n" : "{\"0x01\": \"" + hex + "\"}";
+            CAPTURE(doc);
+            auto got = parse_kv(doc);
+            if (len % 2 != 0) {
+                REQUIRE_FALSE(got.ok());
+                CHECK(got.error().code == Errc::bad_hex);
+                continue;
+            }
+            REQUIRE(got.ok());
+            CHECK(bytes((*got)[0].value.begin(), (*got)[0].value.end()) == *from_hex(hex));
+        }
+        for (size_t at = 0; at < 64; ++at) {
+            // A letter past f, a space, the two bytes of a UTF-8 e acute.
+            const char* const no_digit[] = {"g", " ", "\xC3\xA9"};
+            std::string bad = "0x" + digits.substr(0, 64);
+            bad.replace(2 + at, 1, no_digit[at % 3]);
+            const std::string doc = text ? "0x01 " + bad + "\n" : "{\"0x01\": \"" + bad + "\"}";
+            CAPTURE(at);
+            auto got = parse_kv(doc);
+            REQUIRE_FALSE(got.ok());
+            if (!text) {
+                CHECK(got.error().code == Errc::bad_hex);
+                CHECK(got.error().message().find("offset " + std::to_string(at) + " ") !=
+                      std::string::npos);
+            } else if (at % 3 != 1) {
+                CHECK(got.error().code == Errc::bad_hex);
+                CHECK(got.error().message().find("column " + std::to_string(8 + at) + ":") !=
+                      std::string::npos);
+            } else {
+                // In a line a blank ends the value: its digits before it are odd, or the
+                // rest of the line follows it.
+                CHECK(got.error().code == (at % 2 != 0 ? Errc::bad_hex : Errc::bad_input));
+                CHECK(got.error().message().find(
+                          at % 2 != 0 ? "column 6:" : "column " + std::to_string(9 + at) + ":") !=
+                      std::string::npos);
+            }
+        }
+    }
+}
+
 TEST_CASE("text dump form: `0x<key> 0x<value>` lines, as mpt dump prints them") {
     const auto pairs = [](std::string_view text) {
         auto r = parse_kv(text);

@@ -316,6 +316,7 @@ private:
         const char* q = p_ + 2;
         uint8_t* const first = w_;
         uint8_t* o = first;
+        for (; end_ - q >= 16 && decode_hex16(q, o); q += 16) o += 8;
         while (end_ - q >= 2) {
             const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(q[0])];
             const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(q[1])];
@@ -384,6 +385,7 @@ private:
             // Hex digits decoded while scanning; the closing quote ends the run.
             const char* q = s + 2;
             uint8_t* o = first;
+            for (; end_ - q >= 16 && decode_hex16(q, o); q += 16) o += 8;
             while (end_ - q >= 2) {
                 const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(q[0])];
                 const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(q[1])];
