@@ -133,19 +133,14 @@ void KvStreamReader::scan() noexcept {
     const char* const half = base + buf_.size() / 2;
     if (form_ == Form::text) {
         // Lines: a piece ends after a line feed.
-        for (const char* q = end; q != p; --q) {
-            if (q[-1] == '\n') {
-                cut_ = static_cast<size_t>(q - base);
-                break;
-            }
-        }
-        if (cut_ != 0 && p < half) {
-            for (const char* q = half; q != p; --q) {
-                if (q[-1] == '\n') {
-                    mid_ = static_cast<size_t>(q - base);
-                    break;
-                }
-            }
+        const auto after_last_line_feed = [p](const char* before) -> const char* {
+            if (before <= p) return nullptr;
+            const void* nl = ::memrchr(p, '\n', static_cast<size_t>(before - p));
+            return nl != nullptr ? static_cast<const char*>(nl) + 1 : nullptr;
+        };
+        if (const char* c = after_last_line_feed(end)) cut_ = static_cast<size_t>(c - base);
+        if (cut_ != 0) {
+            if (const char* m = after_last_line_feed(half)) mid_ = static_cast<size_t>(m - base);
         }
         scanned_ = buf_.size();
         return;
