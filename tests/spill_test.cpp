@@ -121,6 +121,7 @@ SpillOptions tiny(const std::string& dir, size_t run_bytes, size_t fan_in, bool 
     o.overlap = overlap;
     o.run_bytes = run_bytes;
     o.buffer_bytes = 64;
+    o.chunk_bytes = 200;
     o.fan_in = fan_in;
     o.tmp_dir = dir;
     return o;
@@ -173,42 +174,55 @@ TEST_CASE("spill: a sort of runs of a few keys gives the in-memory path's final 
     for (const bool ordered : {false, true}) {
         for (const bool secure : {false, true}) {
             for (const size_t n : {0, 1, 5, 300, 3000}) {
-                for (const size_t fan_in : {2, 3, 64}) {
-                    // Fan-in 3: runs sorted and written while the next is filled.
-                    INFO(std::string(ordered ? "ordered" : "object")
-                         << std::string(secure ? ", secure" : "") << ", " << n
-                         << " entries, fan-in " << fan_in);
-                    const std::string doc = random_document(rng, n, ordered);
-                    auto input = parse_kv(doc);
-                    REQUIRE_MESSAGE(input.ok(), test::why(input));
-                    const SortedPairs want = sorted_final_pairs(*input, secure);
+                // Layouts: runs merged; buckets each read into memory (as a larger budget
+                // leaves them); buckets of more than half a run (the default limit, which
+                // keys of 4 first bytes here pass) sorted in runs, merged.
+                for (const int layout : {0, 1, 2}) {
+                    for (const size_t fan_in : {2, 3, 64}) {
+                        // Fan-in 3: runs sorted and written while the next is filled.
+                        INFO(std::string(ordered ? "ordered" : "object")
+                             << std::string(secure ? ", secure" : "") << ", " << n
+                             << " entries, fan-in " << fan_in << ", layout " << layout);
+                        const std::string doc = random_document(rng, n, ordered);
+                        auto input = parse_kv(doc);
+                        REQUIRE_MESSAGE(input.ok(), test::why(input));
+                        const SortedPairs want = sorted_final_pairs(*input, secure);
 
-                    TempDir dir;
-                    TempFile file;
-                    write_temp(doc, file.path);
-                    SpillFiles files(tiny(dir.path, 300, fan_in, fan_in == 3));
-                    SpillingPairSorter sorter(files);
-                    KvStreamReader stream(open_read(file.path), file.path, {}, 100, 1 << 20, false);
-                    REQUIRE(sort_kv_stream(stream, secure, false, sorter).ok());
-                    if (n >= 300) CHECK(sorter.runs_spilled() > 3);
-                    const auto got = drain(sorter);
-                    REQUIRE(got.size() == want.pairs.size());
-                    for (size_t i = 0; i < got.size(); ++i) {
-                        CHECK(got[i].first == copy(want.pairs[i].key));
-                        CHECK(got[i].second == copy(want.pairs[i].value));
+                        TempDir dir;
+                        TempFile file;
+                        write_temp(doc, file.path);
+                        SpillOptions so = tiny(dir.path, 300, fan_in, fan_in == 3);
+                        if (layout == 1) so.bucket_bytes = size_t{1} << 20;
+                        const auto kind = layout == 0 ? SpillingPairSorter::Layout::runs
+                                                      : SpillingPairSorter::Layout::buckets;
+                        SpillFiles files(so);
+                        SpillingPairSorter sorter(files, kind);
+                        KvStreamReader stream(open_read(file.path), file.path, {}, 100, 1 << 20,
+                                              false);
+                        REQUIRE(sort_kv_stream(stream, secure, false, sorter).ok());
+                        if (n >= 300) CHECK(sorter.runs_spilled() > 3);
+                        const auto got = drain(sorter);
+                        // Secure keys spread over all first bytes: buckets of a few entries.
+                        if (n >= 3000 && !secure)
+                            CHECK((sorter.buckets_merged() > 0) == (layout == 2));
+                        REQUIRE(got.size() == want.pairs.size());
+                        for (size_t i = 0; i < got.size(); ++i) {
+                            CHECK(got[i].first == copy(want.pairs[i].key));
+                            CHECK(got[i].second == copy(want.pairs[i].value));
+                        }
+                        // The root, hashed from a second sort, as kv_root gives it.
+                        SpillingPairSorter again(files, kind);
+                        KvStreamReader stream2(open_read(file.path), file.path, {}, 100, 1 << 20,
+                                               false);
+                        REQUIRE(sort_kv_stream(stream2, secure, false, again).ok());
+                        auto root = kv_root_sorted(again, fan_in == 3 ? 2 : 1);
+                        REQUIRE(root.ok());
+                        auto expected = kv_root(*input, secure, 2);
+                        REQUIRE(expected.ok());
+                        CHECK(root->root == expected->root);
+                        CHECK(root->pairs == expected->pairs);
+                        CHECK(dir.entries() == 0);
                     }
-                    // The root, hashed from a second sort, as kv_root gives it.
-                    SpillingPairSorter again(files);
-                    KvStreamReader stream2(open_read(file.path), file.path, {}, 100, 1 << 20,
-                                           false);
-                    REQUIRE(sort_kv_stream(stream2, secure, false, again).ok());
-                    auto root = kv_root_sorted(again, fan_in == 3 ? 2 : 1);
-                    REQUIRE(root.ok());
-                    auto expected = kv_root(*input, secure, 2);
-                    REQUIRE(expected.ok());
-                    CHECK(root->root == expected->root);
-                    CHECK(root->pairs == expected->pairs);
-                    CHECK(dir.entries() == 0);
                 }
             }
         }
@@ -255,18 +269,27 @@ TEST_CASE("spill: runs with thousands of keys of one first byte sort as std::map
         }
         writes.emplace_back(std::move(key), std::move(value));
     }
+    // Spilled, the buckets of 0x42 and 0x7f are sorted in memory from their second byte
+    // (bucket_bytes of 1 MiB), or in runs, merged (the default: half of run_bytes).
     for (const size_t run_bytes : {size_t{1} << 30, size_t{40000}}) {
-        for (const bool overlap : {false, true}) {
-            CAPTURE(run_bytes);
-            CAPTURE(overlap);
-            TempDir dir;
-            SpillFiles files(tiny(dir.path, run_bytes, 4, overlap));
-            SpillingPairSorter sorter(files);
-            for (const auto& [k, v] : writes) REQUIRE(sorter.add(k, v).ok());
-            REQUIRE(sorter.finish().ok());
-            CHECK((sorter.runs_spilled() == 0) == (run_bytes == size_t{1} << 30));
-            const auto got = drain(sorter);
-            CHECK(got == std::vector<std::pair<bytes, bytes>>(want.begin(), want.end()));
+        for (const size_t bucket_bytes : {size_t{0}, size_t{1} << 20}) {
+            for (const bool overlap : {false, true}) {
+                CAPTURE(run_bytes);
+                CAPTURE(bucket_bytes);
+                CAPTURE(overlap);
+                TempDir dir;
+                SpillOptions so = tiny(dir.path, run_bytes, 4, overlap);
+                so.bucket_bytes = bucket_bytes;
+                SpillFiles files(so);
+                SpillingPairSorter sorter(files);
+                for (const auto& [k, v] : writes) REQUIRE(sorter.add(k, v).ok());
+                REQUIRE(sorter.finish().ok());
+                const bool spilled = run_bytes != size_t{1} << 30;
+                CHECK((sorter.runs_spilled() != 0) == spilled);
+                const auto got = drain(sorter);
+                CHECK(got == std::vector<std::pair<bytes, bytes>>(want.begin(), want.end()));
+                CHECK((sorter.buckets_merged() == 2) == (spilled && bucket_bytes == 0));
+            }
         }
     }
 }

@@ -46,6 +46,7 @@ SpillOptions SpillOptions::for_memory(size_t memory, std::string tmp_dir) {
     o.buffer_bytes = std::clamp<size_t>(memory / 256, 4096, size_t{1} << 20);
     // The buffers of a merge take at most a quarter of the budget.
     o.fan_in = std::clamp<size_t>(memory / 4 / o.buffer_bytes, 2, 256);
+    o.chunk_bytes = std::clamp<size_t>(memory / 4096, 256, size_t{1} << 20);
     o.tmp_dir = std::move(tmp_dir);
     return o;
 }
@@ -80,6 +81,22 @@ Status SpillFiles::write(int fd, bytes_view data, uint64_t offset) {
         data = data.subspan(static_cast<size_t>(n));
         offset += static_cast<uint64_t>(n);
         bytes_written_ += static_cast<uint64_t>(n);
+    }
+    return {};
+}
+
+Status SpillFiles::read(int fd, uint8_t* p, size_t n, uint64_t offset) const {
+    while (n > 0) {
+        const ssize_t got = ::pread(fd, p, n, static_cast<off_t>(offset));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            return file_error(Errc::storage_io, o_.tmp_dir,
+                              std::string("cannot read a temporary file: ") +
+                                  std::strerror(got < 0 ? errno : EIO));
+        }
+        p += got;
+        n -= static_cast<size_t>(got);
+        offset += static_cast<uint64_t>(got);
     }
     return {};
 }
@@ -168,23 +185,16 @@ Status RunFile::fill(size_t need) {
     buf_.erase(buf_.begin(), buf_.begin() + static_cast<ptrdiff_t>(at_));
     at_ = 0;
     const size_t want = std::max(need, files_->options().buffer_bytes);
-    while (buf_.size() < want && offset_ < size_) {
+    if (buf_.size() < want && offset_ < size_) {
         const size_t have = buf_.size();
         const size_t n = static_cast<size_t>(std::min<uint64_t>(want - have, size_ - offset_));
         buf_.resize(have + n);
-        const ssize_t got = ::pread(fd_, buf_.data() + have, n, static_cast<off_t>(offset_));
-        if (got < 0 && errno == EINTR) {
+        Status read = files_->read(fd_, buf_.data() + have, n, offset_);
+        if (!read.ok()) {
             buf_.resize(have);
-            continue;
+            return read;
         }
-        if (got <= 0) {
-            const int err = got < 0 ? errno : EIO;
-            buf_.resize(have);
-            return file_error(Errc::storage_io, files_->options().tmp_dir,
-                              std::string("cannot read a temporary file: ") + std::strerror(err));
-        }
-        buf_.resize(have + static_cast<size_t>(got));
-        offset_ += static_cast<uint64_t>(got);
+        offset_ += n;
     }
     return {};
 }
@@ -330,19 +340,60 @@ Result<std::vector<RunFile>> merge_to_fan_in(SpillFiles& files, std::vector<RunF
     return runs;
 }
 
-SpillingPairSorter::SpillingPairSorter(SpillFiles& files) : files_(&files) {}
+namespace {
+
+// The final pairs of sorted runs, merged.
+class MergedPairStream final : public SpilledPairStream {
+public:
+    explicit MergedPairStream(std::vector<RunFile> runs) : merger_(std::move(runs)) {}
+    Result<std::span<const KvPair>> next() override;
+
+private:
+    RunMerger merger_;
+};
+
+// A record's value in a run file: the pair's value length (4 bytes, little-endian), the
+// value, the extra bytes (SpillingPairSorter::write_run).
+Result<std::span<const KvPair>> MergedPairStream::next() {
+    out_.clear();
+    extras_.clear();
+    while (out_.empty()) {
+        MPT_TRY(const std::span<const KvPair> batch, merger_.next());
+        if (batch.empty()) break;
+        for (const KvPair& p : batch) {
+            uint32_t value_len = 0;
+            for (int i = 0; i < 4; ++i) value_len |= uint32_t{p.value[i]} << (8 * i);
+            if (value_len == 0) continue;
+            out_.push_back({p.key, p.value.subspan(4, value_len)});
+            extras_.push_back(p.value.subspan(4 + value_len));
+        }
+    }
+    return std::span<const KvPair>(out_);
+}
+
+}  // namespace
+
+SpillingPairSorter::SpillingPairSorter(SpillFiles& files, Layout layout)
+    : files_(&files),
+      layout_(layout),
+      run_bytes_(files.options().run_bytes),
+      overlap_(files.options().overlap) {}
+
+SpillingPairSorter::SpillingPairSorter(SpillFiles& files, size_t run_bytes)
+    : files_(&files), layout_(Layout::runs), run_bytes_(run_bytes), overlap_(false) {}
 
 SpillingPairSorter::~SpillingPairSorter() {
     // The other thread uses the back run: it ends before they go.
     if (back_.valid()) back_.wait();
+    if (bucket_fd_ >= 0) ::close(bucket_fd_);
 }
 
 Status SpillingPairSorter::add(bytes_view key, bytes_view value, bytes_view extra) {
     MPT_ASSERT(!finished_);
     if (records_.capacity() == 0) reserve_run(arena_, records_);
     const size_t size = key.size() + value.size() + extra.size();
-    if (!records_.empty() && arena_.size() + size + (records_.size() + 1) * sizeof(Record) >
-                                 files_->options().run_bytes) {
+    if (!records_.empty() &&
+        arena_.size() + size + (records_.size() + 1) * sizeof(Record) > run_bytes_) {
         MPT_RETURN_IF_ERROR(spill());
     }
     records_.push_back({key_prefix(key), arena_.size(), static_cast<uint32_t>(key.size()),
@@ -359,8 +410,8 @@ Status SpillingPairSorter::add(bytes_view key, bytes_view value, bytes_view extr
 // huge pages: a run's sort and its write read it all over, and with pages of 4 KiB most of
 // those reads would miss the TLB too.
 void SpillingPairSorter::reserve_run(bytes& arena, std::vector<Record>& records) const {
-    arena.reserve(files_->options().run_bytes);
-    records.reserve(files_->options().run_bytes / sizeof(Record) + 1);
+    arena.reserve(run_bytes_);
+    records.reserve(run_bytes_ / sizeof(Record) + 1);
     advise_huge_pages(arena.data(), arena.capacity());
     advise_huge_pages(records.data(), records.capacity() * sizeof(Record));
 }
@@ -398,9 +449,7 @@ std::array<size_t, 256> bucket_by_byte(std::vector<Record>& records, size_t begi
 
 }  // namespace
 
-// Sorts the run by key, equal keys by sequence, and keeps only the last of each key.
-void SpillingPairSorter::sort_run(const bytes& arena, std::vector<Record>& records) {
-    const uint8_t* a = arena.data();
+void SpillingPairSorter::sort_run(const uint8_t* a, std::vector<Record>& records, int shift) {
     const auto less = [a](const Record& x, const Record& y) {
         if (x.prefix != y.prefix) return x.prefix < y.prefix;
         const int c = compare_bytes({a + x.at, x.key_len}, {a + y.at, y.key_len});
@@ -422,7 +471,7 @@ void SpillingPairSorter::sort_run(const bytes& arena, std::vector<Record>& recor
             if (ends[b] - from > 1) self(self, from, ends[b], shift - 8);
         }
     };
-    sort(sort, 0, records.size(), 56);
+    sort(sort, 0, records.size(), shift);
     size_t out = 0;
     for (size_t i = 0; i < records.size(); ++i) {
         const Record& r = records[i];
@@ -461,25 +510,82 @@ Result<RunFile> SpillingPairSorter::write_run(SpillFiles& files, const bytes& ar
     return run;
 }
 
-Status SpillingPairSorter::collect() {
-    if (!back_.valid()) return {};
-    MPT_TRY(RunFile run, back_.get());
+Status SpillingPairSorter::write_out(const bytes& arena, std::vector<Record>& records) {
+    if (layout_ == Layout::buckets) return spread(arena, records);
+    sort_run(arena.data(), records);
+    MPT_TRY(RunFile run, write_run(*files_, arena, records));
     runs_.push_back(std::move(run));
     return {};
 }
 
+// Appends each record, in input order, to the bucket of its key's first byte (the empty
+// key's: 0); a bucket's buffer goes to the end of the file as a chunk when full.
+Status SpillingPairSorter::spread(const bytes& arena, const std::vector<Record>& records) {
+    const size_t chunk = std::max<size_t>(files_->options().chunk_bytes, 1);
+    const uint8_t* a = arena.data();
+    for (const Record& r : records) {
+        Bucket& bucket = buckets_[r.key_len == 0 ? 0 : a[r.at]];
+        const size_t body = size_t{r.key_len} + r.value_len + r.extra_len;
+        // A chunk ends before the record that would take it past chunk_bytes, so that the
+        // buffer never grows past its first size (a record larger is a chunk of its own).
+        if (!bucket.tail.empty() && bucket.tail.size() + 30 + body > chunk) {
+            MPT_RETURN_IF_ERROR(flush_bucket(bucket));
+        }
+        if (bucket.tail.capacity() == 0) bucket.tail.reserve(chunk);
+        const size_t at = bucket.tail.size();
+        bucket.tail.resize(at + 30 + body);
+        uint8_t* p = bucket.tail.data() + at;
+        if ((r.key_len | r.value_len | r.extra_len) < 0x80) {  // most records: a byte each
+            p[0] = static_cast<uint8_t>(r.key_len);
+            p[1] = static_cast<uint8_t>(r.value_len);
+            p[2] = static_cast<uint8_t>(r.extra_len);
+            p += 3;
+        } else {
+            p += put_varint(p, r.key_len);
+            p += put_varint(p, r.value_len);
+            p += put_varint(p, r.extra_len);
+        }
+        std::memcpy(p, a + r.at, body);
+        p += body;
+        const size_t size = static_cast<size_t>(p - (bucket.tail.data() + at));
+        bucket.tail.resize(at + size);
+        bucket.size += size;
+        ++bucket.entries;
+    }
+    return {};
+}
+
+Status SpillingPairSorter::flush_bucket(Bucket& bucket) {
+    if (bucket_fd_ < 0) {
+        MPT_TRY(bucket_fd_, files_->make_file());
+    }
+    MPT_RETURN_IF_ERROR(files_->write(bucket_fd_, bucket.tail, bucket_end_));
+    bucket.chunks.push_back({bucket_end_, bucket.tail.size()});
+    bucket_end_ += bucket.tail.size();
+    bucket.tail.clear();
+    return {};
+}
+
+size_t SpillingPairSorter::bucket_limit() const noexcept {
+    const size_t limit = files_->options().bucket_bytes;
+    return limit != 0 ? limit : std::max<size_t>(run_bytes_ / 2, 1);
+}
+
+Status SpillingPairSorter::collect() {
+    if (!back_.valid()) return {};
+    return back_.get();
+}
+
 Status SpillingPairSorter::spill_here() {
     ++spilled_;
-    sort_run(arena_, records_);
-    MPT_TRY(RunFile run, write_run(*files_, arena_, records_));
-    runs_.push_back(std::move(run));
+    MPT_RETURN_IF_ERROR(write_out(arena_, records_));
     records_.clear();
     arena_.clear();
     return {};
 }
 
 Status SpillingPairSorter::spill() {
-    if (!files_->options().overlap) return spill_here();
+    if (!overlap_) return spill_here();
     ++spilled_;
     // The run before this one is written by now, or is waited for: two at most in memory.
     // The next run fills the buffers that run had; the first time, reserved here, as the add
@@ -490,10 +596,8 @@ Status SpillingPairSorter::spill() {
     arena_.clear();
     records_.clear();
     if (records_.capacity() == 0) reserve_run(arena_, records_);
-    back_ = std::async(std::launch::async, [this]() -> Result<RunFile> {
-        sort_run(back_arena_, back_records_);
-        return write_run(*files_, back_arena_, back_records_);
-    });
+    back_ = std::async(std::launch::async,
+                       [this]() -> Status { return write_out(back_arena_, back_records_); });
     return {};
 }
 
@@ -501,7 +605,7 @@ Status SpillingPairSorter::finish() {
     MPT_ASSERT(!finished_);
     finished_ = true;
     if (spilled_ == 0) {
-        sort_run(arena_, records_);
+        sort_run(arena_.data(), records_);
         return {};
     }
     MPT_RETURN_IF_ERROR(collect());
@@ -511,21 +615,23 @@ Status SpillingPairSorter::finish() {
     std::vector<Record>().swap(records_);
     bytes().swap(back_arena_);
     std::vector<Record>().swap(back_records_);
-    MPT_TRY(final_runs_, merge_to_fan_in(*files_, std::move(runs_)));
-    std::vector<RunFile> views;
-    for (const RunFile& r : final_runs_) {
-        MPT_TRY(RunFile v, r.view(0, 16));
-        views.push_back(std::move(v));
+    if (layout_ == Layout::runs) {
+        MPT_TRY(final_runs_, merge_to_fan_in(*files_, std::move(runs_)));
     }
-    all_ = std::make_unique<SpilledPairStream>(std::move(views));
+    MPT_TRY(all_, stream_of_bytes(0, 256));
     return {};
 }
 
 unsigned SpillingPairSorter::starts_used(unsigned width) const noexcept {
     unsigned used = 0;
     for (unsigned x = 0; x < 256; x += width) {
-        used += std::any_of(final_runs_.begin(), final_runs_.end(),
-                            [&](const RunFile& r) { return r.has_bytes(x, x + width); });
+        if (layout_ == Layout::buckets) {
+            used += std::any_of(buckets_.begin() + x, buckets_.begin() + x + width,
+                                [](const Bucket& b) { return b.size != 0; });
+        } else {
+            used += std::any_of(final_runs_.begin(), final_runs_.end(),
+                                [&](const RunFile& r) { return r.has_bytes(x, x + width); });
+        }
     }
     return used;
 }
@@ -544,33 +650,143 @@ Result<std::unique_ptr<SpilledPairStream>> SpillingPairSorter::byte_stream(unsig
     return stream_of_bytes(b, b + 1);
 }
 
+// The final pairs of buckets [first, last), one bucket at a time: read into memory and
+// sorted there, or, when larger than bucket_limit(), added to a sorter of runs.
+class SpillingPairSorter::BucketStream final : public SpilledPairStream {
+public:
+    BucketStream(const SpillingPairSorter& sorter, unsigned first, unsigned last)
+        : sorter_(sorter), next_bucket_(first), last_(last) {}
+    Result<std::span<const KvPair>> next() override;
+
+private:
+    Status load(const Bucket& bucket);
+    // Reads bucket's chunks, then its tail, into raw_ a chunk at a time, and calls each with
+    // every record.
+    template <typename Each>
+    Status read_chunks(const Bucket& bucket, Each&& each);
+    // Parses the records of raw_[from, raw_.size()), calling each with every one.
+    template <typename Each>
+    Status parse(size_t from, Each&& each) const;
+
+    const SpillingPairSorter& sorter_;
+    unsigned next_bucket_, last_;
+    bytes raw_;
+    std::vector<Record> records_;
+    size_t at_ = 0;
+    std::unique_ptr<SpillingPairSorter> merged_;
+};
+
+template <typename Each>
+Status SpillingPairSorter::BucketStream::parse(size_t from, Each&& each) const {
+    const uint8_t* end = raw_.data() + raw_.size();
+    for (const uint8_t* p = raw_.data() + from; p != end;) {
+        uint64_t len[3] = {};
+        size_t took = 0;
+        if (end - p >= 3 && ((p[0] | p[1] | p[2]) & 0x80) == 0) {  // a byte each
+            len[0] = p[0];
+            len[1] = p[1];
+            len[2] = p[2];
+            took = 3;
+        } else {
+            for (uint64_t& n : len) {
+                const size_t t = get_varint(p + took, end, n);
+                took = t == 0 ? 0 : took + t;
+                if (t == 0 || n > UINT32_MAX) break;
+            }
+        }
+        if (took == 0 || len[0] > UINT32_MAX || len[1] > UINT32_MAX || len[2] > UINT32_MAX ||
+            static_cast<uint64_t>(end - p) - took < len[0] + len[1] + len[2]) {
+            return file_error(Errc::storage_io, sorter_.files_->options().tmp_dir,
+                              "a temporary file ends inside a record");
+        }
+        const uint8_t* key = p + took;
+        each(static_cast<size_t>(key - raw_.data()), static_cast<uint32_t>(len[0]),
+             static_cast<uint32_t>(len[1]), static_cast<uint32_t>(len[2]));
+        p = key + len[0] + len[1] + len[2];
+    }
+    return {};
+}
+
+template <typename Each>
+Status SpillingPairSorter::BucketStream::read_chunks(const Bucket& bucket, Each&& each) {
+    for (const Bucket::Chunk& c : bucket.chunks) {
+        raw_.resize(c.size);
+        MPT_RETURN_IF_ERROR(
+            sorter_.files_->read(sorter_.bucket_fd_, raw_.data(), c.size, c.offset));
+        MPT_RETURN_IF_ERROR(parse(0, each));
+    }
+    raw_.assign(bucket.tail.begin(), bucket.tail.end());
+    return parse(0, each);
+}
+
+Status SpillingPairSorter::BucketStream::load(const Bucket& bucket) {
+    records_.clear();
+    at_ = 0;
+    if (bucket.size == 0) return {};
+    if (bucket.size + bucket.entries * sizeof(Record) > sorter_.bucket_limit() ||
+        bucket.entries > UINT32_MAX) {
+        ++sorter_.buckets_merged_;
+        merged_.reset(new SpillingPairSorter(*sorter_.files_, sorter_.bucket_limit()));
+        Status added;
+        MPT_RETURN_IF_ERROR(read_chunks(bucket, [&](size_t at, uint32_t k, uint32_t v, uint32_t x) {
+            if (!added.ok()) return;
+            const uint8_t* p = raw_.data() + at;
+            added = merged_->add({p, k}, {p + k, v}, {p + k + v, x});
+        }));
+        MPT_RETURN_IF_ERROR(added);
+        return merged_->finish();
+    }
+    // All of it in raw_, in input order: the chunks, then the tail.
+    raw_.resize(bucket.size);
+    uint64_t at = 0;
+    for (const Bucket::Chunk& c : bucket.chunks) {
+        MPT_RETURN_IF_ERROR(
+            sorter_.files_->read(sorter_.bucket_fd_, raw_.data() + at, c.size, c.offset));
+        at += c.size;
+    }
+    std::memcpy(raw_.data() + at, bucket.tail.data(), bucket.tail.size());
+    records_.reserve(bucket.entries);
+    MPT_RETURN_IF_ERROR(parse(0, [&](size_t key_at, uint32_t k, uint32_t v, uint32_t x) {
+        records_.push_back({key_prefix({raw_.data() + key_at, k}), key_at, k, v, x,
+                            static_cast<uint32_t>(records_.size())});
+    }));
+    // All the keys share the first byte (or are empty, in bucket 0): sorted from the second.
+    sort_run(raw_.data(), records_, 48);
+    return {};
+}
+
+Result<std::span<const KvPair>> SpillingPairSorter::BucketStream::next() {
+    out_.clear();
+    extras_.clear();
+    while (out_.empty()) {
+        if (merged_) {
+            MPT_TRY(const std::span<const KvPair> run, merged_->next());
+            if (!run.empty()) {
+                out_.assign(run.begin(), run.end());
+                extras_.assign(merged_->extras().begin(), merged_->extras().end());
+                break;
+            }
+            merged_.reset();
+        }
+        emit(raw_.data(), records_, at_, out_, extras_);
+        if (!out_.empty() || at_ < records_.size()) continue;
+        if (next_bucket_ == last_) break;
+        MPT_RETURN_IF_ERROR(load(sorter_.buckets_[next_bucket_++]));
+    }
+    return std::span<const KvPair>(out_);
+}
+
 Result<std::unique_ptr<SpilledPairStream>> SpillingPairSorter::stream_of_bytes(
     unsigned first, unsigned last) const {
+    using Stream = std::unique_ptr<SpilledPairStream>;
+    if (layout_ == Layout::buckets)
+        return Stream(std::make_unique<BucketStream>(*this, first, last));
     std::vector<RunFile> views;
     for (const RunFile& r : final_runs_) {
         MPT_TRY(RunFile view, r.view_bytes(first, last));
         views.push_back(std::move(view));
     }
-    return std::make_unique<SpilledPairStream>(std::move(views));
-}
-
-// A record's value in a run file: the pair's value length (4 bytes, little-endian), the
-// value, the extra bytes (SpillingPairSorter::spill).
-Result<std::span<const KvPair>> SpilledPairStream::next() {
-    out_.clear();
-    extras_.clear();
-    while (out_.empty()) {
-        MPT_TRY(const std::span<const KvPair> batch, merger_.next());
-        if (batch.empty()) break;
-        for (const KvPair& p : batch) {
-            uint32_t value_len = 0;
-            for (int i = 0; i < 4; ++i) value_len |= uint32_t{p.value[i]} << (8 * i);
-            if (value_len == 0) continue;
-            out_.push_back({p.key, p.value.subspan(4, value_len)});
-            extras_.push_back(p.value.subspan(4 + value_len));
-        }
-    }
-    return std::span<const KvPair>(out_);
+    return Stream(std::make_unique<MergedPairStream>(std::move(views)));
 }
 
 Result<std::span<const KvPair>> SpillingPairSorter::next() {
@@ -582,15 +798,19 @@ Result<std::span<const KvPair>> SpillingPairSorter::next() {
     }
     out_.clear();
     extras_.clear();
-    constexpr size_t kBatch = 1024;
-    const uint8_t* a = arena_.data();
-    for (; next_record_ < records_.size() && out_.size() < kBatch; ++next_record_) {
-        const Record& r = records_[next_record_];
-        if (r.value_len == 0) continue;
-        out_.push_back({{a + r.at, r.key_len}, {a + r.at + r.key_len, r.value_len}});
-        extras_.push_back({a + r.at + r.key_len + r.value_len, r.extra_len});
-    }
+    emit(arena_.data(), records_, next_record_, out_, extras_);
     return std::span<const KvPair>(out_);
+}
+
+void SpillingPairSorter::emit(const uint8_t* a, const std::vector<Record>& records, size_t& at,
+                              std::vector<KvPair>& out, std::vector<bytes_view>& extras) {
+    constexpr size_t kBatch = 1024;
+    for (; at < records.size() && out.size() < kBatch; ++at) {
+        const Record& r = records[at];
+        if (r.value_len == 0) continue;
+        out.push_back({{a + r.at, r.key_len}, {a + r.at + r.key_len, r.value_len}});
+        extras.push_back({a + r.at + r.key_len + r.value_len, r.extra_len});
+    }
 }
 
 }  // namespace mpt

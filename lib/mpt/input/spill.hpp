@@ -1,6 +1,7 @@
-// Sorting more records than memory holds: sorted runs in unnamed temporary files, merged
-// k ways. The key/value builds use it for their input's pairs (SpillingPairSorter) and the
-// bulk build for its rows (RunFile and RunMerger).
+// Sorting more records than memory holds, in unnamed temporary files. The key/value builds
+// use it for their input's pairs (SpillingPairSorter: records spread over 256 buckets by
+// their key's first byte, each bucket sorted in memory when it is read) and the bulk build
+// for its rows (RunFile and RunMerger: sorted runs, merged k ways).
 //
 // A temporary file is made without a name (O_TMPFILE; where the file system cannot, made
 // with a name that is removed at once), so it goes when its descriptor closes: on return,
@@ -37,12 +38,20 @@ struct SpillOptions {
     // A SpillingPairSorter sorts and writes a full run on a thread of its own while the
     // next is filled: two runs of run_bytes are in memory at once.
     bool overlap = false;
+    // A SpillingPairSorter's buckets: the bytes of one first byte's records buffered before
+    // they go to the file as one chunk; 256 such buffers are in memory.
+    size_t chunk_bytes = size_t{64} << 10;
+    // The most bytes of one bucket (its records, and 32 a record to sort them) read into
+    // memory at once; a bucket of more is sorted in runs of this size, merged. 0: half of
+    // run_bytes.
+    size_t bucket_bytes = 0;
     // For tests: the write to a temporary file with this number (from 1, counted over all
     // the files of one SpillFiles) fails with ENOSPC; 0 for none.
     size_t fail_write = 0;
 
-    // The split of a memory budget of `memory` bytes: half for one run, and buffers of at
-    // most 1 MiB. REQUIRES: memory > 0.
+    // The split of a memory budget of `memory` bytes: half for one run, buffers of at most
+    // 1 MiB, chunks of at most 1 MiB (the 256 of them a sixteenth of the budget).
+    // REQUIRES: memory > 0.
     static SpillOptions for_memory(size_t memory, std::string tmp_dir);
 };
 
@@ -61,6 +70,9 @@ public:
     Result<int> make_file();
     // Writes all of data at offset. Errors: storage_full (ENOSPC, EDQUOT), storage_io.
     Status write(int fd, bytes_view data, uint64_t offset);
+    // Reads n bytes at offset into p. Errors: storage_io (a short read: the file changed
+    // under the process).
+    Status read(int fd, uint8_t* p, size_t n, uint64_t offset) const;
     // For tests: the n-th write from now on fails as SpillOptions::fail_write says. Not while
     // another thread writes.
     void fail_after(size_t n) noexcept { o_.fail_write = writes_ + n; }
@@ -173,38 +185,48 @@ private:
 // the input. Errors as RunFile.
 Result<std::vector<RunFile>> merge_to_fan_in(SpillFiles& files, std::vector<RunFile> runs);
 
-// The final pairs of runs of a SpillingPairSorter, merged: deletions dropped, extras split
-// from the values.
+// The final pairs of a SpillingPairSorter (or of some of their first bytes) in key order:
+// deletions dropped, extras split from the values.
 class SpilledPairStream {
 public:
-    explicit SpilledPairStream(std::vector<RunFile> runs) : merger_(std::move(runs)) {}
+    virtual ~SpilledPairStream() = default;
     // The next pairs in key order, empty at the end; valid until the next call.
-    Result<std::span<const KvPair>> next();
+    virtual Result<std::span<const KvPair>> next() = 0;
     std::span<const bytes_view> extras() const noexcept { return extras_; }
 
-private:
-    RunMerger merger_;
+protected:
     std::vector<KvPair> out_;
     std::vector<bytes_view> extras_;
 };
 
 // The final content of key/value entries added in input order, in key order: the last write
 // of each key wins, an empty value deletes it (the rule of SortedPairCursor). Entries are
-// kept in memory up to run_bytes; past that, each full run is sorted and written to a
-// temporary file, deletions kept, and the runs are merged at the end.
+// kept in memory up to run_bytes and sorted there when that is all. Past run_bytes, each
+// full run goes to a temporary file, deletions kept, laid out one of two ways:
+// - buckets (the default): the run's entries are not sorted but spread by their key's first
+//   byte over 256 buckets, in input order, each bucket a list of chunks in one file. The
+//   final pairs of a first byte are its bucket read back into memory and sorted there, as a
+//   run is; a bucket larger than SpillOptions::bucket_bytes is sorted in runs of that size,
+//   merged. Each entry is written once and read once, and no merge compares the runs'
+//   heads, so that the cost per entry of a spilled sort is about an in-memory sort's.
+// - runs: each run is sorted and written to a file of its own, and the runs are merged k
+//   ways at the end (in passes past SpillOptions::fan_in).
 //
 // "Last" is the input's order: an entry's sequence number is its position in the input.
-// Within a run equal keys are ordered by it; runs hold consecutive parts of the input, so
-// across runs the later run holds the later write.
+// Within a run, or a bucket read back, equal keys are ordered by it; runs hold consecutive
+// parts of the input, and a bucket its entries in input order, so across runs the later run
+// holds the later write.
 //
 // Each entry may carry extra bytes (a secure build's original key, for its preimage), handed
 // back beside its pair.
 //
-// With SpillOptions::overlap a full run is sorted and written on a thread of its own while
-// the calling thread goes on adding; its errors come back from a later add or finish.
+// With SpillOptions::overlap a full run is spread or sorted and written on a
+// thread of its own while the calling thread goes on adding; its errors come back from a
+// later add or finish.
 class SpillingPairSorter {
 public:
-    explicit SpillingPairSorter(SpillFiles& files);
+    enum class Layout { buckets, runs };
+    explicit SpillingPairSorter(SpillFiles& files, Layout layout = Layout::buckets);
     ~SpillingPairSorter();
     SpillingPairSorter(const SpillingPairSorter&) = delete;
     SpillingPairSorter& operator=(const SpillingPairSorter&) = delete;
@@ -218,6 +240,9 @@ public:
     // Entries added; runs written to files (0: all in memory).
     size_t entries() const noexcept { return entries_; }
     size_t runs_spilled() const noexcept { return spilled_; }
+    // Buckets whose final pairs were read in runs, merged, for being larger than
+    // bucket_bytes (so far: a count kept by the streams).
+    size_t buckets_merged() const noexcept { return buckets_merged_; }
 
     // After finish(), when runs were spilled: the final pairs whose keys start with nibble v
     // (v < 16; for v = 0 also the empty key), read apart from next(). Streams of different
@@ -243,35 +268,69 @@ private:
         uint32_t extra_len;
         uint32_t seq;  // the entry's position in the run
     };
+    // The entries of one first byte, in input order: chunks of the bucket file, then what
+    // is buffered.
+    struct Bucket {
+        struct Chunk {
+            uint64_t offset;
+            size_t size;
+        };
+        std::vector<Chunk> chunks;
+        bytes tail;
+        uint64_t size = 0;  // bytes in chunks and tail
+        uint64_t entries = 0;
+    };
+    class BucketStream;
+    // A sorter of runs of run_bytes, none written on another thread: a large bucket's.
+    SpillingPairSorter(SpillFiles& files, size_t run_bytes);
     void reserve_run(bytes& arena, std::vector<Record>& records) const;
-    static void sort_run(const bytes& arena, std::vector<Record>& records);
+    // Sorts records (of keys in arena) by key from the byte at bit shift of the prefix on
+    // (56: the first), equal keys by sequence, and keeps only the last of each key.
+    static void sort_run(const uint8_t* arena, std::vector<Record>& records, int shift = 56);
     static Result<RunFile> write_run(SpillFiles& files, const bytes& arena,
                                      const std::vector<Record>& records);
+    // Appends to out (and extras) the next pairs of sorted records from at on, deletions
+    // skipped, up to a batch.
+    static void emit(const uint8_t* arena, const std::vector<Record>& records, size_t& at,
+                     std::vector<KvPair>& out, std::vector<bytes_view>& extras);
+    // Writes a full run out as the layout says: sorted into runs_, or spread over buckets_.
+    Status write_out(const bytes& arena, std::vector<Record>& records);
+    Status spread(const bytes& arena, const std::vector<Record>& records);
+    Status flush_bucket(Bucket& bucket);
+    size_t bucket_limit() const noexcept;
     Status spill();
-    // Sorts and writes the run being filled on this thread.
+    // Writes the run being filled out on this thread.
     Status spill_here();
-    // Takes the run being written on the other thread, if any, into runs_.
+    // Waits for the run being written on the other thread, if any.
     Status collect();
     // How many of the 256 / width groups of width first bytes (16: nibbles, 1: bytes) the
     // runs' keys start with.
     unsigned starts_used(unsigned width) const noexcept;
-    // The final pairs whose keys start with a byte in [first, last), merged from the runs.
+    // The final pairs whose keys start with a byte in [first, last).
     Result<std::unique_ptr<SpilledPairStream>> stream_of_bytes(unsigned first, unsigned last) const;
 
     SpillFiles* files_;
+    Layout layout_;
+    size_t run_bytes_;
+    bool overlap_;
     bytes arena_;
     std::vector<Record> records_;
-    // overlap: the run being sorted and written on the other thread, and its result.
+    // overlap: the run being written on the other thread, and its result.
     bytes back_arena_;
     std::vector<Record> back_records_;
-    std::future<Result<RunFile>> back_;
+    std::future<Status> back_;
     std::vector<RunFile> runs_;
+    // buckets: the file of their chunks, and its size.
+    std::array<Bucket, 256> buckets_;
+    int bucket_fd_ = -1;
+    uint64_t bucket_end_ = 0;
+    mutable std::atomic<size_t> buckets_merged_{0};
     size_t entries_ = 0;
     size_t spilled_ = 0;
     bool finished_ = false;
-    // Reading: from memory (no run spilled) or from the merger.
+    // Reading: from memory (no run spilled) or from the streams.
     size_t next_record_ = 0;
-    std::vector<RunFile> final_runs_;  // spilled: at most fan_in, read through views
+    std::vector<RunFile> final_runs_;  // runs: at most fan_in, read through views
     std::unique_ptr<SpilledPairStream> all_;
     std::vector<KvPair> out_;
     std::vector<bytes_view> extras_;
