@@ -451,6 +451,7 @@ TEST_CASE("fault injection: failed writes of temporary files, in turn, leave not
                 SpillOptions so;
                 so.run_bytes = 500;
                 so.buffer_bytes = 128;
+                so.chunk_bytes = 128;
                 so.fan_in = 3;
                 so.tmp_dir = dir;
                 so.fail_write = n;

@@ -269,8 +269,9 @@ TEST_CASE("spill: runs with thousands of keys of one first byte sort as std::map
         }
         writes.emplace_back(std::move(key), std::move(value));
     }
-    // Spilled, the buckets of 0x42 and 0x7f are sorted in memory from their second byte
-    // (bucket_bytes of 1 MiB), or in runs, merged (the default: half of run_bytes).
+    // Spilled, the buckets of 0x42 and 0x7f are sorted in memory by their second byte, then
+    // on (bucket_bytes of 1 MiB), or (0x42's at least) in runs, merged (the default: half of
+    // run_bytes).
     for (const size_t run_bytes : {size_t{1} << 30, size_t{40000}}) {
         for (const size_t bucket_bytes : {size_t{0}, size_t{1} << 20}) {
             for (const bool overlap : {false, true}) {
@@ -288,7 +289,7 @@ TEST_CASE("spill: runs with thousands of keys of one first byte sort as std::map
                 CHECK((sorter.runs_spilled() != 0) == spilled);
                 const auto got = drain(sorter);
                 CHECK(got == std::vector<std::pair<bytes, bytes>>(want.begin(), want.end()));
-                CHECK((sorter.buckets_merged() == 2) == (spilled && bucket_bytes == 0));
+                CHECK((sorter.buckets_merged() > 0) == (spilled && bucket_bytes == 0));
             }
         }
     }

@@ -650,8 +650,12 @@ Result<std::unique_ptr<SpilledPairStream>> SpillingPairSorter::byte_stream(unsig
     return stream_of_bytes(b, b + 1);
 }
 
-// The final pairs of buckets [first, last), one bucket at a time: read into memory and
-// sorted there, or, when larger than bucket_limit(), added to a sorter of runs.
+// The final pairs of buckets [first, last), one bucket at a time: read into memory, or, when
+// larger than bucket_limit(), added to a sorter of runs. A bucket read into memory is split
+// by its keys' second byte (its records copied into groups_, each group in input order), and
+// each group is sorted as it is reached: a group (about a 65,536th of the input for hashed
+// keys) is sorted and hashed while its records are in cache, where a sort of the bucket whole
+// would move records all over it and leave the hashing to fetch them from all over it again.
 class SpillingPairSorter::BucketStream final : public SpilledPairStream {
 public:
     BucketStream(const SpillingPairSorter& sorter, unsigned first, unsigned last)
@@ -664,22 +668,29 @@ private:
     // every record.
     template <typename Each>
     Status read_chunks(const Bucket& bucket, Each&& each);
-    // Parses the records of raw_[from, raw_.size()), calling each with every one.
+    // Parses the records of buf[from, to), calling each with every one: where its header
+    // begins, where its key begins, and the three lengths.
     template <typename Each>
-    Status parse(size_t from, Each&& each) const;
+    Status parse(const bytes& buf, size_t from, size_t to, Each&& each) const;
+    // The records of the next group with any into records_, sorted; false when none is left.
+    Result<bool> next_group();
 
     const SpillingPairSorter& sorter_;
     unsigned next_bucket_, last_;
-    bytes raw_;
+    bytes raw_;     // the bucket read, in input order
+    bytes groups_;  // its records by their key's second byte (keys shorter than 2 bytes: 0)
+    std::array<size_t, 257> group_starts_{};
+    unsigned group_ = 256;  // the group that records_ holds
     std::vector<Record> records_;
     size_t at_ = 0;
     std::unique_ptr<SpillingPairSorter> merged_;
 };
 
 template <typename Each>
-Status SpillingPairSorter::BucketStream::parse(size_t from, Each&& each) const {
-    const uint8_t* end = raw_.data() + raw_.size();
-    for (const uint8_t* p = raw_.data() + from; p != end;) {
+Status SpillingPairSorter::BucketStream::parse(const bytes& buf, size_t from, size_t to,
+                                               Each&& each) const {
+    const uint8_t* end = buf.data() + to;
+    for (const uint8_t* p = buf.data() + from; p != end;) {
         uint64_t len[3] = {};
         size_t took = 0;
         if (end - p >= 3 && ((p[0] | p[1] | p[2]) & 0x80) == 0) {  // a byte each
@@ -700,8 +711,9 @@ Status SpillingPairSorter::BucketStream::parse(size_t from, Each&& each) const {
                               "a temporary file ends inside a record");
         }
         const uint8_t* key = p + took;
-        each(static_cast<size_t>(key - raw_.data()), static_cast<uint32_t>(len[0]),
-             static_cast<uint32_t>(len[1]), static_cast<uint32_t>(len[2]));
+        each(static_cast<size_t>(p - buf.data()), static_cast<size_t>(key - buf.data()),
+             static_cast<uint32_t>(len[0]), static_cast<uint32_t>(len[1]),
+             static_cast<uint32_t>(len[2]));
         p = key + len[0] + len[1] + len[2];
     }
     return {};
@@ -713,26 +725,28 @@ Status SpillingPairSorter::BucketStream::read_chunks(const Bucket& bucket, Each&
         raw_.resize(c.size);
         MPT_RETURN_IF_ERROR(
             sorter_.files_->read(sorter_.bucket_fd_, raw_.data(), c.size, c.offset));
-        MPT_RETURN_IF_ERROR(parse(0, each));
+        MPT_RETURN_IF_ERROR(parse(raw_, 0, raw_.size(), each));
     }
     raw_.assign(bucket.tail.begin(), bucket.tail.end());
-    return parse(0, each);
+    return parse(raw_, 0, raw_.size(), each);
 }
 
 Status SpillingPairSorter::BucketStream::load(const Bucket& bucket) {
     records_.clear();
     at_ = 0;
+    group_ = 256;
     if (bucket.size == 0) return {};
-    if (bucket.size + bucket.entries * sizeof(Record) > sorter_.bucket_limit() ||
-        bucket.entries > UINT32_MAX) {
+    // The bucket twice (read, then grouped) and a group's records.
+    if (2 * bucket.size + bucket.entries / 64 * sizeof(Record) > sorter_.bucket_limit()) {
         ++sorter_.buckets_merged_;
         merged_.reset(new SpillingPairSorter(*sorter_.files_, sorter_.bucket_limit()));
         Status added;
-        MPT_RETURN_IF_ERROR(read_chunks(bucket, [&](size_t at, uint32_t k, uint32_t v, uint32_t x) {
-            if (!added.ok()) return;
-            const uint8_t* p = raw_.data() + at;
-            added = merged_->add({p, k}, {p + k, v}, {p + k + v, x});
-        }));
+        MPT_RETURN_IF_ERROR(
+            read_chunks(bucket, [&](size_t, size_t at, uint32_t k, uint32_t v, uint32_t x) {
+                if (!added.ok()) return;
+                const uint8_t* p = raw_.data() + at;
+                added = merged_->add({p, k}, {p + k, v}, {p + k + v, x});
+            }));
         MPT_RETURN_IF_ERROR(added);
         return merged_->finish();
     }
@@ -745,14 +759,49 @@ Status SpillingPairSorter::BucketStream::load(const Bucket& bucket) {
         at += c.size;
     }
     std::memcpy(raw_.data() + at, bucket.tail.data(), bucket.tail.size());
-    records_.reserve(bucket.entries);
-    MPT_RETURN_IF_ERROR(parse(0, [&](size_t key_at, uint32_t k, uint32_t v, uint32_t x) {
-        records_.push_back({key_prefix({raw_.data() + key_at, k}), key_at, k, v, x,
-                            static_cast<uint32_t>(records_.size())});
-    }));
-    // All the keys share the first byte (or are empty, in bucket 0): sorted from the second.
-    sort_run(raw_.data(), records_, 48);
+    // Counted by second byte, then copied to their group's place, in order.
+    const auto group_of = [&](size_t key_at, uint32_t k) -> unsigned {
+        return k < 2 ? 0 : raw_[key_at + 1];
+    };
+    std::array<size_t, 257> next{};
+    MPT_RETURN_IF_ERROR(parse(raw_, 0, raw_.size(),
+                              [&](size_t head, size_t key_at, uint32_t k, uint32_t v, uint32_t x) {
+                                  next[group_of(key_at, k) + 1] += key_at - head + k + v + x;
+                              }));
+    for (size_t g = 1; g <= 256; ++g) next[g] += next[g - 1];
+    group_starts_ = next;
+    groups_.resize(raw_.size());
+    MPT_RETURN_IF_ERROR(parse(raw_, 0, raw_.size(),
+                              [&](size_t head, size_t key_at, uint32_t k, uint32_t v, uint32_t x) {
+                                  const size_t size = key_at - head + k + v + x;
+                                  size_t& to = next[group_of(key_at, k)];
+                                  std::memcpy(groups_.data() + to, raw_.data() + head, size);
+                                  to += size;
+                              }));
+    group_ = 0;
+    records_.clear();
+    at_ = 0;
     return {};
+}
+
+Result<bool> SpillingPairSorter::BucketStream::next_group() {
+    while (group_ < 256) {
+        const unsigned g = group_++;
+        if (group_starts_[g + 1] == group_starts_[g]) continue;
+        records_.clear();
+        at_ = 0;
+        MPT_RETURN_IF_ERROR(parse(groups_, group_starts_[g], group_starts_[g + 1],
+                                  [&](size_t, size_t key_at, uint32_t k, uint32_t v, uint32_t x) {
+                                      records_.push_back({key_prefix({groups_.data() + key_at, k}),
+                                                          key_at, k, v, x,
+                                                          static_cast<uint32_t>(records_.size())});
+                                  }));
+        // The keys share their first two bytes (keys shorter, padded with zeros, too): sorted
+        // from the third.
+        sort_run(groups_.data(), records_, 40);
+        return true;
+    }
+    return false;
 }
 
 Result<std::span<const KvPair>> SpillingPairSorter::BucketStream::next() {
@@ -768,8 +817,10 @@ Result<std::span<const KvPair>> SpillingPairSorter::BucketStream::next() {
             }
             merged_.reset();
         }
-        emit(raw_.data(), records_, at_, out_, extras_);
+        emit(groups_.data(), records_, at_, out_, extras_);
         if (!out_.empty() || at_ < records_.size()) continue;
+        MPT_TRY(const bool more, next_group());
+        if (more) continue;
         if (next_bucket_ == last_) break;
         MPT_RETURN_IF_ERROR(load(sorter_.buckets_[next_bucket_++]));
     }
