@@ -35,15 +35,15 @@ struct SpillOptions {
     // into one run at a time. At least 2.
     size_t fan_in = 64;
     std::string tmp_dir = "/tmp";
-    // A SpillingPairSorter sorts and writes a full run on a thread of its own while the
+    // A SpillingPairSorter writes a full run out on a thread of its own while the
     // next is filled: two runs of run_bytes are in memory at once.
     bool overlap = false;
     // A SpillingPairSorter's buckets: the bytes of one first byte's records buffered before
     // they go to the file as one chunk; 256 such buffers are in memory.
     size_t chunk_bytes = size_t{64} << 10;
-    // The most bytes of one bucket (its records, and 32 a record to sort them) read into
-    // memory at once; a bucket of more is sorted in runs of this size, merged. 0: half of
-    // run_bytes.
+    // The most memory one bucket read back may take: it is held twice (as read, then by its
+    // keys' second byte), so a bucket of more than half of this is sorted in runs of this
+    // size instead, merged. 0: half of run_bytes.
     size_t bucket_bytes = 0;
     // For tests: the write to a temporary file with this number (from 1, counted over all
     // the files of one SpillFiles) fails with ENOSPC; 0 for none.
@@ -206,9 +206,10 @@ protected:
 // - buckets (the default): the run's entries are not sorted but spread by their key's first
 //   byte over 256 buckets, in input order, each bucket a list of chunks in one file. The
 //   final pairs of a first byte are its bucket read back into memory and sorted there, as a
-//   run is; a bucket larger than SpillOptions::bucket_bytes is sorted in runs of that size,
-//   merged. Each entry is written once and read once, and no merge compares the runs'
-//   heads, so that the cost per entry of a spilled sort is about an in-memory sort's.
+//   run is, a group of one second byte at a time; a bucket too large to hold within
+//   SpillOptions::bucket_bytes is sorted in runs of that size, merged. Each entry is written once
+//   and read once, and no merge compares the runs' heads, so that the cost per entry of a spilled
+//   sort is about an in-memory sort's.
 // - runs: each run is sorted and written to a file of its own, and the runs are merged k
 //   ways at the end (in passes past SpillOptions::fan_in).
 //
@@ -240,8 +241,8 @@ public:
     // Entries added; runs written to files (0: all in memory).
     size_t entries() const noexcept { return entries_; }
     size_t runs_spilled() const noexcept { return spilled_; }
-    // Buckets whose final pairs were read in runs, merged, for being larger than
-    // bucket_bytes (so far: a count kept by the streams).
+    // Buckets whose final pairs were read in runs, merged, for being too large to hold
+    // within bucket_bytes (so far: a count kept by the streams).
     size_t buckets_merged() const noexcept { return buckets_merged_; }
 
     // After finish(), when runs were spilled: the final pairs whose keys start with nibble v
