@@ -736,9 +736,9 @@ Status SpillingPairSorter::BucketStream::load(const Bucket& bucket) {
     at_ = 0;
     group_ = 256;
     if (bucket.size == 0) return {};
-    // The bucket twice (read, then grouped) and a group's records; a group's sequence
-    // numbers are 32 bits.
-    if (2 * bucket.size + bucket.entries / 64 * sizeof(Record) > sorter_.bucket_limit() ||
+    // The bucket twice (read, then grouped) and a group's records, which may be all of the
+    // bucket's when its keys share a second byte; a group's sequence numbers are 32 bits.
+    if (2 * bucket.size + bucket.entries * sizeof(Record) > sorter_.bucket_limit() ||
         bucket.entries > UINT32_MAX) {
         ++sorter_.buckets_merged_;
         merged_.reset(new SpillingPairSorter(*sorter_.files_, sorter_.bucket_limit()));
