@@ -17,11 +17,13 @@
 #                  taken, with that run's peak RSS: a single run of 1M varies from 0.29 to
 #                  0.35 s here, which moves every ratio. 100M and more run once.
 #
-# Prints one row per command and size: wall seconds, nanoseconds per key, peak RSS
-# (/usr/bin/time %M) against the budget, bytes written to temporary files (--json's
-# temp_bytes; 0 when nothing spilled), the trie file's size (build), and the time per key
-# against the first size's for the same command; then whether root and build gave the same
-# root for each size. Wall time on a shared machine is noisy: compare rows of one run.
+# Prints one row per command and size: wall seconds, nanoseconds per key, CPU (user plus
+# system) nanoseconds per key, peak RSS (/usr/bin/time %M) against the budget, bytes written
+# to temporary files (--json's temp_bytes; 0 when nothing spilled), the trie file's size
+# (build), and the wall and the CPU time per key against the first size's for the same
+# command; then whether root and build gave the same root for each size. Wall time on a
+# shared machine is noisy, and at 100M it moves with how much of the input is still in the
+# page cache; CPU time per key is what the code sets. Compare rows of one run.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -78,19 +80,21 @@ case $runs in '' | *[!0-9]* | 0)
     exit 2
     ;;
 esac
-# measure K CMD...: runs CMD under /usr/bin/time K times; sets wall (s) and rss (KB) of the
-# fastest run, and json (the last run's stdout; every run gives the same).
+# measure K CMD...: runs CMD under /usr/bin/time K times; sets wall (s), cpu (user plus
+# system, s) and rss (KB) of the fastest run, and json (the last run's stdout; every run gives
+# the same).
 measure() {
-    local k=$1 i w r
+    local k=$1 i w r u s
     shift
     wall=
     for ((i = 0; i < k; i++)); do
         rm -f "$out"/t.db*
-        /usr/bin/time -f '%e %M' -o "$out/time" "$@" >"$out/stdout"
-        read -r w r <"$out/time"
+        /usr/bin/time -f '%e %M %U %S' -o "$out/time" "$@" >"$out/stdout"
+        read -r w r u s <"$out/time"
         if [ -z "$wall" ] || awk -v a="$w" -v b="$wall" 'BEGIN { exit !(a < b) }'; then
             wall=$w
             rss=$r
+            cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
         fi
     done
     json=$(cat "$out/stdout")
@@ -98,8 +102,9 @@ measure() {
 field() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" <<<"$json"; }
 root_field() { sed -n 's/.*"root":"\(0x[0-9a-f]*\)".*/\1/p' <<<"$json"; }
 
-printf '%-6s %10s %8s %9s %9s %9s %10s %10s %8s\n' cmd pairs wall_s ns/key rss_MB budget temp_MB file_MB ratio
-declare -A first
+printf '%-6s %10s %8s %9s %9s %9s %9s %10s %10s %8s %9s\n' cmd pairs wall_s ns/key cpu_ns/key \
+    rss_MB budget temp_MB file_MB ratio cpu_ratio
+declare -A first first_cpu
 for n in "$@"; do
     # shellcheck source=bench/dataset.sh
     source "$root/bench/dataset.sh"
@@ -116,12 +121,15 @@ for n in "$@"; do
         temp=$(field temp_bytes)
         temp=${temp:-0}
         ns=$(awk -v w="$wall" -v n="$n" 'BEGIN { printf "%.0f", w * 1e9 / n }')
+        cpu_ns=$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.0f", c * 1e9 / n }')
         [ -n "${first[$cmd]:-}" ] || first[$cmd]=$ns
+        [ -n "${first_cpu[$cmd]:-}" ] || first_cpu[$cmd]=$cpu_ns
         ratio=$(awk -v a="$ns" -v b="${first[$cmd]}" 'BEGIN { printf "%.2f", a / b }')
+        cpu_ratio=$(awk -v a="$cpu_ns" -v b="${first_cpu[$cmd]}" 'BEGIN { printf "%.2f", a / b }')
         file_mb=-
         [ $cmd = build ] && file_mb=$(($(stat -c %s "$out/t.db") / 1000000))
-        printf '%-6s %10s %8s %9s %9s %9s %10s %10s %8s\n' $cmd "$n" "$wall" "$ns" \
-            $((rss / 1024)) "$memory" $((temp / 1000000)) "$file_mb" "$ratio"
+        printf '%-6s %10s %8s %9s %9s %9s %9s %10s %10s %8s %9s\n' $cmd "$n" "$wall" "$ns" \
+            "$cpu_ns" $((rss / 1024)) "$memory" $((temp / 1000000)) "$file_mb" "$ratio" "$cpu_ratio"
         if [ "${CHECK:-0}" = 1 ]; then
             if [ $cmd = root ]; then
                 want=$("$mpt" root --memory 64G "$data")
