@@ -101,6 +101,8 @@ measure() {
 }
 field() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" <<<"$json"; }
 root_field() { sed -n 's/.*"root":"\(0x[0-9a-f]*\)".*/\1/p' <<<"$json"; }
+# ratio A B: A/B to two places, or - when B is 0 (a run too short for /usr/bin/time to see).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f", a / b }'; }
 
 printf '%-6s %10s %8s %9s %9s %9s %9s %10s %10s %8s %9s\n' cmd pairs wall_s ns/key cpu_ns/key \
     rss_MB budget temp_MB file_MB ratio cpu_ratio
@@ -124,12 +126,12 @@ for n in "$@"; do
         cpu_ns=$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.0f", c * 1e9 / n }')
         [ -n "${first[$cmd]:-}" ] || first[$cmd]=$ns
         [ -n "${first_cpu[$cmd]:-}" ] || first_cpu[$cmd]=$cpu_ns
-        ratio=$(awk -v a="$ns" -v b="${first[$cmd]}" 'BEGIN { printf "%.2f", a / b }')
-        cpu_ratio=$(awk -v a="$cpu_ns" -v b="${first_cpu[$cmd]}" 'BEGIN { printf "%.2f", a / b }')
+        wall_ratio=$(ratio "$ns" "${first[$cmd]}")
+        cpu_ratio=$(ratio "$cpu_ns" "${first_cpu[$cmd]}")
         file_mb=-
         [ $cmd = build ] && file_mb=$(($(stat -c %s "$out/t.db") / 1000000))
         printf '%-6s %10s %8s %9s %9s %9s %9s %10s %10s %8s %9s\n' $cmd "$n" "$wall" "$ns" \
-            "$cpu_ns" $((rss / 1024)) "$memory" $((temp / 1000000)) "$file_mb" "$ratio" "$cpu_ratio"
+            "$cpu_ns" $((rss / 1024)) "$memory" $((temp / 1000000)) "$file_mb" "$wall_ratio" "$cpu_ratio"
         if [ "${CHECK:-0}" = 1 ]; then
             if [ $cmd = root ]; then
                 want=$("$mpt" root --memory 64G "$data")
