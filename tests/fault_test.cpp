@@ -455,6 +455,7 @@ TEST_CASE("fault injection: failed writes of temporary files, in turn, leave not
                 so.fan_in = 3;
                 so.tmp_dir = dir;
                 so.fail_write = n;
+                so.direct = n % 2 == 0;  // the buckets' file around the cache, or not
                 so.overlap = threads == 2;
                 SpillFiles files(so);
                 SpillingPairSorter sorter(files);

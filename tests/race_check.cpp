@@ -103,13 +103,15 @@ void check(const std::string& name, const std::string& text) {
         for (const bool build : {false, true}) {
             SpillOptions so = SpillOptions::for_memory(size_t{1} << 20, dir.string());
             so.overlap = true;
+            so.direct = true;  // each bucket read on a thread of its own, ahead of its turn
             SpillFiles files(so);
             SpillingPairSorter sorter(files);
             KvStreamReader stream(std::fopen(doc.c_str(), "rb"), doc, {}, 1 << 16, 1 << 20, false);
             stream.read_ahead(true);             // pieces parsed on a thread of their own,
             stream.parse_halves(true, 1 << 12);  // each in halves on two
             const Status sorted_ok = sort_kv_stream(stream, secure, secure, sorter);
-            expect(sorted_ok.ok() && sorter.runs_spilled() > 1 && stream.pieces_guessed() > 0,
+            expect(sorted_ok.ok() && sorter.runs_spilled() > 1 && stream.pieces_guessed() > 0 &&
+                       sorter.direct_file(),
                    what + ": a spilling sort");
             if (!sorted_ok.ok()) continue;
             if (!build) {

@@ -47,6 +47,7 @@ SpillOptions SpillOptions::for_memory(size_t memory, std::string tmp_dir) {
     // The buffers of a merge take at most a quarter of the budget.
     o.fan_in = std::clamp<size_t>(memory / 4 / o.buffer_bytes, 2, 256);
     o.chunk_bytes = std::clamp<size_t>(memory / 4096, 256, size_t{1} << 20);
+    o.direct = o.chunk_bytes >= size_t{64} << 10;
     o.tmp_dir = std::move(tmp_dir);
     return o;
 }
@@ -71,12 +72,34 @@ Result<int> SpillFiles::make_file() {
     return fd;
 }
 
+bool SpillFiles::make_direct(int fd) noexcept {
+    const int flags = ::fcntl(fd, F_GETFL);
+    return flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_DIRECT) == 0;
+}
+
+namespace {
+
+// After a transfer failed with EINVAL, perhaps as a direct one: whether fd now goes through
+// the page cache (another thread may have made it so), so that the transfer may be made
+// again, once.
+bool make_buffered(int fd) noexcept {
+    const int flags = ::fcntl(fd, F_GETFL);
+    return flags >= 0 && ((flags & O_DIRECT) == 0 || ::fcntl(fd, F_SETFL, flags & ~O_DIRECT) == 0);
+}
+
+size_t direct_size(size_t n) noexcept {
+    return (n + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
+}
+
+}  // namespace
+
 Status SpillFiles::write(int fd, bytes_view data, uint64_t offset) {
     if (o_.fail_write != 0 && writes_.fetch_add(1) + 1 == o_.fail_write)
         return error("cannot write", ENOSPC);
-    while (!data.empty()) {
+    for (bool again = true; !data.empty();) {
         const ssize_t n = ::pwrite(fd, data.data(), data.size(), static_cast<off_t>(offset));
         if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EINVAL && std::exchange(again, false) && make_buffered(fd)) continue;
         if (n <= 0) return error("cannot write", n < 0 ? errno : ENOSPC);
         data = data.subspan(static_cast<size_t>(n));
         offset += static_cast<uint64_t>(n);
@@ -86,9 +109,11 @@ Status SpillFiles::write(int fd, bytes_view data, uint64_t offset) {
 }
 
 Status SpillFiles::read(int fd, uint8_t* p, size_t n, uint64_t offset) const {
-    while (n > 0) {
+    for (bool again = true; n > 0;) {
         const ssize_t got = ::pread(fd, p, n, static_cast<off_t>(offset));
         if (got < 0 && errno == EINTR) continue;
+        if (got < 0 && errno == EINVAL && std::exchange(again, false) && make_buffered(fd))
+            continue;
         if (got <= 0) {
             return file_error(Errc::storage_io, o_.tmp_dir,
                               std::string("cannot read a temporary file: ") +
@@ -377,7 +402,8 @@ SpillingPairSorter::SpillingPairSorter(SpillFiles& files, Layout layout)
     : files_(&files),
       layout_(layout),
       run_bytes_(files.options().run_bytes),
-      overlap_(files.options().overlap) {}
+      overlap_(files.options().overlap),
+      direct_(files.options().direct) {}
 
 SpillingPairSorter::SpillingPairSorter(SpillFiles& files, size_t run_bytes)
     : files_(&files), layout_(Layout::runs), run_bytes_(run_bytes), overlap_(false) {}
@@ -531,7 +557,8 @@ Status SpillingPairSorter::spread(const bytes& arena, const std::vector<Record>&
         if (!bucket.tail.empty() && bucket.tail.size() + 30 + body > chunk) {
             MPT_RETURN_IF_ERROR(flush_bucket(bucket));
         }
-        if (bucket.tail.capacity() == 0) bucket.tail.reserve(chunk);
+        // Room for the padding of a direct file's chunk, too.
+        if (bucket.tail.capacity() == 0) bucket.tail.reserve(chunk + (direct_ ? kDirectAlign : 0));
         const size_t at = bucket.tail.size();
         bucket.tail.resize(at + 30 + body);
         uint8_t* p = bucket.tail.data() + at;
@@ -558,12 +585,22 @@ Status SpillingPairSorter::spread(const bytes& arena, const std::vector<Record>&
 Status SpillingPairSorter::flush_bucket(Bucket& bucket) {
     if (bucket_fd_ < 0) {
         MPT_TRY(bucket_fd_, files_->make_file());
+        direct_ = direct_ && SpillFiles::make_direct(bucket_fd_);
     }
-    MPT_RETURN_IF_ERROR(files_->write(bucket_fd_, bucket.tail, bucket_end_));
-    bucket.chunks.push_back({bucket_end_, bucket.tail.size()});
+    const size_t size = bucket.tail.size();
+    if (direct_) bucket.tail.resize(direct_size(size));  // zeros, never read as records
+    MPT_RETURN_IF_ERROR(
+        files_->write(bucket_fd_, {bucket.tail.data(), bucket.tail.size()}, bucket_end_));
+    bucket.chunks.push_back({bucket_end_, size});
     bucket_end_ += bucket.tail.size();
     bucket.tail.clear();
     return {};
+}
+
+bool SpillingPairSorter::direct_file() const noexcept {
+    if (bucket_fd_ < 0) return false;
+    const int flags = ::fcntl(bucket_fd_, F_GETFL);
+    return flags >= 0 && (flags & O_DIRECT) != 0;
 }
 
 size_t SpillingPairSorter::bucket_limit() const noexcept {
@@ -660,10 +697,27 @@ class SpillingPairSorter::BucketStream final : public SpilledPairStream {
 public:
     BucketStream(const SpillingPairSorter& sorter, unsigned first, unsigned last)
         : sorter_(sorter), next_bucket_(first), last_(last) {}
+    ~BucketStream() override {
+        // The other thread reads into raw_: it ends first.
+        if (ahead_.valid()) ahead_.wait();
+    }
     Result<std::span<const KvPair>> next() override;
 
 private:
-    Status load(const Bucket& bucket);
+    // Where the records of a bucket read into raw_ lie: a direct file's chunks are padded.
+    struct Range {
+        size_t from, to;
+    };
+    // Whether a bucket is read into memory whole (or else sorted in runs, merged): it is
+    // held twice (read, then grouped), with a group's records, which may be all of the
+    // bucket's when its keys share a second byte; a group's sequence numbers are 32 bits.
+    bool fits(const Bucket& bucket) const noexcept {
+        return 2 * bucket.size + bucket.entries * sizeof(Record) <= sorter_.bucket_limit() &&
+               bucket.entries <= UINT32_MAX;
+    }
+    Status load(unsigned b);
+    // Reads all of bucket b, its chunks then its tail, into raw_ and ranges_.
+    Status read_whole(unsigned b);
     // Reads bucket's chunks, then its tail, into raw_ a chunk at a time, and calls each with
     // every record.
     template <typename Each>
@@ -671,14 +725,25 @@ private:
     // Parses the records of buf[from, to), calling each with every one: where its header
     // begins, where its key begins, and the three lengths.
     template <typename Each>
-    Status parse(const bytes& buf, size_t from, size_t to, Each&& each) const;
+    Status parse(const direct_bytes& buf, size_t from, size_t to, Each&& each) const;
+    // The same for every record of ranges_ in raw_.
+    template <typename Each>
+    Status parse_raw(Each&& each) const {
+        for (const Range& r : ranges_) MPT_RETURN_IF_ERROR(parse(raw_, r.from, r.to, each));
+        return {};
+    }
     // The records of the next group with any into records_, sorted; false when none is left.
     Result<bool> next_group();
 
     const SpillingPairSorter& sorter_;
     unsigned next_bucket_, last_;
-    bytes raw_;     // the bucket read, in input order
-    bytes groups_;  // its records by their key's second byte (keys shorter than 2 bytes: 0)
+    direct_bytes raw_;  // the bucket read, in input order
+    std::vector<Range> ranges_;
+    // A direct file's next bucket is read into raw_ on a thread of its own while this one's
+    // groups are sorted and handed out (the cache reads nothing ahead for such a file).
+    std::future<Status> ahead_;
+    unsigned ahead_bucket_ = 256;
+    direct_bytes groups_;  // its records by their key's second byte (keys shorter than 2 bytes: 0)
     std::array<size_t, 257> group_starts_{};
     unsigned group_ = 256;  // the group that records_ holds
     std::vector<Record> records_;
@@ -687,7 +752,7 @@ private:
 };
 
 template <typename Each>
-Status SpillingPairSorter::BucketStream::parse(const bytes& buf, size_t from, size_t to,
+Status SpillingPairSorter::BucketStream::parse(const direct_bytes& buf, size_t from, size_t to,
                                                Each&& each) const {
     const uint8_t* end = buf.data() + to;
     for (const uint8_t* p = buf.data() + from; p != end;) {
@@ -722,24 +787,50 @@ Status SpillingPairSorter::BucketStream::parse(const bytes& buf, size_t from, si
 template <typename Each>
 Status SpillingPairSorter::BucketStream::read_chunks(const Bucket& bucket, Each&& each) {
     for (const Bucket::Chunk& c : bucket.chunks) {
-        raw_.resize(c.size);
+        raw_.resize(sorter_.direct_ ? direct_size(c.size) : c.size);
         MPT_RETURN_IF_ERROR(
-            sorter_.files_->read(sorter_.bucket_fd_, raw_.data(), c.size, c.offset));
-        MPT_RETURN_IF_ERROR(parse(raw_, 0, raw_.size(), each));
+            sorter_.files_->read(sorter_.bucket_fd_, raw_.data(), raw_.size(), c.offset));
+        MPT_RETURN_IF_ERROR(parse(raw_, 0, c.size, each));
     }
     raw_.assign(bucket.tail.begin(), bucket.tail.end());
     return parse(raw_, 0, raw_.size(), each);
 }
 
-Status SpillingPairSorter::BucketStream::load(const Bucket& bucket) {
+Status SpillingPairSorter::BucketStream::read_whole(unsigned b) {
+    const Bucket& bucket = sorter_.buckets_[b];
+    const bool direct = sorter_.direct_;
+    size_t size = bucket.tail.size();
+    for (const Bucket::Chunk& c : bucket.chunks) size += direct ? direct_size(c.size) : c.size;
+    raw_.resize(size);
+    ranges_.clear();
+    size_t at = 0;
+    for (const Bucket::Chunk& c : bucket.chunks) {
+        const size_t n = direct ? direct_size(c.size) : c.size;
+        MPT_RETURN_IF_ERROR(
+            sorter_.files_->read(sorter_.bucket_fd_, raw_.data() + at, n, c.offset));
+        if (!ranges_.empty() && ranges_.back().to == at) {
+            ranges_.back().to = at + c.size;
+        } else {
+            ranges_.push_back({at, at + c.size});
+        }
+        at += n;
+    }
+    std::memcpy(raw_.data() + at, bucket.tail.data(), bucket.tail.size());
+    ranges_.push_back({at, at + bucket.tail.size()});
+    return {};
+}
+
+Status SpillingPairSorter::BucketStream::load(unsigned b) {
+    const Bucket& bucket = sorter_.buckets_[b];
     records_.clear();
     at_ = 0;
     group_ = 256;
     if (bucket.size == 0) return {};
-    // The bucket twice (read, then grouped) and a group's records, which may be all of the
-    // bucket's when its keys share a second byte; a group's sequence numbers are 32 bits.
-    if (2 * bucket.size + bucket.entries * sizeof(Record) > sorter_.bucket_limit() ||
-        bucket.entries > UINT32_MAX) {
+    if (ahead_.valid()) {
+        // Read ahead: this is the next bucket with records, and nothing else touches raw_.
+        MPT_ASSERT(ahead_bucket_ == b);
+        MPT_RETURN_IF_ERROR(ahead_.get());
+    } else if (!fits(bucket)) {
         ++sorter_.buckets_merged_;
         merged_.reset(new SpillingPairSorter(*sorter_.files_, sorter_.bucket_limit()));
         Status added;
@@ -751,38 +842,38 @@ Status SpillingPairSorter::BucketStream::load(const Bucket& bucket) {
             }));
         MPT_RETURN_IF_ERROR(added);
         return merged_->finish();
+    } else {
+        MPT_RETURN_IF_ERROR(read_whole(b));
     }
-    // All of it in raw_, in input order: the chunks, then the tail.
-    raw_.resize(bucket.size);
-    uint64_t at = 0;
-    for (const Bucket::Chunk& c : bucket.chunks) {
-        MPT_RETURN_IF_ERROR(
-            sorter_.files_->read(sorter_.bucket_fd_, raw_.data() + at, c.size, c.offset));
-        at += c.size;
-    }
-    std::memcpy(raw_.data() + at, bucket.tail.data(), bucket.tail.size());
     // Counted by second byte, then copied to their group's place, in order.
     const auto group_of = [&](size_t key_at, uint32_t k) -> unsigned {
         return k < 2 ? 0 : raw_[key_at + 1];
     };
     std::array<size_t, 257> next{};
-    MPT_RETURN_IF_ERROR(parse(raw_, 0, raw_.size(),
-                              [&](size_t head, size_t key_at, uint32_t k, uint32_t v, uint32_t x) {
-                                  next[group_of(key_at, k) + 1] += key_at - head + k + v + x;
-                              }));
+    MPT_RETURN_IF_ERROR(
+        parse_raw([&](size_t head, size_t key_at, uint32_t k, uint32_t v, uint32_t x) {
+            next[group_of(key_at, k) + 1] += key_at - head + k + v + x;
+        }));
     for (size_t g = 1; g <= 256; ++g) next[g] += next[g - 1];
     group_starts_ = next;
-    groups_.resize(raw_.size());
-    MPT_RETURN_IF_ERROR(parse(raw_, 0, raw_.size(),
-                              [&](size_t head, size_t key_at, uint32_t k, uint32_t v, uint32_t x) {
-                                  const size_t size = key_at - head + k + v + x;
-                                  size_t& to = next[group_of(key_at, k)];
-                                  std::memcpy(groups_.data() + to, raw_.data() + head, size);
-                                  to += size;
-                              }));
+    groups_.resize(next[256]);
+    MPT_RETURN_IF_ERROR(
+        parse_raw([&](size_t head, size_t key_at, uint32_t k, uint32_t v, uint32_t x) {
+            const size_t size = key_at - head + k + v + x;
+            size_t& to = next[group_of(key_at, k)];
+            std::memcpy(groups_.data() + to, raw_.data() + head, size);
+            to += size;
+        }));
+    // raw_ is free again: the next bucket with records goes into it while these are sorted.
+    if (sorter_.direct_) {
+        unsigned a = next_bucket_;
+        while (a < last_ && sorter_.buckets_[a].size == 0) ++a;
+        if (a < last_ && fits(sorter_.buckets_[a])) {
+            ahead_bucket_ = a;
+            ahead_ = std::async(std::launch::async, [this, a] { return read_whole(a); });
+        }
+    }
     group_ = 0;
-    records_.clear();
-    at_ = 0;
     return {};
 }
 
@@ -824,7 +915,7 @@ Result<std::span<const KvPair>> SpillingPairSorter::BucketStream::next() {
         MPT_TRY(const bool more, next_group());
         if (more) continue;
         if (next_bucket_ == last_) break;
-        MPT_RETURN_IF_ERROR(load(sorter_.buckets_[next_bucket_++]));
+        MPT_RETURN_IF_ERROR(load(next_bucket_++));
     }
     return std::span<const KvPair>(out_);
 }

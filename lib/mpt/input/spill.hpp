@@ -19,6 +19,7 @@
 #include <atomic>
 #include <future>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <vector>
@@ -45,15 +46,42 @@ struct SpillOptions {
     // keys' second byte), so a bucket of more than half of this is sorted in runs of this
     // size instead, merged. 0: half of run_bytes.
     size_t bucket_bytes = 0;
+    // A SpillingPairSorter's buckets go around the page cache (O_DIRECT): their chunks are
+    // padded to kDirectAlign bytes, and each bucket is read while the one before is sorted.
+    // Past the budget the cache would only hold records that are read once, at the cost of
+    // pages taken from everything else (the input, on the next run, among them). Where the
+    // file system refuses it, the file is written and read through the cache as any other.
+    bool direct = false;
     // For tests: the write to a temporary file with this number (from 1, counted over all
     // the files of one SpillFiles) fails with ENOSPC; 0 for none.
     size_t fail_write = 0;
 
     // The split of a memory budget of `memory` bytes: half for one run, buffers of at most
-    // 1 MiB, chunks of at most 1 MiB (the 256 of them a sixteenth of the budget).
+    // 1 MiB, chunks of at most 1 MiB (the 256 of them a sixteenth of the budget); direct
+    // when a chunk is 64 KiB or more, so that the padding costs little.
     // REQUIRES: memory > 0.
     static SpillOptions for_memory(size_t memory, std::string tmp_dir);
 };
+
+// What O_DIRECT asks of a transfer's address, length and file offset, here.
+inline constexpr size_t kDirectAlign = 4096;
+
+// Bytes whose buffer starts at a multiple of kDirectAlign.
+template <typename T>
+struct DirectAllocator {
+    using value_type = T;
+    DirectAllocator() = default;
+    template <typename U>
+    DirectAllocator(const DirectAllocator<U>&) noexcept {}
+    T* allocate(size_t n) {
+        return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{kDirectAlign}));
+    }
+    void deallocate(T* p, size_t) noexcept {
+        ::operator delete (p, std::align_val_t{kDirectAlign});
+    }
+    friend bool operator==(const DirectAllocator&, const DirectAllocator&) noexcept { return true; }
+};
+using direct_bytes = std::vector<uint8_t, DirectAllocator<uint8_t>>;
 
 // The temporary files of one sort (or of a build's sorts): where they go, and what was
 // written to them. May be used from several threads at once.
@@ -68,6 +96,10 @@ public:
     // An unnamed file in the folder, open for reading and writing; -1 and an error when none
     // can be made. Errors: storage_full, storage_io.
     Result<int> make_file();
+    // Whether fd now reads and writes around the page cache: false where the file system
+    // refuses it. A transfer on it that the file system then refuses (EINVAL: not aligned as
+    // it needs) is made again through the cache, and so is every one after.
+    static bool make_direct(int fd) noexcept;
     // Writes all of data at offset. Errors: storage_full (ENOSPC, EDQUOT), storage_io.
     Status write(int fd, bytes_view data, uint64_t offset);
     // Reads n bytes at offset into p. Errors: storage_io (a short read: the file changed
@@ -244,6 +276,9 @@ public:
     // Buckets whose final pairs were read in runs, merged, for being too large to hold
     // within bucket_bytes (so far: a count kept by the streams).
     size_t buckets_merged() const noexcept { return buckets_merged_; }
+    // Whether the buckets' file is still direct (SpillOptions::direct): no transfer on it was
+    // refused as such. False when there is none.
+    bool direct_file() const noexcept;
 
     // After finish(), when runs were spilled: the final pairs whose keys start with nibble v
     // (v < 16; for v = 0 also the empty key), read apart from next(). Streams of different
@@ -277,7 +312,7 @@ private:
             size_t size;
         };
         std::vector<Chunk> chunks;
-        bytes tail;
+        direct_bytes tail;
         uint64_t size = 0;  // bytes in chunks and tail
         uint64_t entries = 0;
     };
@@ -325,6 +360,9 @@ private:
     std::array<Bucket, 256> buckets_;
     int bucket_fd_ = -1;
     uint64_t bucket_end_ = 0;
+    // SpillOptions::direct, until the file is made: then whether it is direct. Its chunks
+    // are padded to kDirectAlign bytes if so.
+    bool direct_ = false;
     mutable std::atomic<size_t> buckets_merged_{0};
     size_t entries_ = 0;
     size_t spilled_ = 0;
