@@ -537,46 +537,82 @@ Result<RunFile> SpillingPairSorter::write_run(SpillFiles& files, const bytes& ar
 }
 
 Status SpillingPairSorter::write_out(const bytes& arena, std::vector<Record>& records) {
-    if (layout_ == Layout::buckets) return spread(arena, records);
+    if (layout_ == Layout::buckets) return spread(arena, records, false);
     sort_run(arena.data(), records);
     MPT_TRY(RunFile run, write_run(*files_, arena, records));
     runs_.push_back(std::move(run));
     return {};
 }
 
+namespace {
+
+// A bucket record's header: the key's, the value's and the extra's lengths, a byte each when
+// all three are under 0x80 (most records), else LEB128 numbers. Its size, and the header
+// written at p (at most kBucketHeaderMax bytes), returning the bytes it took.
+constexpr size_t kBucketHeaderMax = 30;
+
+size_t varint_size(uint64_t v) noexcept {
+    size_t n = 1;
+    for (; v >= 0x80; v >>= 7) ++n;
+    return n;
+}
+
+size_t bucket_header_size(uint32_t k, uint32_t v, uint32_t x) noexcept {
+    return (k | v | x) < 0x80 ? 3 : varint_size(k) + varint_size(v) + varint_size(x);
+}
+
+size_t put_bucket_header(uint8_t* p, uint32_t k, uint32_t v, uint32_t x) noexcept {
+    if ((k | v | x) < 0x80) {
+        p[0] = static_cast<uint8_t>(k);
+        p[1] = static_cast<uint8_t>(v);
+        p[2] = static_cast<uint8_t>(x);
+        return 3;
+    }
+    size_t n = put_varint(p, k);
+    n += put_varint(p + n, v);
+    return n + put_varint(p + n, x);
+}
+
+}  // namespace
+
 // Appends each record, in input order, to the bucket of its key's first byte (the empty
-// key's: 0); a bucket's buffer goes to the end of the file as a chunk when full.
-Status SpillingPairSorter::spread(const bytes& arena, const std::vector<Record>& records) {
+// key's: 0); a bucket's buffer goes to the end of the file as a chunk when full. The last
+// run (keep) goes to no chunk: each bucket's buffer is grown, once, to hold all of its
+// records, so that run is never written and read back, and the first pass ends without
+// waiting for its write. Its buffers take no more than the run's arena they replace, which
+// is freed after.
+Status SpillingPairSorter::spread(const bytes& arena, const std::vector<Record>& records,
+                                  bool keep) {
     const size_t chunk = std::max<size_t>(files_->options().chunk_bytes, 1);
     const uint8_t* a = arena.data();
+    const auto first_byte = [a](const Record& r) -> size_t { return r.key_len == 0 ? 0 : a[r.at]; };
+    if (keep) {
+        std::array<size_t, 256> need{};
+        for (const Record& r : records) {
+            need[first_byte(r)] += bucket_header_size(r.key_len, r.value_len, r.extra_len) +
+                                   r.key_len + r.value_len + r.extra_len;
+        }
+        for (size_t b = 0; b < 256; ++b) {
+            if (need[b] != 0) buckets_[b].tail.reserve(buckets_[b].tail.size() + need[b]);
+        }
+    }
     for (const Record& r : records) {
-        Bucket& bucket = buckets_[r.key_len == 0 ? 0 : a[r.at]];
+        Bucket& bucket = buckets_[first_byte(r)];
         const size_t body = size_t{r.key_len} + r.value_len + r.extra_len;
         // A chunk ends before the record that would take it past chunk_bytes, so that the
         // buffer never grows past its first size (a record larger is a chunk of its own).
-        if (!bucket.tail.empty() && bucket.tail.size() + 30 + body > chunk) {
+        if (!keep && !bucket.tail.empty() && bucket.tail.size() + kBucketHeaderMax + body > chunk) {
             MPT_RETURN_IF_ERROR(flush_bucket(bucket));
         }
         // Room for the padding of a direct file's chunk, too.
         if (bucket.tail.capacity() == 0) bucket.tail.reserve(chunk + (direct_ ? kDirectAlign : 0));
         const size_t at = bucket.tail.size();
-        bucket.tail.resize(at + 30 + body);
+        const size_t head = bucket_header_size(r.key_len, r.value_len, r.extra_len);
+        bucket.tail.resize(at + head + body);
         uint8_t* p = bucket.tail.data() + at;
-        if ((r.key_len | r.value_len | r.extra_len) < 0x80) {  // most records: a byte each
-            p[0] = static_cast<uint8_t>(r.key_len);
-            p[1] = static_cast<uint8_t>(r.value_len);
-            p[2] = static_cast<uint8_t>(r.extra_len);
-            p += 3;
-        } else {
-            p += put_varint(p, r.key_len);
-            p += put_varint(p, r.value_len);
-            p += put_varint(p, r.extra_len);
-        }
-        std::memcpy(p, a + r.at, body);
-        p += body;
-        const size_t size = static_cast<size_t>(p - (bucket.tail.data() + at));
-        bucket.tail.resize(at + size);
-        bucket.size += size;
+        put_bucket_header(p, r.key_len, r.value_len, r.extra_len);
+        std::memcpy(p + head, a + r.at, body);
+        bucket.size += head + body;
         ++bucket.entries;
     }
     return {};
@@ -646,12 +682,20 @@ Status SpillingPairSorter::finish() {
         return {};
     }
     MPT_RETURN_IF_ERROR(collect());
-    if (!records_.empty()) MPT_RETURN_IF_ERROR(spill_here());
+    // The run written last is given back before the last is spread or written.
+    bytes().swap(back_arena_);
+    std::vector<Record>().swap(back_records_);
+    if (!records_.empty()) {
+        if (layout_ == Layout::buckets) {
+            ++spilled_;
+            MPT_RETURN_IF_ERROR(spread(arena_, records_, true));
+        } else {
+            MPT_RETURN_IF_ERROR(spill_here());
+        }
+    }
     // What the runs held in memory is given back before the merge.
     bytes().swap(arena_);
     std::vector<Record>().swap(records_);
-    bytes().swap(back_arena_);
-    std::vector<Record>().swap(back_records_);
     if (layout_ == Layout::runs) {
         MPT_TRY(final_runs_, merge_to_fan_in(*files_, std::move(runs_)));
     }

@@ -241,7 +241,8 @@ protected:
 //   run is, a group of one second byte at a time; a bucket too large to hold within
 //   SpillOptions::bucket_bytes is sorted in runs of that size, merged. Each entry is written once
 //   and read once, and no merge compares the runs' heads, so that the cost per entry of a spilled
-//   sort is about an in-memory sort's.
+//   sort is about an in-memory sort's. The last run, at finish(), is spread over the buckets'
+//   buffers in memory and never written: it takes no more room there than in its arena.
 // - runs: each run is sorted and written to a file of its own, and the runs are merged k
 //   ways at the end (in passes past SpillOptions::fan_in).
 //
@@ -270,7 +271,8 @@ public:
     // with extras()[i] the extra bytes of pair i. Valid until the next call.
     Result<std::span<const KvPair>> next();
     std::span<const bytes_view> extras() const noexcept { return extras_; }
-    // Entries added; runs written to files (0: all in memory).
+    // Entries added; runs written to files, the last run kept in the buckets' buffers
+    // counted too (0: all in memory, no streams).
     size_t entries() const noexcept { return entries_; }
     size_t runs_spilled() const noexcept { return spilled_; }
     // Buckets whose final pairs were read in runs, merged, for being too large to hold
@@ -331,7 +333,8 @@ private:
                      std::vector<KvPair>& out, std::vector<bytes_view>& extras);
     // Writes a full run out as the layout says: sorted into runs_, or spread over buckets_.
     Status write_out(const bytes& arena, std::vector<Record>& records);
-    Status spread(const bytes& arena, const std::vector<Record>& records);
+    // keep: the last run, held in the buckets' buffers instead of written.
+    Status spread(const bytes& arena, const std::vector<Record>& records, bool keep);
     Status flush_bucket(Bucket& bucket);
     size_t bucket_limit() const noexcept;
     Status spill();
