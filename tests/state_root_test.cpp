@@ -293,7 +293,11 @@ TEST_CASE("fixtures/state_*: every shape gives the root of the Trie over the sam
         {"state_geth_dump_lines.jsonl", StateShape::geth_dump_lines},
         {"state_reth_dump.jsonl", StateShape::reth_dump},
     };
-    for (const auto& [name, shape] : files) {
+    for (const auto& file : files) {
+        // Named, not bound: doctest's messages are lambdas, which clang 14 does not let
+        // capture a structured binding.
+        const char* name = file.first;
+        const StateShape shape = file.second;
         auto d = read_state_document(std::string(MPT_FIXTURES) + "/" + name);
         REQUIRE_MESSAGE(d.ok(), name << ": " << why(d));
         CHECK_MESSAGE(d->shape == shape, name);
