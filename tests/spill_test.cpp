@@ -223,17 +223,22 @@ TEST_CASE("spill: a sort of runs of a few keys gives the in-memory path's final 
                             CHECK(got[i].second == copy(want.pairs[i].value));
                         }
                         // The root, hashed from a second sort, as kv_root gives it.
+                        const size_t made = files.files_made();
                         SpillingPairSorter again(files, kind);
                         KvStreamReader stream2(open_read(file.path), file.path, {}, 100, 1 << 20,
                                                false);
                         REQUIRE(sort_kv_stream(stream2, secure, false, again).ok());
                         auto root = kv_root_sorted(again, fan_in == 3 ? 2 : 1);
-                        REQUIRE(root.ok());
+                        REQUIRE_MESSAGE(root.ok(), test::why(root));
                         auto expected = kv_root(*input, secure, 2);
                         REQUIRE(expected.ok());
                         CHECK(root->root == expected->root);
                         CHECK(root->pairs == expected->pairs);
                         CHECK(dir.entries() == 0);
+                        // The second sort's runs are written into the files the first one merged
+                        // and gave back.
+                        if (again.runs_spilled() > fan_in)
+                            CHECK(files.files_made() - made < again.runs_spilled());
                     }
                 }
             }

@@ -58,7 +58,53 @@ Error SpillFiles::error(const char* what, int err) const {
                       std::string(what) + " a temporary file: " + std::strerror(err));
 }
 
+namespace {
+
+// The most files a SpillFiles keeps for reuse; past it, a file given back is closed. A merge
+// gives back at most its fan-in (256 at most) at once.
+constexpr size_t kFreeFilesMax = 256;
+
+// Whether fd now goes through the page cache, made so if it went around it: after a transfer
+// failed with EINVAL, perhaps as a direct one (another thread may have made it so), so that
+// the transfer may be made again, once; and for a file given back.
+bool make_buffered(int fd) noexcept {
+    const int flags = ::fcntl(fd, F_GETFL);
+    return flags >= 0 && ((flags & O_DIRECT) == 0 || ::fcntl(fd, F_SETFL, flags & ~O_DIRECT) == 0);
+}
+
+size_t direct_size(size_t n) noexcept {
+    return (n + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
+}
+
+}  // namespace
+
+SpillFiles::~SpillFiles() {
+    for (const int fd : free_) ::close(fd);
+}
+
+void SpillFiles::give_back(int fd) noexcept {
+    if (fd < 0) return;
+    // Emptied (its blocks freed now, as closing would) and read and written through the
+    // cache, as a new file is.
+    if (::ftruncate(fd, 0) == 0 && make_buffered(fd)) {
+        const std::lock_guard lock(free_mu_);
+        if (free_.size() < kFreeFilesMax) {
+            free_.push_back(fd);
+            return;
+        }
+    }
+    ::close(fd);
+}
+
 Result<int> SpillFiles::make_file() {
+    {
+        const std::lock_guard lock(free_mu_);
+        if (!free_.empty()) {
+            const int fd = free_.back();
+            free_.pop_back();
+            return fd;
+        }
+    }
     const std::string& dir = o_.tmp_dir.empty() ? std::string("/tmp") : o_.tmp_dir;
     int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
@@ -76,22 +122,6 @@ bool SpillFiles::make_direct(int fd) noexcept {
     const int flags = ::fcntl(fd, F_GETFL);
     return flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_DIRECT) == 0;
 }
-
-namespace {
-
-// After a transfer failed with EINVAL, perhaps as a direct one: whether fd now goes through
-// the page cache (another thread may have made it so), so that the transfer may be made
-// again, once.
-bool make_buffered(int fd) noexcept {
-    const int flags = ::fcntl(fd, F_GETFL);
-    return flags >= 0 && ((flags & O_DIRECT) == 0 || ::fcntl(fd, F_SETFL, flags & ~O_DIRECT) == 0);
-}
-
-size_t direct_size(size_t n) noexcept {
-    return (n + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
-}
-
-}  // namespace
 
 Status SpillFiles::write(int fd, bytes_view data, uint64_t offset) {
     if (o_.fail_write != 0 && writes_.fetch_add(1) + 1 == o_.fail_write)
@@ -136,6 +166,7 @@ Result<RunFile> RunFile::create(SpillFiles& files) {
 RunFile::RunFile(RunFile&& other) noexcept
     : files_(other.files_),
       fd_(std::exchange(other.fd_, -1)),
+      view_(other.view_),
       buf_(std::move(other.buf_)),
       at_(other.at_),
       offset_(other.offset_),
@@ -146,9 +177,10 @@ RunFile::RunFile(RunFile&& other) noexcept
 
 RunFile& RunFile::operator=(RunFile&& other) noexcept {
     if (this != &other) {
-        if (fd_ >= 0) ::close(fd_);
+        release();
         files_ = other.files_;
         fd_ = std::exchange(other.fd_, -1);
+        view_ = other.view_;
         buf_ = std::move(other.buf_);
         at_ = other.at_;
         offset_ = other.offset_;
@@ -160,8 +192,18 @@ RunFile& RunFile::operator=(RunFile&& other) noexcept {
     return *this;
 }
 
-RunFile::~RunFile() {
-    if (fd_ >= 0) ::close(fd_);
+RunFile::~RunFile() { release(); }
+
+void RunFile::release() noexcept {
+    if (fd_ < 0) return;
+    // A view's descriptor shares the file with the run's, whose data emptying it would take
+    // from under the run and its other views.
+    if (view_) {
+        ::close(fd_);
+    } else {
+        files_->give_back(fd_);
+    }
+    fd_ = -1;
 }
 
 Status RunFile::flush() {
@@ -256,6 +298,7 @@ Result<RunFile> RunFile::view_bytes(unsigned first, unsigned last) const {
             std::string("cannot open a temporary file again: ") + std::strerror(errno));
     }
     RunFile v(*files_, fd);
+    v.view_ = true;
     v.offset_ = starts_[first];
     v.size_ = starts_[last];
     v.records_ = 0;
@@ -411,7 +454,7 @@ SpillingPairSorter::SpillingPairSorter(SpillFiles& files, size_t run_bytes)
 SpillingPairSorter::~SpillingPairSorter() {
     // The other thread uses the back run: it ends before they go.
     if (back_.valid()) back_.wait();
-    if (bucket_fd_ >= 0) ::close(bucket_fd_);
+    if (bucket_fd_ >= 0) files_->give_back(bucket_fd_);
 }
 
 Status SpillingPairSorter::add(bytes_view key, bytes_view value, bytes_view extra) {

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <span>
 #include <string>
@@ -84,18 +85,28 @@ struct DirectAllocator {
 using direct_bytes = std::vector<uint8_t, DirectAllocator<uint8_t>>;
 
 // The temporary files of one sort (or of a build's sorts): where they go, and what was
-// written to them. May be used from several threads at once.
+// written to them. May be used from several threads at once. A file given back is emptied and
+// kept for the next make_file(): a sort through a small budget makes and drops thousands of
+// runs, and a new file costs the file system an inode, whose allocation ext4 makes slower with
+// each one freed shortly before (most of a small-budget sort's time, measured).
 class SpillFiles {
 public:
     explicit SpillFiles(const SpillOptions& o) : o_(o) {}
+    SpillFiles(const SpillFiles&) = delete;
+    SpillFiles& operator=(const SpillFiles&) = delete;
+    ~SpillFiles();
     const SpillOptions& options() const noexcept { return o_; }
     // Bytes written to temporary files so far.
     uint64_t bytes_written() const noexcept { return bytes_written_; }
+    // Files opened so far (those reused not counted again).
     size_t files_made() const noexcept { return files_; }
 
-    // An unnamed file in the folder, open for reading and writing; -1 and an error when none
-    // can be made. Errors: storage_full, storage_io.
+    // An empty unnamed file in the folder, open for reading and writing through the page
+    // cache: one given back, or a new one. Errors: storage_full, storage_io.
     Result<int> make_file();
+    // Takes back a file of make_file() that is no longer needed: emptied and kept for reuse,
+    // or closed.
+    void give_back(int fd) noexcept;
     // Whether fd now reads and writes around the page cache: false where the file system
     // refuses it. A transfer on it that the file system then refuses (EINVAL: not aligned as
     // it needs) is made again through the cache, and so is every one after.
@@ -115,6 +126,8 @@ private:
     std::atomic<uint64_t> bytes_written_{0};
     std::atomic<size_t> writes_{0};
     std::atomic<size_t> files_{0};
+    std::mutex free_mu_;
+    std::vector<int> free_;  // guarded by free_mu_
 };
 
 // A run of records (a key and a value each, of any bytes) written once, in order, then read
@@ -149,7 +162,8 @@ public:
 
     // After finish(): a run that reads, on its own descriptor, the records of this one whose
     // keys start with a nibble in [first, last) (the empty key counts as nibble 0). Views of
-    // one run may be read on different threads at once. Errors: storage_io.
+    // one run may be read on different threads at once; the run must outlive them (its file
+    // is emptied when it goes). Errors: storage_io.
     Result<RunFile> view(unsigned first, unsigned last) const {
         return view_bytes(16 * first, 16 * last);
     }
@@ -161,8 +175,12 @@ private:
     Status flush();
     Status fill(size_t need);
 
+    // Closes the descriptor: a view's own, or the run's file, given back for reuse.
+    void release() noexcept;
+
     SpillFiles* files_;
     int fd_ = -1;
+    bool view_ = false;  // fd_ a second descriptor of another run's file
     bytes buf_;
     size_t at_ = 0;        // reading: where the next record begins in buf_
     uint64_t offset_ = 0;  // writing: bytes written; reading: bytes read into buf_
