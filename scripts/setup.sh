@@ -5,6 +5,10 @@
 # everything installed it skips apt and only brings the build up to date.
 #
 #   scripts/setup.sh            (MPT_JOBS=N to set build parallelism; default: nproc)
+#
+# MPT_ETHEREUM_TESTS=DIR (an ethereum/tests checkout) and MPT_EXECUTION_APIS=DIR (an
+# execution-apis tests folder), when set, configure build/ with them (CMakeLists.txt), so that
+# the tests run on that data as well; unset, build/ keeps what it was configured with.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,5 +54,9 @@ if [ ${#missing[@]} -gt 0 ]; then
         apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DMPT_UNITY_CLI=ON >/dev/null
+data=()
+[ -z "${MPT_ETHEREUM_TESTS:-}" ] || data+=("-DMPT_ETHEREUM_TESTS=$MPT_ETHEREUM_TESTS")
+[ -z "${MPT_EXECUTION_APIS:-}" ] || data+=("-DMPT_EXECUTION_APIS=$MPT_EXECUTION_APIS")
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DMPT_UNITY_CLI=ON "${data[@]}" \
+    >/dev/null
 cmake --build "$root/build" -j "${MPT_JOBS:-$(nproc)}" --target mpt

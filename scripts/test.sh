@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: sets up (scripts/setup.sh), builds every target the tests run (the unit
 # tests, the generators, mpt), then runs the unit and CLI tests.
-# Exits non-zero when any test fails.
+# Exits non-zero when any test fails. MPT_ETHEREUM_TESTS and MPT_EXECUTION_APIS add the tests
+# on those folders (scripts/setup.sh).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
