@@ -45,7 +45,7 @@ docs_rc=$?
 [ $docs_rc -le 1 ] || die "no answers were made (exit $docs_rc)"
 
 python3 - "$mpt" "$tmp" "$docs_rc" <<'PY'
-import json, os, subprocess, sys
+import concurrent.futures, json, os, subprocess, sys
 
 mpt, out, docs_rc = sys.argv[1], sys.argv[2], int(sys.argv[3])
 passed = failed = 0
@@ -90,8 +90,13 @@ def changes(doc):
 
 
 index = [line.rstrip("\n").split("\t") for line in open(os.path.join(out, "index.tsv"))]
-changed_path = os.path.join(out, "changed.json")
-for n, (name, state_root, presence, test) in enumerate(index):
+
+
+def check(n):
+    """The checks of answer n: (passed, failed, lines to print)."""
+    name, state_root, presence, test = index[n]
+    passed = failed = 0
+    lines = []
     path = os.path.join(out, "docs", name)
     doc = json.load(open(path))
     where = "%s %s" % (test, doc["address"])
@@ -104,7 +109,8 @@ for n, (name, state_root, presence, test) in enumerate(index):
         passed += 1
     else:
         failed += 1
-        print("FAIL %s: exit %d: %s %s" % (where, r.returncode, r.stdout.strip(), r.stderr.strip()))
+        lines.append("FAIL %s: exit %d: %s %s" % (where, r.returncode, r.stdout.strip(),
+                                                 r.stderr.strip()))
     # Without a trusted root, the answer's own root is the hash of its first account proof
     # node: go-ethereum's order puts the state's root node first.
     r = subprocess.run([mpt, "proof", "--verify", path], capture_output=True, text=True)
@@ -112,20 +118,32 @@ for n, (name, state_root, presence, test) in enumerate(index):
         passed += 1
     else:
         failed += 1
-        print("FAIL %s: against itself: exit %d: %s %s" % (where, r.returncode,
-                                                       r.stdout.strip()[:300], r.stderr.strip()))
+        lines.append("FAIL %s: against itself: exit %d: %s %s" % (
+            where, r.returncode, r.stdout.strip()[:300], r.stderr.strip()))
     options = changes(doc)
     what, changed = options[n % len(options)]
+    changed_path = os.path.join(out, "changed-%d.json" % n)
     with open(changed_path, "w") as f:
         json.dump(changed, f, separators=(",", ":"))
     r = subprocess.run([mpt, "proof", "--verify", changed_path, "--root", state_root],
                        capture_output=True, text=True)
+    os.remove(changed_path)
     if r.returncode == 1 and r.stdout.startswith("invalid: "):
         passed += 1
     else:
         failed += 1
-        print("FAIL %s, %s changed: exit %d: %s %s" % (where, what, r.returncode,
-                                                      r.stdout.strip(), r.stderr.strip()))
+        lines.append("FAIL %s, %s changed: exit %d: %s %s" % (where, what, r.returncode,
+                                                            r.stdout.strip(), r.stderr.strip()))
+    return passed, failed, lines
+
+
+# The answers on every core (each check is a few processes), printed in index order.
+with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    for p, f, lines in pool.map(check, range(len(index))):
+        passed += p
+        failed += f
+        for line in lines:
+            print(line)
 if not index:
     print("getproof-roundtrip: no answers", file=sys.stderr)
     sys.exit(2)

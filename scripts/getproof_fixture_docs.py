@@ -6,7 +6,8 @@ BlockchainTests fixtures, checked field by field against the fixtures:
 
 For each test with a postState (tests that give only a postStateHash are counted and left
 out): the postState is built with `mpt build --state`, whose root must be the stateRoot of
-the test's last block (the block whose hash is lastblockhash, or the genesis header). Then
+the test's last block (the block whose hash is lastblockhash, or the genesis header), and
+`mpt diff` of the file and the postState must find nothing. Then
 one `mpt proof DB --account ...` call answers every account of the state and two addresses
 it lacks, each with the storage keys of every account of the state (as the fixture writes
 them, so each account also proves the slots of the others, mostly absent) and two slots no
@@ -120,6 +121,12 @@ def main():
             if r.returncode != 0 or r.stdout.strip() != root:
                 fail(where, "build --state gave %r (exit %d, %s), want %s"
                      % (r.stdout.strip(), r.returncode, r.stderr.strip(), root))
+                continue
+            # The state file holds what the document says, account by account and slot by slot.
+            r = subprocess.run([mpt, "diff", db, state], capture_output=True, text=True)
+            if r.returncode != 0 or r.stdout or r.stderr:
+                fail(where, "diff of the state file and its document: exit %d, %s%s"
+                     % (r.returncode, r.stdout.strip()[:300], r.stderr.strip()))
                 continue
             addresses = sorted(post)
             lacking = [a for a in ABSENT_ADDRESSES if a.lower() not in

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the real binary on fixtures and checks stdout, stderr and the exit code.
 #   cli_test.sh MPT FIXTURES GEN [ETHEREUM_TESTS]    (GEN: the mpt_gen_kv data generator;
-#   ETHEREUM_TESTS: a checkout of ethereum/tests, whose BlockchainTests postStates are then
-#   built and checked against their state roots)
+#   ETHEREUM_TESTS: a checkout of ethereum/tests, whose BlockchainTests allocations are then
+#   also read past --memory)
 set -u
 if [ $# -ne 3 ] && [ $# -ne 4 ]; then
     echo "usage: cli_test.sh MPT FIXTURES GEN [ETHEREUM_TESTS]" >&2

@@ -59,32 +59,6 @@ expect "diff of states --json" 1 '^\{"change":"changed","address":"0x20000000000
 expect "diff of states --stats" 1 '.*' '^nodes read: A [0-9]+, B [0-9]+$' -- "$MPT" diff --stats "$tmp/state_a.db" "$FIX/state_b.json"
 expect "diff --state of a k/v file" 2 '^$' '^mpt: error: .*dogs\.json' -- "$MPT" diff --state "$FIX/dogs.json" "$FIX/state_a.json"
 
-# ethereum/tests BlockchainTests, when the folder is given (cli_test.sh's fourth argument):
-# every fixture's postState builds to its last block's stateRoot.
-if [ -n "${ETHEREUM_TESTS:-}" ]; then
-    for f in "$ETHEREUM_TESTS"/BlockchainTests/ValidBlocks/bcExample/*.json "$ETHEREUM_TESTS"/BlockchainTests/ValidBlocks/bcStateTests/*.json; do
-        [ -e "$f" ] || continue
-        python3 - "$f" "$tmp/bt" <<'PY' || continue
-import json, sys, os
-d = json.load(open(sys.argv[1]))
-os.makedirs(sys.argv[2], exist_ok=True)
-for i, (name, t) in enumerate(d.items()):
-    if "postState" not in t or not t.get("blocks") or "blockHeader" not in t["blocks"][-1]:
-        continue
-    json.dump(t["postState"], open(os.path.join(sys.argv[2], "%d.json" % i), "w"))
-    open(os.path.join(sys.argv[2], "%d.root" % i), "w").write(t["blocks"][-1]["blockHeader"]["stateRoot"])
-PY
-        for doc in "$tmp"/bt/*.json; do
-            [ -e "$doc" ] || continue
-            want=$(cat "${doc%.json}.root")
-            rm -f "$tmp/bt.db"
-            expect "postState of $(basename "$f") builds to its stateRoot" 0 "^$want\$" '^$' -- "$MPT" build --state "$doc" -o "$tmp/bt.db"
-            expect "postState of $(basename "$f"): state file equals the document" 0 '^$' '^$' -- "$MPT" diff "$tmp/bt.db" "$doc"
-        done
-        rm -rf "$tmp/bt"
-    done
-fi
-
 # The key rule on a state trie: without --accounts, dump --from takes the user's key (hashed);
 # --accounts --from takes an address, or with --key-hashed its hash.
 a1_hash=0x3ed02be1e351ddbcc2bf3ffafc25fb42a533df024b33c85f9805e17b60f7230c
