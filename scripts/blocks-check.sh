@@ -35,7 +35,7 @@ mpt=$build/mpt
 command -v python3 >/dev/null || die "python3 not found (it reads the fixtures)"
 
 python3 - "$dir/BlockchainTests" "$mpt" <<'EOF'
-import glob, json, os, subprocess, sys
+import concurrent.futures, glob, json, os, subprocess, sys
 
 folder, mpt = sys.argv[1], sys.argv[2]
 
@@ -66,66 +66,79 @@ def run(block, as_hex):
     p = subprocess.run([mpt, "root", "--block", "-", "--json"], input=data, capture_output=True)
     return p.returncode, p.stdout.decode(), p.stderr.decode()
 
-files = sorted(glob.glob(folder + "/**/*.json", recursive=True))
-passed = failed = refused = 0
-for f in files:
+def check(job):
+    """The checks of one block: (problems, changes refused)."""
+    where, blk, change = job
+    hdr = blk["blockHeader"]
+    raw = bytes.fromhex(blk["rlp"][2:])
+    problems = []
+    refused = 0
+    rc, out, err = run(raw, True)
+    if rc != 0:
+        problems.append("exit %d: %s%s" % (rc, out.strip(), err.strip()))
+        return problems, refused
+    r = json.loads(out)
+    tr = r["transactionsRoot"]
+    if tr["header"] != hdr["transactionsTrie"].lower():
+        problems.append("header transactionsRoot %s, fixture %s" % (tr["header"], hdr["transactionsTrie"]))
+    if tr["computed"] != tr["header"] or tr["count"] != len(blk.get("transactions", [])):
+        problems.append("transactions: %s" % tr)
+    w = r["withdrawalsRoot"]
+    want = hdr.get("withdrawalsRoot")
+    if (w is None) != (want is None):
+        problems.append("withdrawalsRoot %s, fixture %s" % (w, want))
+    elif w is not None and (w["header"] != want.lower() or w["computed"] != w["header"]
+                            or w["count"] != len(blk.get("withdrawals", []))):
+        problems.append("withdrawals: %s, fixture %s" % (w, want))
+    if not change:
+        return problems, refused
+    # Changes that must be refused.
+    parts = children(raw, 0)
+    changes = []
+    txs = children(raw, parts[1])
+    if txs:
+        end = item(raw, txs[0])[2]
+        changes.append(("first transaction's last byte", end - 1, "transactionsRoot"))
+    if len(parts) > 3:
+        ws = children(raw, parts[3])
+        if ws:
+            end = item(raw, ws[0])[2]
+            changes.append(("first withdrawal's last byte", end - 1, "withdrawalsRoot"))
+    field = children(raw, parts[0])[4]
+    changes.append(("header transactionsRoot", item(raw, field)[1] + 31, "transactionsRoot"))
+    for what, at, part in changes:
+        changed = bytearray(raw)
+        changed[at] ^= 0x01
+        rc, out, err = run(bytes(changed), False)
+        if rc == 1 and json.loads(out)[part]["match"] is False:
+            refused += 1
+        else:
+            problems.append("%s changed: exit %d, %s%s" % (what, rc, out.strip(), err.strip()))
+    return problems, refused
+
+
+# Every block with an rlp and a header; the first two of each file also changed.
+jobs = []
+for f in sorted(glob.glob(folder + "/**/*.json", recursive=True)):
     name = os.path.relpath(f, folder)
-    changed_blocks = 0
+    in_file = 0
     for test, t in json.load(open(f)).items():
         for n, blk in enumerate(t.get("blocks", [])):
             if "rlp" not in blk or "blockHeader" not in blk:
                 continue
-            where = "%s:%s block %d" % (name, test, n)
-            hdr = blk["blockHeader"]
-            raw = bytes.fromhex(blk["rlp"][2:])
-            problems = []
-            rc, out, err = run(raw, True)
-            if rc != 0:
-                problems.append("exit %d: %s%s" % (rc, out.strip(), err.strip()))
-            else:
-                r = json.loads(out)
-                tr = r["transactionsRoot"]
-                if tr["header"] != hdr["transactionsTrie"].lower():
-                    problems.append("header transactionsRoot %s, fixture %s" % (tr["header"], hdr["transactionsTrie"]))
-                if tr["computed"] != tr["header"] or tr["count"] != len(blk.get("transactions", [])):
-                    problems.append("transactions: %s" % tr)
-                w = r["withdrawalsRoot"]
-                want = hdr.get("withdrawalsRoot")
-                if (w is None) != (want is None):
-                    problems.append("withdrawalsRoot %s, fixture %s" % (w, want))
-                elif w is not None and (w["header"] != want.lower() or w["computed"] != w["header"]
-                                        or w["count"] != len(blk.get("withdrawals", []))):
-                    problems.append("withdrawals: %s, fixture %s" % (w, want))
-                # Changes that must be refused.
-                parts = children(raw, 0)
-                changes = []
-                changed_blocks += 1
-                txs = children(raw, parts[1])
-                if txs:
-                    end = item(raw, txs[0])[2]
-                    changes.append(("first transaction's last byte", end - 1, "transactionsRoot"))
-                if len(parts) > 3:
-                    ws = children(raw, parts[3])
-                    if ws:
-                        end = item(raw, ws[0])[2]
-                        changes.append(("first withdrawal's last byte", end - 1, "withdrawalsRoot"))
-                field = children(raw, parts[0])[4]
-                changes.append(("header transactionsRoot", item(raw, field)[1] + 31, "transactionsRoot"))
-                if changed_blocks > 2:
-                    changes = []
-                for what, at, part in changes:
-                    changed = bytearray(raw)
-                    changed[at] ^= 0x01
-                    rc, out, err = run(bytes(changed), False)
-                    if rc == 1 and json.loads(out)[part]["match"] is False:
-                        refused += 1
-                    else:
-                        problems.append("%s changed: exit %d, %s%s" % (what, rc, out.strip(), err.strip()))
-            if problems:
-                failed += 1
-                print("FAIL %s: %s" % (where, "; ".join(problems)[:600]))
-            else:
-                passed += 1
+            in_file += 1
+            jobs.append(("%s:%s block %d" % (name, test, n), blk, in_file <= 2))
+
+# On every core (a block is one to four processes), printed in order.
+passed = failed = refused = 0
+with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    for (where, _, _), (problems, n) in zip(jobs, pool.map(check, jobs)):
+        refused += n
+        if problems:
+            failed += 1
+            print("FAIL %s: %s" % (where, "; ".join(problems)[:600]))
+        else:
+            passed += 1
 if passed + failed == 0:
     print("blocks-check: error: no block with rlp and blockHeader under " + folder, file=sys.stderr)
     sys.exit(2)

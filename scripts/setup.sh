@@ -4,13 +4,25 @@
 # and fuzzers are built by scripts/test.sh or `cmake --build build`. Safe to run again: with
 # everything installed it skips apt and only brings the build up to date.
 #
-#   scripts/setup.sh            (MPT_JOBS=N to set build parallelism; default: nproc)
+#   scripts/setup.sh [--configure-only]   (MPT_JOBS=N to set build parallelism; default: nproc)
+#
+# --configure-only stops before the build (scripts/test.sh builds every target at once, which
+# keeps both cores busy where the mpt binary's one large unit would leave one idle).
 #
 # MPT_ETHEREUM_TESTS=DIR (an ethereum/tests checkout) and MPT_EXECUTION_APIS=DIR (an
 # execution-apis tests folder), when set, configure build/ with them (CMakeLists.txt), so that
 # the tests run on that data as well; unset, build/ keeps what it was configured with.
 set -euo pipefail
 
+configure_only=0
+case ${1:-} in
+    "") ;;
+    --configure-only) configure_only=1 ;;
+    *)
+        echo "usage: scripts/setup.sh [--configure-only]" >&2
+        exit 2
+        ;;
+esac
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 # clang builds the fuzzers (scripts/fuzz.sh); libclang-rt-14-dev holds libFuzzer and clang's
@@ -59,4 +71,4 @@ data=()
 [ -z "${MPT_EXECUTION_APIS:-}" ] || data+=("-DMPT_EXECUTION_APIS=$MPT_EXECUTION_APIS")
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DMPT_UNITY_CLI=ON "${data[@]}" \
     >/dev/null
-cmake --build "$root/build" -j "${MPT_JOBS:-$(nproc)}" --target mpt
+[ $configure_only -eq 1 ] || cmake --build "$root/build" -j "${MPT_JOBS:-$(nproc)}" --target mpt

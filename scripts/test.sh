@@ -7,7 +7,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-"$root/scripts/setup.sh"
+"$root/scripts/setup.sh" --configure-only
 cmake --build "$root/build" -j "${MPT_JOBS:-$(nproc)}"
 # One process per unit case (CMakeLists.txt), so the tests run MPT_JOBS at a time (default:
 # the cores); each makes its own temporary files.
