@@ -15,6 +15,8 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,25 +43,32 @@ constexpr double kBuildBytesPerTextByte = 2.5;
 // generated alloc of 1M accounts and 10M slots, 500 MB, the file's mapping counted).
 constexpr double kStateBuildBytesPerTextByte = 7.0;
 
-// A new file is written whole (bulk_build.hpp); an existing one, through the store.
+// Writes output through the store with into(path): a new file under a name of its own until
+// it is complete (make_new_file); an existing one, and one whose name another writer took
+// meanwhile, in place.
+template <typename R, typename Into>
+Result<R> through_store(const std::string& output, Into&& into) {
+    struct stat st {};
+    if (::stat(output.c_str(), &st) != 0 && errno == ENOENT) {
+        R built;
+        MPT_TRY(const bool named, make_new_file(output, [&](const std::string& path) -> Status {
+                    MPT_TRY(built, into(path));
+                    return {};
+                }));
+        if (named) return built;
+    }
+    return into(output);
+}
+
+// A new file is written whole (bulk_build.hpp), or else through the store; an existing one,
+// through the store.
 Result<BuildResult> build(const std::string& output, const KvInput& input, const BuildOptions& b) {
     MPT_TRY(std::optional<BuildResult> fresh, build_new_trie_file(output, input, b));
     if (fresh) return *fresh;
-    struct stat st {};
-    const bool existed = ::stat(output.c_str(), &st) == 0;
-    if (!existed) remove_on_abnormal_exit(output);
-    Result<BuildResult> r = [&]() -> Result<BuildResult> {
-        MPT_TRY(auto store, SqliteNodeStore::open(output, SqliteNodeStore::Mode::create));
+    return through_store<BuildResult>(output, [&](const std::string& path) -> Result<BuildResult> {
+        MPT_TRY(auto store, SqliteNodeStore::open(path, SqliteNodeStore::Mode::create));
         return build_trie(*store, input, b);
-    }();
-    remove_on_abnormal_exit({});
-    // A file this build created and could not fill holds nothing: it goes, with its log.
-    if (!r && !existed) {
-        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-            ::unlink((output + suffix).c_str());
-        }
-    }
-    return r;
+    });
 }
 
 // mpt build --state of a document larger than the memory budget allows to hold whole: its
@@ -147,21 +156,11 @@ int run_build_state(const BuildCmdOptions& o) {
     auto r = [&]() -> Result<StateBuildResult> {
         MPT_TRY(std::optional<StateBuildResult> fresh, build_new_state_file(o.output, *doc, b));
         if (fresh) return *fresh;
-        // As a key/value build through the store: a file it created and could not fill goes.
-        struct stat st {};
-        const bool existed = ::stat(o.output.c_str(), &st) == 0;
-        if (!existed) remove_on_abnormal_exit(o.output);
-        Result<StateBuildResult> built = [&]() -> Result<StateBuildResult> {
-            MPT_TRY(auto store, SqliteNodeStore::open(o.output, SqliteNodeStore::Mode::create));
-            return build_state(*store, *doc, b);
-        }();
-        remove_on_abnormal_exit({});
-        if (!built && !existed) {
-            for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-                ::unlink((o.output + suffix).c_str());
-            }
-        }
-        return built;
+        return through_store<StateBuildResult>(
+            o.output, [&](const std::string& path) -> Result<StateBuildResult> {
+                MPT_TRY(auto store, SqliteNodeStore::open(path, SqliteNodeStore::Mode::create));
+                return build_state(*store, *doc, b);
+            });
     }();
     if (tty) fmt::print(stderr, "\r\033[K");
     if (!r) return report(r.error(), o.output);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 #include <fcntl.h>
@@ -22,6 +23,9 @@
 #endif
 
 namespace mpt::cli {
+namespace {
+bool g_stdin_closed = false;  // set once, before any thread starts
+}  // namespace
 
 int exit_code(const Error& e) noexcept { return static_cast<int>(category(e.code)); }
 
@@ -31,12 +35,29 @@ std::string error_line(const Error& e, const std::string& where) {
     std::string line = "mpt: error: " + std::string(errc_name(e.code));
     const std::string& file = e.file.empty() ? where : e.file;
     if (!file.empty()) line += ": " + file;
-    if (const std::string c = e.context(); !c.empty()) line += ": " + c;
-    // One line, whatever the detail held.
-    for (char& c : line) {
-        if (c == '\n' || c == '\r') c = ' ';
+    if (g_stdin_closed && file == "-") {
+        line += ": standard input is closed";
+    } else if (const std::string c = e.context(); !c.empty()) {
+        line += ": " + c;
     }
-    return line + '\n';
+    return printable(line) + '\n';
+}
+
+std::string printable(std::string_view text) {
+    // One line that moves no cursor and sets no colour, whatever a document, a name or a
+    // message held: each control byte and DEL as \xNN.
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto b = static_cast<unsigned char>(c);
+        if (b >= 0x20 && b != 0x7f) {
+            out += c;
+            continue;
+        }
+        constexpr char kDigits[] = "0123456789abcdef";
+        out += {'\\', 'x', kDigits[b >> 4], kDigits[b & 15]};
+    }
+    return out;
 }
 
 int report(const Error& e, const std::string& where) {
@@ -49,7 +70,7 @@ int report(const Error& e, const std::string& where) {
 }
 
 int report_usage(const std::string& message) {
-    eprint("mpt: error: usage: {}\n", message);
+    eprint("mpt: error: usage: {}\n", printable(message));
     return kInput;
 }
 
@@ -87,12 +108,75 @@ void remove_abnormal_exit_file() noexcept {
 void guard_standard_streams() noexcept {
     for (int fd = 0; fd <= 2; ++fd) {
         if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
-        const int null = ::open("/dev/null", O_RDONLY);
+        // Opened the other way round, so that reading a closed stdin fails (EBADF) as writing
+        // a closed stdout does: never an empty input.
+        if (fd == STDIN_FILENO) g_stdin_closed = true;
+        const int null = ::open("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
         if (null >= 0 && null != fd) {
             ::dup2(null, fd);
             ::close(null);
         }
     }
+}
+
+Result<bool> make_new_file(const std::string& output,
+                           const std::function<Status(const std::string& path)>& fill) {
+    if (output.empty()) return Error{Errc::storage_open, "the trie file name is empty"};
+    const std::filesystem::path out(output);
+    std::filesystem::path dir = out.parent_path();
+    if (dir.empty()) dir = ".";
+    std::string name = (dir / ("." + out.filename().string() + ".new-XXXXXX")).string();
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) {
+        const int err = errno;
+        const bool refused = err == EROFS || err == EACCES || err == EPERM;
+        return file_error(refused ? Errc::storage_readonly : Errc::storage_open, output,
+                          std::strerror(err));
+    }
+    // The mode SQLite and the whole-file way give a new file, not mkstemp's 0600.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd, 0644 & ~mask);
+    ::close(fd);
+    const auto remove_new = [&] {
+        for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+            ::unlink((name + suffix).c_str());
+        }
+    };
+    remove_on_abnormal_exit(name);
+    Status filled = fill(name);
+    remove_on_abnormal_exit({});
+    if (!filled) {
+        remove_new();
+        Error e = std::move(filled).error();
+        if (e.file == name || e.file.empty()) e.file = output;
+        return e;
+    }
+    // The store is closed: its log is folded into the file and gone. One that holds
+    // something would be left behind by the new name.
+    struct stat st {};
+    if (::lstat((name + "-wal").c_str(), &st) == 0 && st.st_size > 0) {
+        remove_new();
+        return file_error(Errc::internal, output, "the new file's log was not folded into it");
+    }
+    // A log or a rollback journal left beside the name by an earlier file of it would be
+    // played into this one: SQLite's own rule for a new, empty file is that they go.
+    if (::lstat(output.c_str(), &st) != 0 && errno == ENOENT) {
+        for (const char* side : {"-wal", "-journal"}) ::unlink((output + side).c_str());
+    }
+    if (::link(name.c_str(), output.c_str()) != 0) {
+        const int err = errno;
+        remove_new();
+        if (err == EEXIST) return false;
+        return file_error(Errc::storage_io, output, std::strerror(err));
+    }
+    ::unlink(name.c_str());
+    const int folder = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (folder >= 0) {
+        ::fsync(folder);
+        ::close(folder);
+    }
+    return true;
 }
 
 int report_write_error(int errno_value) noexcept {

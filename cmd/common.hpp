@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 
 #include <cstddef>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -43,8 +44,10 @@ void eprint(fmt::format_string<T...> format, T&&... args) noexcept {
         // Formatting ran out of memory: the line is lost, as a failed write would be.
     }
 }
-// Opens /dev/null, read-only, on each of stdin, stdout and stderr that is closed, so that no file
-// the process opens lands there (and a write to a closed stdout still fails, with EBADF).
+// Opens /dev/null on each of stdin, stdout and stderr that is closed, so that no file the
+// process opens lands there: write-only on stdin, so that reading it fails (an error that names
+// - says the stream is closed; never an empty input), read-only on the others, so that a write
+// to a closed stdout still fails, with EBADF.
 void guard_standard_streams() noexcept;
 // Flushes stdout. Returns code when every write to stdout succeeded; otherwise reports the
 // write error (unless code already reported an error) and returns kStorage.
@@ -55,10 +58,20 @@ int finish_output(int code) noexcept;
 void remove_on_abnormal_exit(const std::string& path) noexcept;
 // Removes that file; called by the terminate handler.
 void remove_abnormal_exit_file() noexcept;
+// Makes a new trie file named output through the store: fill(path) writes it under a
+// temporary name beside output, and the file takes the name output only once it is whole and
+// closed (link(2), which fails on a name taken), so of several writers of one new name exactly
+// one wins and none deletes a file another wrote. Returns true when the file was named, false
+// when the name was taken meanwhile (nothing of this call is left; the caller may write into
+// that file instead). An error of fill naming the temporary file names output.
+Result<bool> make_new_file(const std::string& output,
+                           const std::function<Status(const std::string& path)>& fill);
 // The line and exit code for a failed write to stdout, errno_value its cause.
 int report_write_error(int errno_value) noexcept;
 
-// The line report() prints, "mpt: error: <kind>: <where>: <detail>\n", as one line.
+// text with each byte below 0x20 and 0x7f written as \xNN: safe to print on a terminal.
+std::string printable(std::string_view text);
+// The line report() prints, "mpt: error: <kind>: <where>: <detail>\n", as one line, printable.
 std::string error_line(const Error& e, const std::string& where = {});
 // Prints error_line(e, where) on stderr and returns the exit code.
 int report(const Error& e, const std::string& where = {});

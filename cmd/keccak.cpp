@@ -31,8 +31,7 @@ Result<Hash256> keccak_stdin() {
         k.update(bytes_view(buf, n));
         if (n < sizeof buf) break;
     }
-    if (std::ferror(stdin))
-        return Error{Errc::bad_input, std::string("-: ") + std::strerror(errno)};
+    if (std::ferror(stdin)) return file_error(Errc::bad_input, "-", std::strerror(errno));
     return k.finish();
 }
 

@@ -7,7 +7,8 @@
 # Sections (--quick runs 1, 2, 5 and 6, which need no root and take seconds):
 #  1. stdout and stderr at /dev/full and closed, for every command: a failed stdout write is
 #     one line 'mpt: error: write: <reason>' and exit 3; a failed stderr write keeps the exit
-#     code and the output; SIGPIPE is exit 141 with no line.
+#     code and the output; SIGPIPE is exit 141 with no line. A closed stdin, for every command
+#     that reads one: exit 2, one line, no file changed.
 #  2. Slips: hex with a stray character, 0X in proof documents, --trie on a file that is no
 #     trie file, trie names with control characters, rows of unknown trie ids.
 #  3. A small tmpfs (as root, when one can be mounted; said so when not) filled to several
@@ -16,6 +17,7 @@
 #     clean, and no -wal/-shm is left where the open failed.
 #  5. Metadata bytes flipped in the tries table: the record-header byte of kind and a root bit.
 #  6. Endless piped streams and huge declared lengths.
+#  7. Two builds into one new name at once: one makes the file, none loses it.
 # Random choices print their seed; MPT_SEED replays them.
 set -u
 MPT=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -141,6 +143,21 @@ done
 # With SIGPIPE ignored (as some parents leave it), the write fails with EPIPE instead.
 rcs=$(bash -c "trap '' PIPE; '$MPT' dump '$tmp/big.db' 2>'$tmp/err' | head -c 10 >/dev/null; echo \${PIPESTATUS[0]}")
 [ "$rcs" -eq 3 ] && [ "$(cat "$tmp/err")" = "mpt: error: write: Broken pipe" ] && ok || bad "SIGPIPE ignored: exit $rcs, stderr $(head -c 200 "$tmp/err")"
+
+# A closed stdin is an error wherever input is read, never an empty input: one line naming -,
+# exit 2, and a file to be written left as it was (or not made).
+cp "$tmp/dogs.db" "$tmp/in.db"
+cp "$tmp/dogs.db" "$tmp/in.before"
+closed_line='^mpt: error: bad input: -: standard input is closed$'
+for c in "root -" "root --json -" "build - -o $tmp/in_new.db" "build - -o $tmp/in.db" \
+    "build --replace - -o $tmp/in.db" "build --state - -o $tmp/in_new.db" "root --state -" \
+    "root --vectors -" "root --block -" "diff - $FIX/dogs.json" "diff $tmp/dogs.db -" \
+    "proof --verify -" "verify-range -" "rlp decode -" "rlp encode -" "keccak -" "keccak" \
+    "get $tmp/dogs.db --keys -" "proof $tmp/dogs.db --keys -"; do
+    expect "stdin closed: $c" 2 '^$' "$closed_line" -- bash -c "exec '$MPT' $c <&-"
+done
+[ ! -e "$tmp/in_new.db" ] && ok || bad "stdin closed: a build made $tmp/in_new.db"
+cmp -s "$tmp/in.db" "$tmp/in.before" && ok || bad "stdin closed: a build changed $tmp/in.db"
 
 # --- 2. Slips --------------------------------------------------------------------------------
 expect "hex with a trailing space" 2 '^$' '^mpt: error: bad hex: -: entry 1 key \(line 1, column 2\): not a hex digit at offset 2 \(a space\)$' -- \
@@ -387,6 +404,40 @@ for round in $(seq 1 30); do
 done
 echo "torture: kill -9: $old_seen rounds left the old root, $new_seen the new one"
 [ $((old_seen + new_seen)) -eq 30 ] && ok || bad "kill -9: $((30 - old_seen - new_seen)) rounds lost the file"
+
+# --- 7. Two writers of one new name --------------------------------------------------------
+# Each round, two builds of one input into a name that does not exist, through the store (a
+# log left beside the name closes the whole-file way), or the whole-file way. Exactly one makes
+# the file; the other writes into it (or fails with one line); the file is never lost.
+k40_root=$old_root
+for round in $(seq 1 30); do
+    rm -f "$tmp/r.db" "$tmp/r.db-wal" "$tmp/r.db-shm"
+    [ $((round % 3)) -eq 0 ] || : >"$tmp/r.db-wal"
+    "$MPT" build "$tmp/k40.json" -o "$tmp/r.db" >"$tmp/r1.out" 2>"$tmp/r1.err" &
+    p1=$!
+    "$MPT" build "$tmp/k40.json" -o "$tmp/r.db" >"$tmp/r2.out" 2>"$tmp/r2.err" &
+    p2=$!
+    wait $p1
+    rc1=$?
+    wait $p2
+    rc2=$?
+    for i in 1 2; do
+        rc=$rc1
+        [ $i -eq 2 ] && rc=$rc2
+        if [ $rc -eq 0 ]; then
+            [ "$(cat "$tmp/r$i.out")" = "$k40_root" ] && ok || bad "two writers, round $round: writer $i printed $(cat "$tmp/r$i.out")"
+        else
+            [ "$(wc -l <"$tmp/r$i.err")" -eq 1 ] && grep -q '^mpt: error: ' "$tmp/r$i.err" && ok ||
+                bad "two writers, round $round: writer $i exit $rc: $(head -c 300 "$tmp/r$i.err")"
+        fi
+    done
+    [ $rc1 -eq 0 ] || [ $rc2 -eq 0 ] || bad "two writers, round $round: neither wrote the file"
+    r=$("$MPT" root "$tmp/r.db" 2>&1)
+    [ "$r" = "$k40_root" ] && "$MPT" check "$tmp/r.db" >/dev/null 2>&1 && ok ||
+        bad "two writers, round $round: the file holds $r"
+    left=$(ls -a "$tmp" | grep -c '^\.r\.db\.new-')
+    [ "$left" -eq 0 ] && ok || bad "two writers, round $round: $left temporary files left"
+done
 
 echo "torture: $pass passed, $fail failed in $((SECONDS - start)) s"
 [ $fail -eq 0 ]
