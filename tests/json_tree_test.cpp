@@ -62,3 +62,29 @@ TEST_CASE("json_tree: nesting is bounded, not followed into the stack") {
     REQUIRE_FALSE(t.ok());
     CHECK(t.error().detail.find("nesting deeper than") != std::string::npos);
 }
+
+TEST_CASE("json_tree: member names that differ only in case are refused, at every depth") {
+    // Go's encoding/json matches names in any case and takes the last match: such a document
+    // reads one way there and another here.
+    for (const std::string text : {
+             R"({"balance": "0x0", "Balance": "0x9"})",
+             R"({"result": {"nonce": "0x1", "NONCE": "0x2"}})",
+             R"([{"a": 1}, {"storageProof": [], "STORAGEPROOF": []}])",
+             "{\"key\": 1, \"\xE2\x84\xAA"
+             "ey\": 2}",                                             // KELVIN SIGN folds to k
+             "{\"storageProof\": [], \"\xC5\xBFtorageProof\": []}",  // LONG S folds to s
+         }) {
+        CAPTURE(text);
+        auto t = JsonTree::parse(text);
+        REQUIRE_FALSE(t.ok());
+        CHECK(t.error().code == Errc::bad_input);
+        CHECK(t.error().detail.find("differ only in case") != std::string::npos);
+    }
+    auto t = JsonTree::parse(R"({"result": {"nonce": "0x1", "NONCE": "0x2"}})");
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.error().detail ==
+          R"(the object at line 1, column 12: members "NONCE" and "nonce" differ only in case )"
+          R"((a reader that ignores case would take either))");
+    // The same spelling twice is one reading for every decoder (the last); other names pass.
+    CHECK(JsonTree::parse(R"({"a": 1, "a": 2, "b": 3, "ab": 4, "\u00c4": 5, "\u00e4": 6})").ok());
+}

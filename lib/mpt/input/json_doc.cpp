@@ -39,6 +39,10 @@ public:
             }
         }
         MPT_RETURN_IF_ERROR(expect_end());
+        std::vector<std::string_view> names;
+        names.reserve(doc_.members_.size());
+        for (const JsonDoc::Member& m : doc_.members_) names.push_back(m.name);
+        MPT_RETURN_IF_ERROR(json_detail::check_case_twins(names));
         return std::move(doc_);
     }
 

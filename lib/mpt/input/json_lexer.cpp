@@ -1,8 +1,55 @@
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <mpt/input/json_lexer.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace mpt::json_detail {
+
+namespace {
+
+// name as Go's encoding/json compares member names: ASCII letters in one case, and the two
+// other characters that fold to ASCII letters (KELVIN SIGN to k, LATIN SMALL LETTER LONG S to
+// s).
+std::string folded(std::string_view name) {
+    std::string out;
+    out.reserve(name.size());
+    for (size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        if (name.substr(i).starts_with("\xE2\x84\xAA")) {
+            out += 'k';
+            i += 2;
+        } else if (name.substr(i).starts_with("\xC5\xBF")) {
+            out += 's';
+            i += 1;
+        } else {
+            out += c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+Status check_case_twins(std::span<const std::string_view> names) {
+    if (names.size() < 2) return {};
+    std::vector<std::pair<std::string, std::string_view>> keyed;
+    keyed.reserve(names.size());
+    for (const std::string_view n : names) keyed.emplace_back(folded(n), n);
+    // Names that fold alike sort next to each other; among them, two that differ do too.
+    std::sort(keyed.begin(), keyed.end());
+    for (size_t i = 1; i < keyed.size(); ++i) {
+        if (keyed[i].first == keyed[i - 1].first && keyed[i].second != keyed[i - 1].second) {
+            return Error{Errc::bad_input, "members \"" + std::string(keyed[i - 1].second) +
+                                              "\" and \"" + std::string(keyed[i].second) +
+                                              "\" differ only in case (a reader that ignores case "
+                                              "would take either)"};
+        }
+    }
+    return {};
+}
 namespace {
 
 void append_utf8(std::string& out, uint32_t cp) {

@@ -8,6 +8,7 @@
 #include <mpt/core/bytes.hpp>
 #include <mpt/core/error.hpp>
 #include <mpt/core/hex.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,13 @@ inline bool is_ws(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' |
 // The first '"', '\\', control character or non-ASCII byte in [p, end), or end: the end of a
 // plain run of a JSON string, which needs no decoding and no UTF-8 check.
 const char* scan_plain(const char* p, const char* end) noexcept;
+
+// Ok unless two of names differ only in case ("balance", "Balance"); then Errc::bad_input
+// naming both. A reader that matches member names in any case, as Go's encoding/json does,
+// would take either of them, where mpt takes the one spelled as its field: the document has
+// no one reading. A name given twice alike is not this (the last one counts, for every
+// reader).
+Status check_case_twins(std::span<const std::string_view> names);
 
 // A position in one JSON text. The text outlives the lexer.
 class JsonLexer {

@@ -68,6 +68,7 @@ private:
         const char close = object ? '}' : ']';
         tree_.nodes_[index].kind = object ? JsonKind::object : JsonKind::array;
         const size_t mark = pending_.size();
+        const char* at = p_;
         if (!open_is_empty(close)) {
             while (true) {
                 skip_ws();
@@ -84,6 +85,16 @@ private:
                 pending_.push_back(child);
                 MPT_TRY(const bool more, next_item(close));
                 if (!more) break;
+            }
+        }
+        if (object && pending_.size() - mark > 1) {
+            names_.clear();
+            for (size_t i = mark; i < pending_.size(); ++i) {
+                names_.push_back(tree_.nodes_[pending_[i]].name);
+            }
+            if (Status s = json_detail::check_case_twins(names_); !s) {
+                return Error{Errc::bad_input,
+                             "the object at " + where(at) + ": " + s.error().detail};
             }
         }
         JsonTree::Node& n = tree_.nodes_[index];
@@ -119,7 +130,8 @@ private:
     }
 
     JsonTree tree_;
-    std::vector<uint32_t> pending_;  // children of the open containers, innermost last
+    std::vector<uint32_t> pending_;        // children of the open containers, innermost last
+    std::vector<std::string_view> names_;  // an object's member names, for check_case_twins
 };
 
 Result<JsonTree> JsonTree::parse(std::string_view text) {
