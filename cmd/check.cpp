@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 
+#include <mpt/build/state_file.hpp>
 #include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
 
@@ -17,18 +18,63 @@ struct CheckOptions {
     bool json = false;
 };
 
+// Appends the rows that no trie owns, which belong to no trie's check: reported by every one.
+Status add_stray_rows(SqliteNodeStore& store, std::vector<std::string>& problems) {
+    MPT_TRY(const auto stray, store.rows_without_trie());
+    for (const auto& [id, rows] : stray) {
+        problems.push_back("rows of trie id " + std::to_string(id) +
+                           ", which is not in the tries table: " + std::to_string(rows));
+    }
+    return {};
+}
+
+// check of an account trie: the whole state (check_state).
+int run_check_state(const CheckOptions& o, OpenTrie& t) {
+    auto r = check_state(*t.store, t.info);
+    if (!r) return report(r.error(), o.db);
+    if (auto s = add_stray_rows(*t.store, r->problems); !s) return report(s.error());
+    const bool clean = r->problems.empty();
+    if (o.json) {
+        const nlohmann::ordered_json j = {{"ok", clean},
+                                          {"trie", t.info.name},
+                                          {"root", to_hex(t.info.root)},
+                                          {"state", true},
+                                          {"accounts", r->accounts},
+                                          {"storage_tries", r->storage_tries},
+                                          {"slots", r->slots},
+                                          {"rows", r->rows},
+                                          {"preimages", r->preimages_read},
+                                          {"missing_preimages", r->missing_preimages},
+                                          {"storage_not_held", r->storage_not_held},
+                                          {"problems", r->problems}};
+        fmt::print("{}\n", j.dump());
+    } else {
+        for (const std::string& p : r->problems) fmt::print("{}\n", printable(p));
+        fmt::print("{}: state, {}, {}, {}, {}, {}\n", clean ? "ok" : "bad",
+                   count_of(r->accounts, "account"), count_of(r->storage_tries, "storage trie"),
+                   count_of(r->slots, "slot"), count_of(r->rows, "row"),
+                   count_of(r->problems.size(), "problem"));
+        if (r->missing_preimages != 0 || r->storage_not_held != 0) {
+            fmt::print(
+                "note: {} without a preimage, {} whose storage trie the file does not "
+                "hold\n",
+                count_of(r->missing_preimages, "key"), count_of(r->storage_not_held, "account"));
+        }
+    }
+    return clean ? kOk : kNegative;
+}
+
 int run_check(const CheckOptions& o) {
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
+    if (t->info.kind == TrieKind::state) return run_check_state(o, *t);
     auto r = check_trie(*t->store, t->info);
     if (!r) return report(r.error(), o.db);
-    // Rows no trie owns belong to no trie's check: reported by every one.
-    auto stray = t->store->rows_without_trie();
-    if (!stray) return report(stray.error());
-    for (const auto& [id, rows] : *stray) {
-        r->problems.push_back("rows of trie id " + std::to_string(id) +
-                              ", which is not in the tries table: " + std::to_string(rows));
-    }
+    // A storage trie of a state file is its account's: the account names it with its root.
+    auto owner = check_storage_owner(*t->store, t->info);
+    if (!owner) return report(owner.error(), o.db);
+    if (*owner) r->problems.push_back(**owner);
+    if (auto s = add_stray_rows(*t->store, r->problems); !s) return report(s.error());
     const bool clean = r->problems.empty();
     if (o.json) {
         const nlohmann::ordered_json j = {
@@ -36,7 +82,7 @@ int run_check(const CheckOptions& o) {
             {"rows", r->rows}, {"reachable", r->reachable}, {"problems", r->problems}};
         fmt::print("{}\n", j.dump());
     } else {
-        for (const std::string& p : r->problems) fmt::print("{}\n", p);
+        for (const std::string& p : r->problems) fmt::print("{}\n", printable(p));
         fmt::print("{}: {}, {} reachable, {}\n", clean ? "ok" : "bad", count_of(r->rows, "row"),
                    r->reachable, count_of(r->problems.size(), "problem"));
     }

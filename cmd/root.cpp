@@ -332,7 +332,7 @@ int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool
         }
         if (!a->note.empty() && !quiet()) {
             std::fflush(stdout);
-            fmt::print(stderr, "mpt: root mismatch: {}: {}\n", path, a->note);
+            fmt::print(stderr, "mpt: root mismatch: {}\n", printable(path + ": " + a->note));
         }
     }
     if (o.json && several) fmt::print("{}\n", all.dump());

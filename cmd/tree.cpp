@@ -137,7 +137,7 @@ int run_tree(const TreeCmdOptions& o) {
     if (!s) return report(s.error(), o.db);
     if (!s->found) {
         // A negative answer, as for an absent key.
-        eprint("mpt: {}: trie {}: no node lies on path {}\n", o.db, t->info.name,
+        eprint("mpt: {}: no node lies on path {}\n", printable(o.db + ": trie " + t->info.name),
                path_string(options.from));
         return kNegative;
     }

@@ -33,6 +33,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/statefix_cases.sh"
 . "$(dirname "$0")/spill_cases.sh"
 . "$(dirname "$0")/statespill_cases.sh"
+. "$(dirname "$0")/state_guard_cases.sh"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -5,6 +5,7 @@
 #include <mpt/trie/stack_trie.hpp>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace mpt {
@@ -346,6 +347,155 @@ Status StateView::for_each_slot(const Hash256& address_hash, const Account& a,
         return f(hash_from_view(k), *value);
     }));
     return bad;
+}
+
+namespace {
+
+// Damage a check reports and goes on past; any other error ends it.
+bool is_damage(Errc e) noexcept {
+    return e == Errc::storage_missing_node || e == Errc::storage_hash_mismatch ||
+           e == Errc::storage_bad_node;
+}
+
+// The state check's walk: one account trie, the storage tries it names, their preimages.
+class StateChecker {
+public:
+    StateChecker(NodeStore& store, StateCheckReport& report) : store_(store), report_(report) {}
+
+    void problem(std::string what) {
+        if (report_.problems.size() < kMaxProblems) report_.problems.push_back(std::move(what));
+    }
+
+    // check_trie of t, its problems named by the trie.
+    Result<bool> check_rows(const TrieInfo& t) {
+        MPT_TRY(CheckReport r, check_trie(store_, t));
+        report_.rows += r.rows;
+        for (std::string& p : r.problems) problem("trie " + t.name + ": " + p);
+        return r.problems.empty();
+    }
+
+    // The preimage of key, where the store holds one: read, and so checked.
+    Status preimage(const Hash256& key, std::string_view of) {
+        auto p = store_.get_preimage(key);
+        if (!p) {
+            if (p.error().code != Errc::storage_hash_mismatch) return std::move(p).error();
+            problem(std::string(of) + " " + to_hex(key) + ": " + p.error().detail);
+            return {};
+        }
+        if (*p) {
+            ++report_.preimages_read;
+        } else {
+            ++report_.missing_preimages;
+        }
+        return {};
+    }
+
+    // Every leaf of t decoded as f(key, value) would, where the trie's rows are whole.
+    template <typename F>
+    Status leaves(const TrieInfo& t, F&& f) {
+        TrieReader reader(store_, t);
+        const Trie trie = Trie::open(&reader, t.root);
+        Status failed;
+        Status walked = trie.for_each({}, [&](bytes_view k, bytes_view v) {
+            failed = f(k, v);
+            return failed.ok();
+        });
+        MPT_RETURN_IF_ERROR(failed);
+        if (!walked && !is_damage(walked.error().code)) return walked;
+        if (!walked) problem("trie " + t.name + ": " + walked.error().message());
+        return {};
+    }
+
+private:
+    static constexpr size_t kMaxProblems = 1000;
+    NodeStore& store_;
+    StateCheckReport& report_;
+};
+
+}  // namespace
+
+Result<StateCheckReport> check_state(NodeStore& store, const TrieInfo& accounts) {
+    StateCheckReport report;
+    StateChecker c(store, report);
+    MPT_TRY(const std::vector<TrieInfo> tries, store.list_tries());
+    std::map<std::string, const TrieInfo*> storage;  // by name, until an account names it
+    for (const TrieInfo& t : tries) {
+        if (t.id != accounts.id && is_storage_trie_name(t.name)) storage.emplace(t.name, &t);
+    }
+    report.storage_tries = storage.size();
+    MPT_TRY(const bool whole, c.check_rows(accounts));
+    // Damaged rows would end the walk of the accounts at the first; their problems say it.
+    if (whole) {
+        MPT_RETURN_IF_ERROR(c.leaves(accounts, [&](bytes_view k, bytes_view v) -> Status {
+            ++report.accounts;
+            const std::string label = "trie " + accounts.name + ", account " + to_hex(k);
+            auto a = decode_account(v);
+            if (k.size() != 32 || !a) {
+                c.problem(label + ": " +
+                          (k.size() != 32 ? "a key of " + std::to_string(k.size()) +
+                                                " bytes, not an address hash"
+                                          : "not an account (" + a.error().message() + ")"));
+                return {};
+            }
+            const Hash256 address_hash = hash_from_view(k);
+            MPT_RETURN_IF_ERROR(c.preimage(address_hash, "the address of account"));
+            const std::string name = storage_trie_name(address_hash);
+            const auto it = storage.find(name);
+            if (it == storage.end()) {
+                if (a->storage_root != kEmptyRoot) ++report.storage_not_held;
+                return {};
+            }
+            const TrieInfo& t = *it->second;
+            storage.erase(it);
+            if (t.kind != TrieKind::secure) {
+                c.problem("trie " + t.name + ": a storage trie of kind " +
+                          std::string(trie_kind_name(t.kind)) + ", not secure");
+            }
+            if (a->storage_root != t.root) {
+                c.problem(label + ": storageRoot " + to_hex(a->storage_root) + ", but trie " +
+                          t.name + " has root " + to_hex(t.root));
+                return {};
+            }
+            MPT_TRY(const bool rows_whole, c.check_rows(t));
+            if (!rows_whole) return {};
+            return c.leaves(t, [&](bytes_view slot, bytes_view value) -> Status {
+                ++report.slots;
+                auto decoded = decode_storage_value(value);
+                if (slot.size() != 32 || !decoded) {
+                    c.problem(
+                        "trie " + t.name + ", slot " + to_hex(slot) + ": " +
+                        (slot.size() != 32
+                             ? "a key of " + std::to_string(slot.size()) + " bytes, not a slot hash"
+                             : "not a slot value (" + decoded.error().message() + ")"));
+                    return {};
+                }
+                return c.preimage(hash_from_view(slot), "the slot of key");
+            });
+        }));
+    }
+    // What no account named.
+    for (const auto& [name, t] : storage) {
+        if (whole) c.problem("trie " + name + ": a storage trie that no account names");
+        MPT_RETURN_IF_ERROR(c.check_rows(*t));
+    }
+    return report;
+}
+
+Result<std::optional<std::string>> check_storage_owner(NodeStore& store, const TrieInfo& trie) {
+    if (!is_storage_trie_name(trie.name)) return std::optional<std::string>{};
+    MPT_TRY(std::optional<TrieInfo> main, store.find_trie("main"));
+    if (!main || main->kind != kAccountsKind) return std::optional<std::string>{};
+    MPT_TRY(const StateView view, StateView::open(store));
+    MPT_TRY(const bytes key, from_hex(trie.name));
+    auto a = view.account(hash_from_view(key));
+    if (!a && !is_damage(a.error().code)) return std::move(a).error();
+    if (!a) return std::optional<std::string>("trie main: " + a.error().message());
+    if (!*a) return std::optional<std::string>("no account of trie main has this storage trie");
+    if ((*a)->storage_root != trie.root) {
+        return std::optional<std::string>("the account's storageRoot in trie main is " +
+                                          to_hex((*a)->storage_root) + ", not this trie's root");
+    }
+    return std::optional<std::string>{};
 }
 
 }  // namespace mpt

@@ -121,6 +121,31 @@ private:
     TrieInfo accounts_;
 };
 
+struct StateCheckReport {
+    size_t accounts = 0;
+    size_t storage_tries = 0;  // storage tries in the file
+    size_t slots = 0;
+    size_t rows = 0;                    // rows of every trie checked
+    size_t preimages_read = 0;          // preimages read, every one of which hashed to its key
+    size_t missing_preimages = 0;       // accounts and slots the file holds no preimage of
+    size_t storage_not_held = 0;        // accounts with storage whose trie the file does not hold
+    std::vector<std::string> problems;  // each names its trie, and its path or account
+};
+
+// Checks the whole state whose account trie is accounts (kind state): check_trie of it and
+// of every storage trie in the store; every account value decodes as an account, every
+// account's storageRoot is the root of the storage trie of its name (or the empty root, with
+// no such trie), every storage trie is an account's, every slot value decodes, and the
+// preimage of every account and slot key, where the store holds one, hashes to the key.
+// Problems are the report's; storage errors other than damage end the check. An account
+// whose storage trie the file does not hold at all (built from a dump that gives storage
+// roots without slots) is counted, not a problem, as is a key without its preimage.
+Result<StateCheckReport> check_state(NodeStore& store, const TrieInfo& accounts);
+
+// For a storage trie (a name of 0x and 64 hex digits) in a store whose trie main holds
+// accounts: the problem that no account of main names it with its root, or nullopt.
+Result<std::optional<std::string>> check_storage_owner(NodeStore& store, const TrieInfo& trie);
+
 // 32 bytes from a trie key or value view. REQUIRES: v.size() == 32.
 Hash256 hash_from_view(bytes_view v) noexcept;
 

@@ -127,6 +127,9 @@ private:
 // saves.
 constexpr size_t kThreadedBuildPairs = 20000;
 
+constexpr std::string_view kKeyValueRefusal =
+    "key/value input does not write it (mpt build --state does)";
+
 // The trie a build applies its input to as changes: the existing one of o.trie, unless
 // there is none or o.replace. Errors: trie_kind_mismatch for --secure on a plain trie.
 Result<std::optional<TrieInfo>> trie_to_update(NodeStore& store, const BuildOptions& o) {
@@ -188,6 +191,7 @@ Status apply_changes(NodeStore& store, const TrieInfo& trie, const KvInput& inpu
 }
 
 Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const BuildOptions& o) {
+    MPT_RETURN_IF_ERROR(refuse_state_trie(store, o.trie, kKeyValueRefusal));
     BuildResult result;
     MPT_TRY(std::optional<TrieInfo> existing, trie_to_update(store, o));
     if (existing) {
@@ -217,6 +221,7 @@ Result<BuildResult> build_in_write(NodeStore& store, const KvInput& input, const
 Result<BuildResult> build_streamed_in_write(NodeStore& store, KvStreamReader& stream,
                                             SpillingPairSorter& sorter, const BuildOptions& o,
                                             const std::function<Status(const KvInput&)>& check) {
+    MPT_RETURN_IF_ERROR(refuse_state_trie(store, o.trie, kKeyValueRefusal));
     BuildResult result;
     MPT_TRY(std::optional<TrieInfo> existing, trie_to_update(store, o));
     if (existing) {
@@ -259,6 +264,21 @@ Result<BuildResult> build_streamed_in_write(NodeStore& store, KvStreamReader& st
 
 }  // namespace
 
+Status refuse_state_trie(NodeStore& store, std::string_view name, std::string_view refusal) {
+    MPT_TRY(std::optional<TrieInfo> target, store.find_trie(name));
+    if (target && target->kind == TrieKind::state) {
+        return {Errc::bad_input,
+                "trie " + target->name + " holds accounts: " + std::string(refusal)};
+    }
+    MPT_TRY(std::optional<TrieInfo> main, store.find_trie("main"));
+    if (!main || main->kind != TrieKind::state) return {};
+    const std::string canonical = canonical_trie_name(name);
+    if (!is_storage_trie_name(canonical)) return {};
+    return {Errc::bad_input,
+            "trie " + canonical + (target ? " is" : " would be") +
+                " a storage trie of the state in this file: " + std::string(refusal)};
+}
+
 Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const BuildOptions& o) {
     return in_one_write(store, [&](NodeStore& s) { return build_in_write(s, input, o); });
 }
@@ -292,6 +312,10 @@ Result<TrieInfo> require_trie(NodeStore& store, std::string_view name) {
 Result<uint64_t> drop_trie(NodeStore& store, std::string_view name) {
     return in_one_write(store, [&](NodeStore& s) -> Result<uint64_t> {
         MPT_TRY(const TrieInfo t, require_trie(s, name));
+        // An account trie goes whole; a storage trie only with its account.
+        if (t.kind != TrieKind::state) {
+            MPT_RETURN_IF_ERROR(refuse_state_trie(s, name, "mpt drop does not drop it"));
+        }
         MPT_TRY(const uint64_t rows, s.count_rows(t.id));
         MPT_RETURN_IF_ERROR(s.delete_trie(t.id));
         return rows;
@@ -303,6 +327,7 @@ Result<CopyResult> copy_trie(NodeStore& store, std::string_view from, std::strin
     MPT_RETURN_IF_ERROR(check_trie_name(to));
     return in_one_write(store, [&](NodeStore& s) -> Result<CopyResult> {
         MPT_TRY(const TrieInfo source, require_trie(s, from));
+        MPT_RETURN_IF_ERROR(refuse_state_trie(s, to, "mpt copy does not write it"));
         CopyResult r;
         MPT_TRY(const std::optional<TrieInfo> old, s.find_trie(to));
         if (old) {

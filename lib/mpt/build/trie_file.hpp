@@ -37,8 +37,16 @@ struct BuildResult {
     size_t rows_deleted = 0;
 };
 
+// Errc::bad_input, its detail ending in refusal, when the trie name of store holds state or
+// would read as holding it: a trie of kind state (an account trie), or in a store whose trie
+// main holds accounts (a state file) a name of 0x and 64 hex digits, a storage trie's, which
+// changes with its account only. Ok for any other trie.
+Status refuse_state_trie(NodeStore& store, std::string_view name, std::string_view refusal);
+
 // Creates the trie (streaming builder, rows in one pass) or applies input to the existing
-// one as a change set; all in one write transaction that publishes the root last.
+// one as a change set; all in one write transaction that publishes the root last. Errors:
+// bad_input, with nothing written, for a trie that holds state (an account trie; in a file
+// whose trie main holds accounts, a storage trie or a new trie named 0x<64 hex digits>).
 Result<BuildResult> build_trie(NodeStore& store, const KvInput& input, const BuildOptions& o);
 
 // build_trie for an input read in pieces (a document past the memory budget), in one write
@@ -61,7 +69,8 @@ std::vector<Preimage> secure_preimages(const KvInput& input, const SortedPairs& 
 Result<TrieInfo> require_trie(NodeStore& store, std::string_view name);
 
 // Removes the trie name, its tries row and all its rows, in one write; returns how many rows
-// went. Errors: no_such_trie.
+// went. Errors: no_such_trie; bad_input for a storage trie of a state file
+// (refuse_state_trie).
 Result<uint64_t> drop_trie(NodeStore& store, std::string_view name);
 
 struct CopyResult {
@@ -72,7 +81,8 @@ struct CopyResult {
 
 // Makes the trie `to` a copy of `from` (its kind, root and every row), independent of it from
 // then on, in one write. A trie `to` that exists is Errc::bad_input unless replace, which drops
-// it first. Errors: no_such_trie for from; bad_input for a bad name, or from and to the same.
+// it first. Errors: no_such_trie for from; bad_input for a bad name, from and to the same, or
+// a to that holds state (refuse_state_trie).
 Result<CopyResult> copy_trie(NodeStore& store, std::string_view from, std::string_view to,
                              bool replace);
 

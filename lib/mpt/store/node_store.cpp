@@ -51,6 +51,12 @@ std::string canonical_trie_name(std::string_view name) {
     return out;
 }
 
+bool is_storage_trie_name(std::string_view name) noexcept {
+    return name.size() == 66 && name.starts_with("0x") &&
+           std::all_of(name.begin() + 2, name.end(),
+                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 Result<TrieNames> NodeStore::trie_names(size_t n) {
     MPT_TRY(std::vector<TrieInfo> all, list_tries());
     TrieNames out;

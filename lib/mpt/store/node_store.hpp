@@ -59,6 +59,9 @@ Status check_trie_name(std::string_view name);
 // hash, in lowercase; any other name as it is. Stores apply it where a name is written or
 // looked up, so that 0xABAB... and 0xabab... name one trie.
 std::string canonical_trie_name(std::string_view name);
+// Whether name, as canonical_trie_name writes it, is a storage trie's: "0x" and 64 lowercase
+// hex digits.
+bool is_storage_trie_name(std::string_view name) noexcept;
 
 // Some of a store's trie names, for messages: the first few by name and how many in all.
 struct TrieNames {
@@ -118,7 +121,8 @@ public:
     // the store; a hash already recorded keeps its first preimage (INSERT OR IGNORE). The
     // caller vouches that each hash is keccak256 of its preimage.
     virtual Status put_preimages(std::span<const Preimage> items) = 0;
-    // The preimage recorded for hash, or nullopt.
+    // The preimage recorded for hash, or nullopt. A file's store checks it as it reads it: one
+    // that does not hash to hash is Errc::storage_hash_mismatch.
     virtual Result<std::optional<bytes>> get_preimage(const Hash256& hash) = 0;
     // On failure nothing is published; the caller still calls rollback() to end the write.
     virtual Status commit_write() = 0;

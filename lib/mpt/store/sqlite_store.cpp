@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
 #include <mpt/store/sqlite_store.hpp>
 
 namespace mpt {
@@ -407,6 +408,11 @@ Result<std::optional<bytes>> SqliteNodeStore::get_preimage(const Hash256& hash) 
     }
     get_preimage_.reset();
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) return error("read preimage");
+    // Checked as a node is: a damaged preimage is a damaged file, never another address.
+    if (out && keccak256(*out) != hash) {
+        return file_error(Errc::storage_hash_mismatch, path_,
+                          "the preimage recorded for " + to_hex(hash) + " does not hash to it");
+    }
     return out;
 }
 

@@ -1,0 +1,121 @@
+# Writes that respect what a trie is (sourced by cli_test.sh: uses MPT, FIX, tmp and expect):
+# key/value input writes no trie that holds state, and the file is left byte for byte as it
+# was.
+"$MPT" build --state "$FIX/state_alloc.json" -o "$tmp/guard.db" >/dev/null
+guard_storage=0x$("$MPT" tries --json "$tmp/guard.db" | grep -o '"name":"0x[0-9a-f]\{64\}"' | head -1 | cut -d'"' -f4 | cut -c3-)
+cp "$tmp/guard.db" "$tmp/guard.before"
+guard_unchanged() {
+    cmp -s "$tmp/guard.db" "$tmp/guard.before" && pass=$((pass + 1)) ||
+        { fail=$((fail + 1)); echo "FAIL $1: the state file changed"; cp "$tmp/guard.before" "$tmp/guard.db"; }
+}
+which='key/value input does not write it \(mpt build --state does\)$'
+expect "guard: key/value into the account trie" 2 '^$' "^mpt: error: bad input: .*guard.db: trie main holds accounts: $which" -- \
+    "$MPT" build "$FIX/dogs.json" -o "$tmp/guard.db"
+guard_unchanged "key/value into the account trie"
+expect "guard: key/value from stdin into the account trie" 2 '^$' "trie main holds accounts: $which" -- \
+    sh -c "echo '{\"dog\":\"puppy\"}' | exec '$MPT' build - -o '$tmp/guard.db'"
+guard_unchanged "key/value from stdin into the account trie"
+expect "guard: --secure --replace of the account trie" 2 '^$' "trie main holds accounts: $which" -- \
+    "$MPT" build --secure --replace "$FIX/dogs.json" -o "$tmp/guard.db"
+guard_unchanged "--secure --replace of the account trie"
+expect "guard: key/value past --memory into the account trie" 2 '^$' "trie main holds accounts: $which" -- \
+    "$MPT" build --memory 1M "$FIX/dogs.json" -o "$tmp/guard.db"
+guard_unchanged "key/value past --memory into the account trie"
+expect "guard: key/value into a storage trie" 2 '^$' "trie $guard_storage is a storage trie of the state in this file: $which" -- \
+    "$MPT" build --secure "$FIX/dogs.json" -o "$tmp/guard.db" --trie "$guard_storage"
+guard_unchanged "key/value into a storage trie"
+upper=0X$(echo "${guard_storage#0x}" | tr a-f A-F)
+expect "guard: key/value into a storage trie named in capitals" 2 '^$' "is a storage trie of the state in this file: $which" -- \
+    "$MPT" build --replace --secure "$FIX/dogs.json" -o "$tmp/guard.db" --trie "$upper"
+guard_unchanged "key/value into a storage trie named in capitals"
+expect "guard: a new trie named as a storage trie" 2 '^$' "trie 0x(ab){32} would be a storage trie of the state in this file: $which" -- \
+    "$MPT" build "$FIX/dogs.json" -o "$tmp/guard.db" --trie "0x$(printf 'ab%.0s' $(seq 32))"
+guard_unchanged "a new trie named as a storage trie"
+expect "guard: a plain trie of another name is taken" 0 '^0x8aad789d' '^$' -- \
+    "$MPT" build "$FIX/dogs.json" -o "$tmp/guard.db" --trie dogs
+expect "guard: the state is as it was" 0 '^ok: ' '^$' -- "$MPT" check "$tmp/guard.db"
+"$MPT" build "$FIX/dogs.json" -o "$tmp/plain_guard.db" >/dev/null
+expect "guard: a state write into a plain trie" 3 '^$' 'trie main is plain' -- \
+    "$MPT" build --state --replace "$FIX/state_alloc.json" -o "$tmp/plain_guard.db"
+
+# A preimage is checked as it is read: one changed byte of a stored address is a damaged file
+# (exit 3), never another address.
+cp "$tmp/guard.before" "$tmp/pre.db"
+sqlite3 "$tmp/pre.db" "UPDATE preimages SET preimage = X'a94f5374fce5edbc8e2a8697c15331677e6ebf0c' WHERE preimage = X'a94f5374fce5edbc8e2a8697c15331677e6ebf0b'"
+expect "preimage tampered: dump --accounts" 3 '.*' '^mpt: error: node hash mismatch: .*pre.db: the preimage recorded for 0x[0-9a-f]{64} does not hash to it$' -- \
+    "$MPT" dump --accounts "$tmp/pre.db"
+expect "preimage tampered: diff --state" 3 '.*' 'pre.db: the preimage recorded for 0x[0-9a-f]{64} does not hash to it$' -- \
+    "$MPT" diff "$tmp/pre.db" "$FIX/state_b.json"
+expect "preimage intact: dump --accounts" 0 '"address":"0xa94f5374fce5edbc8e2a8697c15331677e6ebf0b"' '^$' -- \
+    "$MPT" dump --accounts "$tmp/guard.before"
+
+# One reading of every document read by field name: members that differ only in case are
+# refused (a Go reader would take the other).
+"$MPT" proof "$tmp/guard.before" --account 0xa94f5374fce5edbc8e2a8697c15331677e6ebf0b >"$tmp/gp_case.json"
+sed 's/"balance":"0x16345785d8a0000"/&,"Balance":"0x9"/' "$tmp/gp_case.json" >"$tmp/gp_case2.json"
+printf '{"jsonrpc":"2.0","id":1,"result":%s}' "$(cat "$tmp/gp_case2.json")" >"$tmp/gp_case3.json"
+expect "JSON-RPC response with balance and Balance" 2 '^$' '^mpt: error: bad input: .*gp_case3.json: the object at line 1, column 34: members "Balance" and "balance" differ only in case' -- \
+    "$MPT" proof --verify "$tmp/gp_case3.json"
+expect "eth_getProof answer with balance and Balance" 2 '^$' '^mpt: error: bad input: .*gp_case2.json: members "Balance" and "balance" differ only in case' -- \
+    "$MPT" proof --verify "$tmp/gp_case2.json"
+expect "eth_getProof answer as made verifies" 0 '^valid ' '^$' -- "$MPT" proof --verify "$tmp/gp_case.json"
+sed 's/"root":/"ROOT":"0x00","root":/' "$FIX/proof_present.json" >"$tmp/pp_case.json"
+expect "proof document with root and ROOT" 2 '^$' 'members "ROOT" and "root" differ only in case' -- \
+    "$MPT" proof --verify "$tmp/pp_case.json"
+sed 's/"root":/"Root":"0x00","root":/' "$FIX/range_valid.json" >"$tmp/rv_case.json"
+expect "range document with root and Root" 2 '^$' 'members "Root" and "root" differ only in case' -- \
+    "$MPT" verify-range "$tmp/rv_case.json"
+
+# Error lines are safe to print: a control byte from a document, a name or a message is
+# written as \xNN.
+printf '{"\\u001b[31mred": {"balance": "0x1"}}' >"$tmp/esc.json"
+expect "an escape sequence in a member name" 2 '^$' 'member "\\x1b\[31mred" is not an address' -- \
+    "$MPT" root --state "$tmp/esc.json"
+expect "an escape sequence in a member name, never raw" 2 '^$' '^[^[:cntrl:]]*$' -- \
+    "$MPT" root --state "$tmp/esc.json"
+expect "a control byte in a trie name" 2 '^$' 'trie name holds a control character' -- \
+    "$MPT" build "$FIX/dogs.json" -o "$tmp/esc.db" --trie $'\033[2J'
+expect "a control byte in a file name" 2 '^$' '^mpt: error: bad input: .*nofile\\x07\\x0a\.json: No such file' -- \
+    "$MPT" root "$tmp/nofile"$'\a\n'".json"
+
+# copy and drop keep to the same rule: no storage trie of a state file written or dropped alone.
+expect "guard: copy onto a storage trie" 2 '^$' "trie $guard_storage is a storage trie of the state in this file: mpt copy does not write it\$" -- \
+    "$MPT" copy "$tmp/guard.db" --trie dogs --to "$guard_storage" --replace
+expect "guard: drop of a storage trie" 2 '^$' "trie $guard_storage is a storage trie of the state in this file: mpt drop does not drop it\$" -- \
+    "$MPT" drop "$tmp/guard.db" --trie "$guard_storage"
+
+# check of a state file proves the whole state: every trie, every account's storageRoot
+# against its storage trie, no storage trie without its account, the preimages read.
+expect "check state: clean" 0 '^ok: state, 3 accounts, 2 storage tries, 3 slots, 8 rows, 0 problems$' '^$' -- "$MPT" check "$tmp/guard.before"
+expect "check state --json" 0 '^\{"ok":true,"trie":"main",.*"state":true,"accounts":3,"storage_tries":2,"slots":3,"rows":8,"preimages":6,"missing_preimages":0,"storage_not_held":0,"problems":\[\]\}$' '^$' -- "$MPT" check --json "$tmp/guard.before"
+"$MPT" build --state --no-preimages "$FIX/state_alloc.json" -o "$tmp/nopre.db" >/dev/null
+expect "check state: keys without preimages are a note" 0 '^note: 6 keys without a preimage, 0 accounts whose storage trie' '^$' -- "$MPT" check "$tmp/nopre.db"
+# One account, its storage in two versions; and a second account with storage.
+acct=0x00000000000000000000000000000000000000aa
+other=0x00000000000000000000000000000000000000bb
+printf '{"%s": {"balance": "0x1", "storage": {"0x01": "0x01"}}}' $acct >"$tmp/st1.json"
+printf '{"%s": {"balance": "0x1", "storage": {"0x01": "0x02"}}}' $acct >"$tmp/st2.json"
+printf '{"%s": {"balance": "0x1", "storage": {"0x01": "0x01"}}, "%s": {"balance": "0x1", "storage": {"0x01": "0x01"}}}' $acct $other >"$tmp/st3.json"
+for i in 1 2 3; do rm -f "$tmp/st$i.db"; "$MPT" build --state "$tmp/st$i.json" -o "$tmp/st$i.db" >/dev/null; done
+acct_trie=0x$("$MPT" keccak $acct | cut -c3-)
+# graft DB FROM NAME: trie NAME of DB becomes FROM's (its tries row, checksum and rows).
+graft() {
+    sqlite3 "$1" "ATTACH '$2' AS b;
+        UPDATE main.tries SET root = (SELECT root FROM b.tries WHERE name = '$3'),
+            checksum = (SELECT checksum FROM b.tries WHERE name = '$3') WHERE name = '$3';
+        DELETE FROM main.nodes WHERE trie = (SELECT id FROM main.tries WHERE name = '$3');
+        INSERT INTO main.nodes SELECT (SELECT id FROM main.tries WHERE name = '$3'), path, rlp
+            FROM b.nodes WHERE trie = (SELECT id FROM b.tries WHERE name = '$3');"
+}
+cp "$tmp/st1.db" "$tmp/graft1.db"
+graft "$tmp/graft1.db" "$tmp/st2.db" "$acct_trie"
+expect "check state: a storage trie its account does not name" 1 "^trie main, account $acct_trie: storageRoot 0x[0-9a-f]{64}, but trie $acct_trie has root 0x[0-9a-f]{64}\$" '^$' -- "$MPT" check "$tmp/graft1.db"
+expect "check --trie of that storage trie" 1 "^the account's storageRoot in trie main is 0x[0-9a-f]{64}, not this trie's root\$" '^$' -- "$MPT" check --trie "$acct_trie" "$tmp/graft1.db"
+expect "check --trie of a storage trie as its account names it" 0 '^ok: ' '^$' -- "$MPT" check --trie "$acct_trie" "$tmp/st1.db"
+cp "$tmp/st3.db" "$tmp/graft3.db"
+graft "$tmp/graft3.db" "$tmp/st1.db" main
+expect "check state: a storage trie no account names" 1 "^trie 0x[0-9a-f]{64}: a storage trie that no account names\$" '^$' -- "$MPT" check "$tmp/graft3.db"
+cp "$tmp/st1.db" "$tmp/dmg.db"
+sqlite3 "$tmp/dmg.db" "UPDATE nodes SET rlp = rlp || X'00' WHERE trie = (SELECT id FROM tries WHERE name = '$acct_trie') AND path = X''"
+expect "check state: a damaged storage trie" 1 "^trie $acct_trie: hash mismatch at path \(root\)\$" '^$' -- "$MPT" check "$tmp/dmg.db"
+expect "check state: a tampered preimage" 1 '^the address of account 0x[0-9a-f]{64}: the preimage recorded for 0x[0-9a-f]{64} does not hash to it$' '^$' -- "$MPT" check "$tmp/pre.db"
