@@ -292,6 +292,15 @@ SignalHandlers::SignalHandlers(std::initializer_list<int> signals, Handler handl
     sigemptyset(&sa.sa_mask);
     for (const int sig : signals) {
         if (count_ == kMaxSignals) break;
+        // SIGPIPE and SIGHUP that the parent ignores stay ignored: a write to a closed pipe
+        // then fails with EPIPE and is reported as a write error (exit 3), and nohup's command
+        // goes on. SIGINT is handled even so (a shell's background job ignores it; kill -INT
+        // still stops the command).
+        struct sigaction now {};
+        if ((sig == SIGPIPE || sig == SIGHUP) && sigaction(sig, nullptr, &now) == 0 &&
+            now.sa_handler == SIG_IGN) {
+            continue;
+        }
         if (sigaction(sig, &sa, &saved_[count_].previous) == 0) saved_[count_++].signal = sig;
     }
 }

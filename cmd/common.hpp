@@ -124,8 +124,8 @@ bool stderr_is_tty();
 // The CPUs this process may run on.
 unsigned available_cpus();
 
-// While it lives, handler handles each of signals (at most kMaxSignals); the handlers
-// before it come back when it goes.
+// While it lives, handler handles each of signals (at most kMaxSignals), but SIGPIPE and SIGHUP
+// when the process ignores them; the handlers before it come back when it goes.
 class SignalHandlers {
 public:
     using Handler = void (*)(int);

@@ -143,6 +143,16 @@ done
 # With SIGPIPE ignored (as some parents leave it), the write fails with EPIPE instead.
 rcs=$(bash -c "trap '' PIPE; '$MPT' dump '$tmp/big.db' 2>'$tmp/err' | head -c 10 >/dev/null; echo \${PIPESTATUS[0]}")
 [ "$rcs" -eq 3 ] && [ "$(cat "$tmp/err")" = "mpt: error: write: Broken pipe" ] && ok || bad "SIGPIPE ignored: exit $rcs, stderr $(head -c 200 "$tmp/err")"
+# So in every command, the state diff too (which handles the signal to remove its temporary
+# files, and must leave it ignored).
+awk 'BEGIN { printf "{"; for (i = 1; i <= 3000; i++) printf "%s\"0x%040x\":{\"balance\":\"0x1\"}", (i > 1 ? "," : ""), i; print "}" }' >"$tmp/st3000.json"
+"$MPT" build --state "$tmp/st3000.json" -o "$tmp/st3000.db" >/dev/null
+for c in "diff --state $tmp/st3000.json $FIX/state_a.json" "dump --accounts $tmp/st3000.db"; do
+    rcs=$(bash -c "trap '' PIPE; '$MPT' $c 2>'$tmp/err' | head -c 10 >/dev/null; echo \${PIPESTATUS[0]}")
+    [ "$rcs" -eq 3 ] && [ "$(cat "$tmp/err")" = "mpt: error: write: Broken pipe" ] && ok || bad "SIGPIPE ignored, $c: exit $rcs, stderr $(head -c 200 "$tmp/err")"
+    rcs=$(bash -c "'$MPT' $c 2>'$tmp/err' | head -c 10 >/dev/null; echo \${PIPESTATUS[0]}")
+    [ "$rcs" -eq 141 ] && [ ! -s "$tmp/err" ] && ok || bad "SIGPIPE, $c: exit $rcs, stderr $(head -c 200 "$tmp/err")"
+done
 
 # A closed stdin is an error wherever input is read, never an empty input: one line naming -,
 # exit 2, and a file to be written left as it was (or not made).
