@@ -6,6 +6,7 @@
 #include <mpt/build/bulk_build.hpp>
 #include <mpt/build/limits.hpp>
 #include <mpt/build/state_file.hpp>
+#include <mpt/build/state_root.hpp>
 #include <mpt/build/state_spill.hpp>
 #include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
@@ -31,6 +32,7 @@ struct BuildCmdOptions {
     bool replace = false;
     bool state = false;  // INPUT is a state document
     bool no_preimages = false;
+    bool ignore_stated_roots = false;
     bool json = false;
     unsigned threads = 0;  // 0: the CPUs this process may run on
     KvMemoryFlags memory;
@@ -106,6 +108,26 @@ int run_build_state_spilling(const BuildCmdOptions& o, StateTextStream& stream,
     return kOk;
 }
 
+// The roots a dump states, its own and each account's beside its slots, against the ones its
+// accounts give: a dump cut short, or accounts changed by hand, make no state file. The line
+// of the first that differs, or an empty string.
+Result<std::string> stated_root_mismatch(const StateDoc& doc, unsigned threads) {
+    for (const StateAccount& a : doc.accounts) {
+        if (!a.claimed_storage_root || a.storage.empty()) continue;
+        MPT_TRY(const Hash256 computed, storage_root(a));
+        if (computed != *a.claimed_storage_root) {
+            return "account " + (a.address ? to_hex(*a.address) : to_hex(a.address_hash)) +
+                   " (line " + std::to_string(a.line) + "): the document gives storage root " +
+                   to_hex(*a.claimed_storage_root) + ", its slots " + to_hex(computed);
+        }
+    }
+    if (!doc.claimed_root) return std::string();
+    MPT_TRY(const Hash256 computed, state_root(doc, threads));
+    if (computed == *doc.claimed_root) return std::string();
+    return "the document gives root " + to_hex(*doc.claimed_root) + ", its accounts " +
+           to_hex(computed);
+}
+
 // mpt build --state: the account trie and the storage tries of a state document.
 int run_build_state(const BuildCmdOptions& o) {
     if (o.secure) return report_usage("build: --state tries are secure already; drop --secure");
@@ -141,6 +163,16 @@ int run_build_state(const BuildCmdOptions& o) {
         Error e = std::move(doc).error();
         if (e.file.empty()) e.file = o.input;
         return report(e);
+    }
+    if (!o.ignore_stated_roots) {
+        auto mismatch = stated_root_mismatch(*doc, threads);
+        if (!mismatch) return report(mismatch.error(), o.input);
+        if (!mismatch->empty()) {
+            eprint("mpt: root mismatch: {}\n",
+                   printable(o.input + ": " + *mismatch +
+                             "; no file written (--ignore-stated-roots builds it anyway)"));
+            return kNegative;
+        }
     }
     StateBuildOptions b;
     b.replace = o.replace;
@@ -307,6 +339,9 @@ void register_build(CLI::App& app, Runner& runner) {
                   "account trie main and every storage trie");
     sub->add_flag("--no-preimages", o->no_preimages,
                   "Do not record the preimages of hashed keys (addresses, slots, secure keys)");
+    sub->add_flag("--ignore-stated-roots", o->ignore_stated_roots,
+                  "--state: build a dump whose own root, or an account's storage root, is not "
+                  "the one its accounts give (refused by default)");
     sub->add_flag("--json", o->json, "Print one JSON document");
     sub->add_option("--threads", o->threads,
                     "Threads for parsing a key/value file and hashing a new file's trie "

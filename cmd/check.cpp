@@ -18,8 +18,11 @@ struct CheckOptions {
     bool json = false;
 };
 
-// Appends the rows that no trie owns, which belong to no trie's check: reported by every one.
-Status add_stray_rows(SqliteNodeStore& store, std::vector<std::string>& problems) {
+// Appends the rows that no trie owns, which belong to no trie's check, and a file cut short:
+// reported by every one.
+Status add_file_problems(SqliteNodeStore& store, std::vector<std::string>& problems) {
+    MPT_TRY(const std::optional<std::string> cut, store.cut_short());
+    if (cut) problems.push_back(*cut);
     MPT_TRY(const auto stray, store.rows_without_trie());
     for (const auto& [id, rows] : stray) {
         problems.push_back("rows of trie id " + std::to_string(id) +
@@ -32,7 +35,7 @@ Status add_stray_rows(SqliteNodeStore& store, std::vector<std::string>& problems
 int run_check_state(const CheckOptions& o, OpenTrie& t) {
     auto r = check_state(*t.store, t.info);
     if (!r) return report(r.error(), o.db);
-    if (auto s = add_stray_rows(*t.store, r->problems); !s) return report(s.error());
+    if (auto s = add_file_problems(*t.store, r->problems); !s) return report(s.error());
     const bool clean = r->problems.empty();
     if (o.json) {
         const nlohmann::ordered_json j = {{"ok", clean},
@@ -74,7 +77,7 @@ int run_check(const CheckOptions& o) {
     auto owner = check_storage_owner(*t->store, t->info);
     if (!owner) return report(owner.error(), o.db);
     if (*owner) r->problems.push_back(**owner);
-    if (auto s = add_stray_rows(*t->store, r->problems); !s) return report(s.error());
+    if (auto s = add_file_problems(*t->store, r->problems); !s) return report(s.error());
     const bool clean = r->problems.empty();
     if (o.json) {
         const nlohmann::ordered_json j = {

@@ -14,7 +14,7 @@ _mpt_flags() {
     case $1 in
         "") echo "-h --help --version -q --quiet" ;;
         root) echo "-h --help --trie --vectors --state --list --block --secure --threads --memory --tmp --json" ;;
-        build) echo "-h --help -o --output --trie --secure --replace --state --no-preimages --json --threads --memory --tmp" ;;
+        build) echo "-h --help -o --output --trie --secure --replace --state --no-preimages --ignore-stated-roots --json --threads --memory --tmp" ;;
         get) echo "-h --help --keys --account --slot --key-hashed --trie --json" ;;
         dump) echo "-h --help --from --limit --key-hashed --accounts --storage --trie --json" ;;
         check | stats) echo "-h --help --trie --json" ;;

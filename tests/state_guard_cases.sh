@@ -119,3 +119,44 @@ cp "$tmp/st1.db" "$tmp/dmg.db"
 sqlite3 "$tmp/dmg.db" "UPDATE nodes SET rlp = rlp || X'00' WHERE trie = (SELECT id FROM tries WHERE name = '$acct_trie') AND path = X''"
 expect "check state: a damaged storage trie" 1 "^trie $acct_trie: hash mismatch at path \(root\)\$" '^$' -- "$MPT" check "$tmp/dmg.db"
 expect "check state: a tampered preimage" 1 '^the address of account 0x[0-9a-f]{64}: the preimage recorded for 0x[0-9a-f]{64} does not hash to it$' '^$' -- "$MPT" check "$tmp/pre.db"
+
+# A dump's own claims are checked: build --state of a dump whose root, or an account's storage
+# root beside its slots, is not what its accounts give makes no file (exit 1, both roots).
+sed 's/"root": "0e26/"root": "1e26/' "$FIX/state_geth_dump.json" >"$tmp/dump_bad_root.json"
+rm -f "$tmp/dump_bad.db"
+expect "build --state of a dump with another root" 1 '^$' "^mpt: root mismatch: .*dump_bad_root.json: the document gives root 0x1e2696d3[0-9a-f]{56}, its accounts 0x0e2696d3[0-9a-f]{56}; no file written \(--ignore-stated-roots builds it anyway\)\$" -- \
+    "$MPT" build --state "$tmp/dump_bad_root.json" -o "$tmp/dump_bad.db"
+[ ! -e "$tmp/dump_bad.db" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL a refused dump left a file"; }
+expect "build --state --ignore-stated-roots" 0 '^0x0e2696d3' '^$' -- \
+    "$MPT" build --state --ignore-stated-roots "$tmp/dump_bad_root.json" -o "$tmp/dump_bad.db"
+cp "$tmp/guard.before" "$tmp/guard.db"
+expect "build --state --replace of a dump with another root" 1 '^$' '^mpt: root mismatch: ' -- \
+    "$MPT" build --state --replace "$tmp/dump_bad_root.json" -o "$tmp/guard.db"
+guard_unchanged "build --state --replace of a dump with another root"
+sed 's/"root": "0x09cf0d8f/"root": "0x19cf0d8f/' "$FIX/state_geth_dump.json" >"$tmp/dump_bad_storage.json"
+rm -f "$tmp/dump_bad.db"
+expect "build --state of a dump with another storage root" 1 '^$' "^mpt: root mismatch: .*dump_bad_storage.json: account 0x000f3df6d732807ef1319fb7b8bb8522d0beac02 \(line 4\): the document gives storage root 0x19cf0d8f[0-9a-f]{56}, its slots 0x09cf0d8f" -- \
+    "$MPT" build --state "$tmp/dump_bad_storage.json" -o "$tmp/dump_bad.db"
+[ ! -e "$tmp/dump_bad.db" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL a refused dump left a file"; }
+expect "build --state of a dump as it is" 0 '^0x0e2696d3' '^$' -- "$MPT" build --state "$FIX/state_geth_dump.json" -o "$tmp/dump_ok.db"
+
+# check reads the whole file: one cut short is damage.
+page=$(sqlite3 "$tmp/guard.before" 'PRAGMA page_size')
+for f in guard.before plain_guard.db; do
+    cp "$tmp/$f" "$tmp/cut.db"
+    truncate -s -100 "$tmp/cut.db"
+    expect "check of $f cut inside a page" 1 "^the file is cut short: [0-9]+ bytes, not whole pages of $page\$" '^$' -- "$MPT" check "$tmp/cut.db"
+    cp "$tmp/$f" "$tmp/cut.db"
+    truncate -s -"$page" "$tmp/cut.db"
+    # A page short: named so, or refused as damage (SQLite's own reading of the header), never
+    # ok.
+    "$MPT" check "$tmp/cut.db" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if { [ $rc -eq 1 ] && grep -Eq "^the file is cut short: [0-9]+ bytes, where its header counts [0-9]+ pages of $page\$" "$tmp/out"; } ||
+        { [ $rc -eq 3 ] && grep -q '^mpt: error: ' "$tmp/err"; }; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL check of $f short of a page: exit $rc, $(head -c 200 "$tmp/out") $(head -c 200 "$tmp/err")"
+    fi
+done

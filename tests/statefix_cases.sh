@@ -100,6 +100,7 @@ for name, a in dump["accounts"].items():
 json.dump(dump, open(sys.argv[2], "w"))
 PY
 sf_zero_root=$("$MPT" root --state "$tmp/sf_zero_slots.json" 2>/dev/null)
-expect "build --state of zero slots beside a dump's root: root --state's root" 0 "^$sf_zero_root\$" '^$' -- "$MPT" build --state "$tmp/sf_zero_slots.json" -o "$tmp/sf_zero.db"
-expect "build --state of zero slots, through the store" 0 "^$sf_zero_root\$" '^$' -- sh -c "cp '$tmp/sf_zero.db' '$tmp/sf_zero2.db' && '$MPT' build --state --replace '$tmp/sf_zero_slots.json' -o '$tmp/sf_zero2.db'"
+expect "build --state of zero slots beside a dump's root: refused by default" 1 '^$' "account 0x[0-9a-f]{64} \(line 1\): the document gives storage root 0x821e2556[0-9a-f]{56}, its slots 0x56e81f17" -- "$MPT" build --state "$tmp/sf_zero_slots.json" -o "$tmp/sf_zero.db"
+expect "build --state of zero slots beside a dump's root: root --state's root" 0 "^$sf_zero_root\$" '^$' -- "$MPT" build --state --ignore-stated-roots "$tmp/sf_zero_slots.json" -o "$tmp/sf_zero.db"
+expect "build --state of zero slots, through the store" 0 "^$sf_zero_root\$" '^$' -- sh -c "cp '$tmp/sf_zero.db' '$tmp/sf_zero2.db' && '$MPT' build --state --ignore-stated-roots --replace '$tmp/sf_zero_slots.json' -o '$tmp/sf_zero2.db'"
 expect "zero slots: root --state differs from the dump's root" 1 '^0x' 'root mismatch' -- "$MPT" root --state "$tmp/sf_zero_slots.json"

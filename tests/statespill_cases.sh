@@ -44,9 +44,10 @@ else
             "^$want_re,\"temp_files\":[1-9][0-9]*,\"temp_bytes\":[1-9][0-9]*\}\$" '^$' -- \
             "$MPT" root --json --memory 1M --tmp "$ss/tmp" --state "$ss/$f"
         rm -f "$ss/whole.mpt" "$ss/spilled.mpt"
-        "$MPT" build --state "$ss/$f" -o "$ss/whole.mpt" >/dev/null
+        # The dumps by lines state roots their accounts do not give: built as they are.
+        "$MPT" build --state --ignore-stated-roots "$ss/$f" -o "$ss/whole.mpt" >/dev/null
         expect "statespill: build --state --memory 1M of $f" 0 "^$(printf '%s' "$want" | sed 's/.*"root":"\(0x[0-9a-f]*\)".*/\1/')\$" '^$' -- \
-            "$MPT" build --state --memory 1M --tmp "$ss/tmp" "$ss/$f" -o "$ss/spilled.mpt"
+            "$MPT" build --state --ignore-stated-roots --memory 1M --tmp "$ss/tmp" "$ss/$f" -o "$ss/spilled.mpt"
         cmp -s "$ss/whole.mpt" "$ss/spilled.mpt" && ss_ok || ss_bad "statespill: build --state --memory 1M of $f: not the same file"
     done
     # 10,000 contracts with one slot each: the tries table, made in a temporary database a

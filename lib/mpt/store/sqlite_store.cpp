@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -448,6 +449,48 @@ Result<int64_t> SqliteNodeStore::file_size() {
     if (::stat(path_.c_str(), &st) != 0)
         return file_error(Errc::storage_io, path_, std::strerror(errno));
     return static_cast<int64_t>(st.st_size);
+}
+
+Result<std::optional<std::string>> SqliteNodeStore::cut_short() {
+    // The header (https://sqlite.org/fileformat.html, 1.3): the page size at offset 16 (1
+    // for 65536), and at 28 the pages in the file, valid when the change counter at 24
+    // equals the number at 92.
+    uint8_t h[100];
+    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return file_error(Errc::storage_io, path_, std::strerror(errno));
+    const ssize_t n = ::pread(fd, h, sizeof h, 0);
+    const int err = errno;
+    struct stat st {};
+    const bool sized = ::fstat(fd, &st) == 0;
+    ::close(fd);
+    if (n < 0 || !sized) return file_error(Errc::storage_io, path_, std::strerror(err));
+    if (n < static_cast<ssize_t>(sizeof h)) {
+        return std::optional<std::string>("the file is cut short: " + std::to_string(n) +
+                                          " bytes, less than its header");
+    }
+    const auto be32 = [&](size_t at) {
+        return uint32_t{h[at]} << 24 | uint32_t{h[at + 1]} << 16 | uint32_t{h[at + 2]} << 8 |
+               uint32_t{h[at + 3]};
+    };
+    // The log, when it holds something, holds the pages a checkpoint has not yet folded in
+    // (a full disk stops one halfway): the file's size says nothing until then.
+    struct stat wal {};
+    if (::stat((path_ + "-wal").c_str(), &wal) == 0 && wal.st_size > 0) {
+        return std::optional<std::string>{};
+    }
+    const uint32_t page = h[16] == 0 && h[17] == 1 ? 65536u : uint32_t{h[16]} << 8 | h[17];
+    const auto size = static_cast<uint64_t>(st.st_size);
+    if (page == 0 || size % page != 0) {
+        return std::optional<std::string>("the file is cut short: " + std::to_string(size) +
+                                          " bytes, not whole pages of " + std::to_string(page));
+    }
+    const uint64_t pages = be32(28);
+    if (be32(24) == be32(92) && size < pages * page) {
+        return std::optional<std::string>(
+            "the file is cut short: " + std::to_string(size) + " bytes, where its header counts " +
+            std::to_string(pages) + " pages of " + std::to_string(page));
+    }
+    return std::optional<std::string>{};
 }
 
 Status SqliteNodeStore::set_max_pages(int64_t n) {

@@ -95,6 +95,9 @@ public:
     Result<int64_t> bytes_with_log();
     // Rows and page statistics for `mpt stats`.
     Result<int64_t> file_size();
+    // For `mpt check`: what says the file is cut short (not whole pages, or fewer than its
+    // header counts), or nullopt; nullopt too while the log holds pages not folded in.
+    Result<std::optional<std::string>> cut_short();
     // Caps the file at n pages (PRAGMA max_page_count), to test a full disk.
     Status set_max_pages(int64_t n);
     // Lowers this connection's length limit to n bytes (SQLITE_LIMIT_LENGTH), to test rows past it.
