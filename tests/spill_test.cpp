@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -270,6 +271,41 @@ TEST_CASE("spill: a direct file takes what the file system refuses around the ca
     REQUIRE(files.read(*fd, page.data(), page.size(), kDirectAlign).ok());
     CHECK(std::equal(page.begin(), page.end(), data.begin()));
     CHECK(files.bytes_written() == kDirectAlign + 100);
+    ::close(*fd);
+}
+
+TEST_CASE("spill: temporary files keep a floor free on their file system") {
+    TempDir dir;
+    SpillOptions o = tiny(dir.path, 100, 2);
+    struct statvfs fs {};
+    REQUIRE(::statvfs(dir.path.c_str(), &fs) == 0);
+    const uint64_t free = uint64_t{fs.f_bavail} * fs.f_frsize;
+    const uint8_t data[100] = {};
+    // By default the least of 1 GiB, a twentieth of the file system and half of what is free
+    // (which other processes move: within a MiB).
+    const uint64_t floor = SpillFiles(o).keep_free();
+    CHECK(floor <= kKeepFreeMax);
+    CHECK(floor <= uint64_t{fs.f_blocks} * fs.f_frsize / 20);
+    CHECK(floor <= free / 2 + (uint64_t{1} << 20));
+    CHECK((floor == kKeepFreeMax || floor == uint64_t{fs.f_blocks} * fs.f_frsize / 20 ||
+           floor + (uint64_t{1} << 20) >= free / 2));
+    // A floor above what is free: the first write is refused, as a full disk.
+    o.keep_free = free + (uint64_t{1} << 30);
+    SpillFiles tight(o);
+    auto fd = tight.make_file();
+    REQUIRE_MESSAGE(fd.ok(), test::why(fd));
+    const Status s = tight.write(*fd, {data, sizeof data}, 0);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().code == Errc::storage_full);
+    CHECK(s.error().detail.find("KiB are kept free on this file system") != std::string::npos);
+    CHECK(tight.bytes_written() == 0);
+    ::close(*fd);
+    // A floor of 0 keeps nothing back.
+    o.keep_free = 0;
+    SpillFiles loose(o);
+    fd = loose.make_file();
+    REQUIRE_MESSAGE(fd.ok(), test::why(fd));
+    CHECK(loose.write(*fd, {data, sizeof data}, 0).ok());
     ::close(*fd);
 }
 

@@ -369,6 +369,19 @@ if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=4m tmpfs "$tmp/mnt" 2>/dev/nul
             bad "free $free: new build exit $rc: $(head -c 300 "$tmp/err")"
         fi
     done
+    # An endless piped stream spilled into a small temporary folder: stopped with one line
+    # (exit 3) while the file system keeps its floor free, no file made, nothing left.
+    rm -f "$mnt"/*
+    for c in "root --memory 16M -" "build --memory 16M - -o $tmp/endless.db" "root --memory 16M --state -"; do
+        opener='["0x01","0x02"],'
+        [ "$c" = "root --memory 16M --state -" ] && opener='"0x00000000000000000000000000000000000000aa":{"balance":"0x1"},'
+        first='['
+        [ "$c" = "root --memory 16M --state -" ] && first='{'
+        expect "endless stream into a small TMPDIR: $c" 3 '^$' "^mpt: error: disk or database full: $mnt: temporary files stopped with [0-9]+ KiB free: [0-9]+ KiB are kept free on this file system" -- \
+            timeout 120 bash -c "(echo '$first'; yes '$opener') | TMPDIR='$mnt' exec '$MPT' $c"
+        [ -z "$(ls -A "$mnt")" ] && ok || bad "endless stream, $c: left $(ls -A "$mnt" | tr '\n' ' ')"
+    done
+    [ ! -e "$tmp/endless.db" ] && ok || bad "endless stream: build made $tmp/endless.db"
     umount "$mnt" && mnt=""
 else
     echo "torture: section 3 (small tmpfs) not run: cannot mount a tmpfs here (uid $(id -u)); CI runs it as root"

@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,6 +51,33 @@ SpillOptions SpillOptions::for_memory(size_t memory, std::string tmp_dir) {
     o.direct = o.chunk_bytes >= size_t{64} << 10;
     o.tmp_dir = std::move(tmp_dir);
     return o;
+}
+
+SpillFiles::SpillFiles(const SpillOptions& o) : o_(o) {
+    if (o_.keep_free) {
+        keep_free_ = *o_.keep_free;
+        return;
+    }
+    struct statvfs fs {};
+    const std::string& dir = o_.tmp_dir.empty() ? std::string("/tmp") : o_.tmp_dir;
+    if (::statvfs(dir.c_str(), &fs) != 0) return;  // make_file will say why
+    // Half of what is free now at most, so that a disk nearly full already still takes a
+    // small spill.
+    keep_free_ = std::min({kKeepFreeMax, uint64_t{fs.f_blocks} * fs.f_frsize / 20,
+                           uint64_t{fs.f_bavail} * fs.f_frsize / 2});
+}
+
+Status SpillFiles::check_room(int fd, size_t n) const {
+    if (keep_free_ == 0) return {};
+    struct statvfs fs {};
+    if (::fstatvfs(fd, &fs) != 0) return {};  // the write will tell
+    const uint64_t free = uint64_t{fs.f_bavail} * fs.f_frsize;
+    if (free >= keep_free_ && free - keep_free_ >= n) return {};
+    const auto kib = [](uint64_t b) { return std::to_string(b >> 10) + " KiB"; };
+    return file_error(Errc::storage_full, o_.tmp_dir.empty() ? "/tmp" : o_.tmp_dir,
+                      "temporary files stopped with " + kib(free) + " free: " + kib(keep_free_) +
+                          " are kept free on this file system (TMPDIR or --tmp names another "
+                          "folder)");
 }
 
 Error SpillFiles::error(const char* what, int err) const {
@@ -126,6 +154,7 @@ bool SpillFiles::make_direct(int fd) noexcept {
 Status SpillFiles::write(int fd, bytes_view data, uint64_t offset) {
     if (o_.fail_write != 0 && writes_.fetch_add(1) + 1 == o_.fail_write)
         return error("cannot write", ENOSPC);
+    MPT_RETURN_IF_ERROR(check_room(fd, data.size()));
     for (bool again = true; !data.empty();) {
         const ssize_t n = ::pwrite(fd, data.data(), data.size(), static_cast<off_t>(offset));
         if (n < 0 && errno == EINTR) continue;

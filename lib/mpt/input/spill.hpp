@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -53,6 +54,10 @@ struct SpillOptions {
     // pages taken from everything else (the input, on the next run, among them). Where the
     // file system refuses it, the file is written and read through the cache as any other.
     bool direct = false;
+    // The bytes temporary files leave free on the file system of tmp_dir: a write that would
+    // take it below is refused (storage_full) instead. nullopt: the least of kKeepFreeMax, a
+    // twentieth of the file system, and half of what is free when the SpillFiles is made.
+    std::optional<uint64_t> keep_free;
     // For tests: the write to a temporary file with this number (from 1, counted over all
     // the files of one SpillFiles) fails with ENOSPC; 0 for none.
     size_t fail_write = 0;
@@ -89,9 +94,12 @@ using direct_bytes = std::vector<uint8_t, DirectAllocator<uint8_t>>;
 // kept for the next make_file(): a sort through a small budget makes and drops thousands of
 // runs, and a new file costs the file system an inode, whose allocation ext4 makes slower with
 // each one freed shortly before (most of a small-budget sort's time, measured).
+// The most SpillOptions::keep_free takes by default: 1 GiB.
+inline constexpr uint64_t kKeepFreeMax = uint64_t{1} << 30;
+
 class SpillFiles {
 public:
-    explicit SpillFiles(const SpillOptions& o) : o_(o) {}
+    explicit SpillFiles(const SpillOptions& o);
     SpillFiles(const SpillFiles&) = delete;
     SpillFiles& operator=(const SpillFiles&) = delete;
     ~SpillFiles();
@@ -111,7 +119,10 @@ public:
     // refuses it. A transfer on it that the file system then refuses (EINVAL: not aligned as
     // it needs) is made again through the cache, and so is every one after.
     static bool make_direct(int fd) noexcept;
-    // Writes all of data at offset. Errors: storage_full (ENOSPC, EDQUOT), storage_io.
+    // The bytes kept free on the temporary folder's file system (SpillOptions::keep_free).
+    uint64_t keep_free() const noexcept { return keep_free_; }
+    // Writes all of data at offset. Errors: storage_full (ENOSPC, EDQUOT, or less than
+    // keep_free() left after it), storage_io.
     Status write(int fd, bytes_view data, uint64_t offset);
     // Reads n bytes at offset into p. Errors: storage_io (a short read: the file changed
     // under the process).
@@ -122,7 +133,9 @@ public:
 
 private:
     Error error(const char* what, int err) const;
+    Status check_room(int fd, size_t n) const;
     SpillOptions o_;
+    uint64_t keep_free_ = 0;
     std::atomic<uint64_t> bytes_written_{0};
     std::atomic<size_t> writes_{0};
     std::atomic<size_t> files_{0};
