@@ -220,14 +220,16 @@ int run_state_diff(const StateDiffOptions& o) {
     size_t changes = 0;
     Status failed;
     std::string line;
-    // The address (or, without its preimage, the hash) of an account, as "name":"0x..".
+    // The address or slot (or, without its preimage, the hash) of a key, as "name":"0x.." in
+    // JSON, where the name tells which.
     auto who = [&](const Hash256& h, const char* known, const char* unknown) -> std::string {
         auto p = pre.find(h);
         if (!p) {
             failed = Status(p.error());
             return {};
         }
-        if (!o.json) return *p ? to_hex(**p) : to_hex(h);
+        // Without its preimage: pre(0x<hash>), as geth's dump names such an account.
+        if (!o.json) return *p ? to_hex(**p) : "pre(" + to_hex(h) + ")";
         return std::string("\"") + (*p ? known : unknown) + "\":\"" +
                (*p ? to_hex(**p) : to_hex(h)) + '"';
     };

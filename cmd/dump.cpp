@@ -77,7 +77,9 @@ int run_dump_accounts(const DumpOptions& o) {
             if (!first) line += ',';
             first = false;
             line += '"';
-            line += *slot && (*slot)->size() == 32 ? to_hex(**slot) : to_hex(key);
+            // A slot without its preimage is named by its hash as geth's dump names such an
+            // account, "pre(0x<hash>)": never taken for a slot, read back or by eye.
+            line += *slot && (*slot)->size() == 32 ? to_hex(**slot) : "pre(" + to_hex(key) + ")";
             line += "\":\"" + quantity(v) + '"';
             if (line.size() >= 1 << 16) {
                 put_out(line);

@@ -160,3 +160,17 @@ for f in guard.before plain_guard.db; do
         echo "FAIL check of $f short of a page: exit $rc, $(head -c 200 "$tmp/out") $(head -c 200 "$tmp/err")"
     fi
 done
+
+# A missing preimage is marked: pre(0x<hash>) in dump's storage and diff's text, "key" and
+# "slotKey" in JSON; never a hash where an address or a slot stands.
+expect "dump --storage without preimages: slots marked" 0 '"storage":\{"pre\(0x[0-9a-f]{64}\)":"0xff0+1","pre\(0x[0-9a-f]{64}\)":"0x3b6"\}' '^$' -- \
+    "$MPT" dump --accounts --storage "$tmp/nopre.db"
+expect "dump --storage without preimages: accounts by key" 0 '^\{"key":"0x[0-9a-f]{64}",' '^$' -- \
+    "$MPT" dump --accounts --storage "$tmp/nopre.db"
+expect "diff without preimages: accounts marked" 1 '^- pre\(0x03601462[0-9a-f]{56}\) nonce 0x0' '^$' -- \
+    "$MPT" diff "$tmp/nopre.db" "$FIX/state_b.json"
+"$MPT" build --state --no-preimages "$FIX/state_b.json" -o "$tmp/nopre_b.db" >/dev/null
+expect "diff without preimages: slots marked" 1 '^- pre\(0x[0-9a-f]{64}\) slot pre\(0x[0-9a-f]{64}\) ' '^$' -- \
+    "$MPT" diff "$tmp/nopre.db" "$tmp/nopre_b.db"
+expect "diff --json without preimages" 1 '"key":"0x[0-9a-f]{64}","slotKey":"0x[0-9a-f]{64}"' '^$' -- \
+    "$MPT" diff --json "$tmp/nopre.db" "$tmp/nopre_b.db"
