@@ -17,6 +17,7 @@
 #     clean, and no -wal/-shm is left where the open failed.
 #  5. Metadata bytes flipped in the tries table: the record-header byte of kind and a root bit.
 #  6. Endless piped streams and huge declared lengths.
+#  4b. kill -9 at random moments of build --state, a new file and --replace.
 #  7. Two builds into one new name at once: one makes the file, none loses it.
 # Random choices print their seed; MPT_SEED replays them.
 set -u
@@ -428,6 +429,63 @@ done
 echo "torture: kill -9: $old_seen rounds left the old root, $new_seen the new one"
 [ $((old_seen + new_seen)) -eq 30 ] && ok || bad "kill -9: $((30 - old_seen - new_seen)) rounds lost the file"
 
+# --- 4b. kill -9 at random moments of build --state, new and --replace ---------------------
+# A new state file is there whole (its root, check clean) or not at all; a replaced one holds
+# the old state or the new one, and checks clean, storage tries and preimages included.
+GENSTATE=$(dirname "$MPT")/mpt_gen_state
+if [ -x "$GENSTATE" ]; then
+    "$GENSTATE" 2000 20000 "$tmp/s_old.json" --every 2 >/dev/null
+    "$GENSTATE" 2000 20000 "$tmp/s_new.json" 500 --every 2 >/dev/null
+    s_old_root=$("$MPT" root --state "$tmp/s_old.json")
+    s_new_root=$("$MPT" root --state "$tmp/s_new.json")
+    "$MPT" build --state "$tmp/s_old.json" -o "$tmp/s_old.db" >/dev/null
+    for how in new replace; do
+        rm -f "$tmp/s.db"*
+        t0=$(date +%s%N)
+        if [ $how = new ]; then
+            "$MPT" build --state "$tmp/s_new.json" -o "$tmp/s.db" >/dev/null
+        else
+            cp "$tmp/s_old.db" "$tmp/s.db"
+            "$MPT" build --state --replace "$tmp/s_new.json" -o "$tmp/s.db" >/dev/null
+        fi
+        span=$((($(date +%s%N) - t0) / 1000000 + 1))
+        seen_old=0 seen_new=0 seen_none=0
+        for round in $(seq 1 50); do
+            rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm" "$tmp"/.s.db.new-*
+            if [ $how = new ]; then
+                "$MPT" build --state "$tmp/s_new.json" -o "$tmp/s.db" >/dev/null 2>&1 &
+            else
+                cp "$tmp/s_old.db" "$tmp/s.db"
+                "$MPT" build --state --replace "$tmp/s_new.json" -o "$tmp/s.db" >/dev/null 2>&1 &
+            fi
+            pid=$!
+            at=$((RANDOM % (span + span / 4 + 1)))
+            sleep "$(printf '%d.%03d' $((at / 1000)) $((at % 1000)))"
+            kill -9 $pid 2>/dev/null
+            wait $pid 2>/dev/null
+            if [ ! -e "$tmp/s.db" ]; then
+                [ $how = new ] && seen_none=$((seen_none + 1)) && continue
+                bad "kill -9 of build --state --replace after $at ms: the file is gone"
+                continue
+            fi
+            r=$("$MPT" root "$tmp/s.db" 2>&1)
+            if [ "$r" = "$s_old_root" ] && [ $how = replace ]; then
+                seen_old=$((seen_old + 1))
+            elif [ "$r" = "$s_new_root" ]; then
+                seen_new=$((seen_new + 1))
+            else
+                bad "kill -9 of build --state ($how) after $at ms: root $r"
+                continue
+            fi
+            "$MPT" check "$tmp/s.db" >"$tmp/out" 2>&1 && ok ||
+                bad "kill -9 of build --state ($how) after $at ms: check: $(tail -1 "$tmp/out")"
+        done
+        echo "torture: kill -9 of build --state ($how, $span ms): $seen_none rounds left no file, $seen_old the old state, $seen_new the new one"
+    done
+else
+    bad "$GENSTATE not built: the state files of section 4b cannot be made"
+fi
+
 # --- 7. Two writers of one new name --------------------------------------------------------
 # Each round, two builds of one input into a name that does not exist, through the store (a
 # log left beside the name closes the whole-file way), or the whole-file way. Exactly one makes
@@ -461,6 +519,30 @@ for round in $(seq 1 30); do
     left=$(ls -a "$tmp" | grep -c '^\.r\.db\.new-')
     [ "$left" -eq 0 ] && ok || bad "two writers, round $round: $left temporary files left"
 done
+# The same for two state builds: one makes the file; the other finds a state there and says
+# so (--replace rebuilds it), or makes it first.
+if [ -x "$GENSTATE" ]; then
+    for round in $(seq 1 10); do
+        rm -f "$tmp/r.db" "$tmp/r.db-wal" "$tmp/r.db-shm"
+        [ $((round % 2)) -eq 0 ] || : >"$tmp/r.db-wal"
+        "$MPT" build --state "$tmp/s_old.json" -o "$tmp/r.db" >"$tmp/r1.out" 2>"$tmp/r1.err" &
+        p1=$!
+        "$MPT" build --state "$tmp/s_old.json" -o "$tmp/r.db" >"$tmp/r2.out" 2>"$tmp/r2.err" &
+        p2=$!
+        wait $p1
+        rc1=$?
+        wait $p2
+        rc2=$?
+        { [ $rc1 -eq 0 ] || [ $rc2 -eq 0 ]; } && ok || bad "two state writers, round $round: exit $rc1 and $rc2: $(cat "$tmp/r1.err" "$tmp/r2.err" | head -c 300)"
+        for i in 1 2; do
+            [ ! -s "$tmp/r$i.err" ] || { [ "$(wc -l <"$tmp/r$i.err")" -eq 1 ] && grep -q '^mpt: error: ' "$tmp/r$i.err"; } && ok ||
+                bad "two state writers, round $round: writer $i: $(head -c 300 "$tmp/r$i.err")"
+        done
+        r=$("$MPT" root "$tmp/r.db" 2>&1)
+        [ "$r" = "$s_old_root" ] && "$MPT" check "$tmp/r.db" >/dev/null 2>&1 && ok ||
+            bad "two state writers, round $round: the file holds $r"
+    done
+fi
 
 echo "torture: $pass passed, $fail failed in $((SECONDS - start)) s"
 [ $fail -eq 0 ]

@@ -452,6 +452,10 @@ Result<CheckReport> check_trie(NodeStore& store, const TrieInfo& trie) {
     // Opening a file validates no row of the tries table, and a reader only the rows it
     // reads: the check reads, and so validates, every one.
     MPT_RETURN_IF_ERROR(store.list_tries());
+    return check_trie_rows(store, trie);
+}
+
+Result<CheckReport> check_trie_rows(NodeStore& store, const TrieInfo& trie) {
     CheckReport report;
     Checker c(store, trie, report);
     if (trie.root != kEmptyRoot) {

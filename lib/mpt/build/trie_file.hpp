@@ -96,6 +96,9 @@ struct CheckReport {
 // Errc::storage_bad_record); then walks the trie from its root by path, recomputing every
 // hash, and compares the rows reached with the rows present (orphans) in one ordered pass.
 Result<CheckReport> check_trie(NodeStore& store, const TrieInfo& trie);
+// check_trie without the tries table's rows: for a caller that has validated them once
+// (list_tries) and checks many tries.
+Result<CheckReport> check_trie_rows(NodeStore& store, const TrieInfo& trie);
 
 struct TrieStats {
     struct Count {
