@@ -17,7 +17,7 @@ Result<std::optional<std::string>> KeyList::next() {
     if (!opened_) {
         opened_ = true;
         in_ = *file_ == "-" ? stdin : std::fopen(file_->c_str(), "rb");
-        if (in_ == nullptr) return file_error(Errc::bad_input, *file_, std::strerror(errno));
+        if (in_ == nullptr) return input_error(*file_, errno);
     }
     if (in_ == nullptr) return std::optional<std::string>{};
     errno = 0;

@@ -10,7 +10,7 @@ namespace mpt::cli {
 
 Result<std::string> read_raw(const std::string& path) {
     std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return file_error(Errc::bad_input, path, std::strerror(errno));
+    if (f == nullptr) return input_error(path, errno);
     std::string data;
     char buf[1 << 16];
     bool too_large = false;
@@ -26,7 +26,7 @@ Result<std::string> read_raw(const std::string& path) {
     const bool failed = std::ferror(f) != 0;
     const int err = errno;
     if (f != stdin) std::fclose(f);
-    if (failed) return file_error(Errc::bad_input, path, std::strerror(err));
+    if (failed) return input_error(path, err);
     if (too_large) {
         return file_error(Errc::bad_input, path,
                           "more than " + std::to_string(kMaxRawInput >> 20) + " MiB of input");

@@ -192,6 +192,23 @@ for name in $'a\nb' $'tab\tname' $'cr\r' ''; do
 done
 expect "tries of the existing file" 0 '^trie main \(plain\)' '^$' -- "$MPT" stats "$tmp/n.db"
 
+# Out of descriptors is the process's limit, not bad input: exit 3 naming it, at every limit
+# from the least a process starts with; or the answer, where the limit allows it.
+"$MPT" build --state "$FIX/state_alloc.json" -o "$tmp/fds.db" >/dev/null
+for n in 4 5 6 7 8; do
+    for c in "diff $tmp/fds.db $FIX/state_b.json" "diff $FIX/diff_a.json $FIX/diff_b.json" "get $tmp/fds.db --account 0xa94f5374fce5edbc8e2a8697c15331677e6ebf0b"; do
+        (ulimit -n $n; exec "$MPT" $c) >"$tmp/out" 2>"$tmp/err" </dev/null
+        rc=$?
+        if [ $rc -le 1 ] && [ ! -s "$tmp/err" ]; then
+            ok
+        elif [ $rc -eq 3 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'Too many open files' "$tmp/err"; then
+            ok
+        else
+            bad "ulimit -n $n, $c: exit $rc, $(head -c 200 "$tmp/err")"
+        fi
+    done
+done
+
 # --- 5. Metadata bytes flipped in the tries table ---------------------------------------------
 # The record of tries row 1 in a file mpt built: header (size 6; id NULL, name TEXT(4),
 # root BLOB(32), kind TEXT(5), checksum BLOB(32)) then "main", the root, "plain", the checksum.

@@ -1,7 +1,10 @@
+#include <sys/resource.h>
 #include <mpt/core/error.hpp>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace mpt {
 
@@ -106,6 +109,20 @@ Error file_error(Errc code, std::string file, std::string detail) {
     Error e{code, std::move(detail)};
     e.file = std::move(file);
     return e;
+}
+
+Error input_error(std::string file, int err) {
+    if (err == EMFILE || err == ENFILE) {
+        struct rlimit limit {};
+        std::string detail = std::strerror(err);
+        if (err == EMFILE && ::getrlimit(RLIMIT_NOFILE, &limit) == 0) {
+            detail += " (this process may have " + std::to_string(limit.rlim_cur) +
+                      "; ulimit -n raises it)";
+        }
+        return file_error(Errc::storage_io, std::move(file), std::move(detail));
+    }
+    if (err == ENOMEM) return file_error(Errc::out_of_memory, std::move(file), std::strerror(err));
+    return file_error(Errc::bad_input, std::move(file), std::strerror(err));
 }
 
 void assertion_failed(const char* expr, const char* file, int line) noexcept {

@@ -77,6 +77,10 @@ struct Error {
 
 // An error about a file: the file goes in Error::file, the detail says the rest.
 Error file_error(Errc code, std::string file, std::string detail = {});
+// An input file that could not be opened or read, err its errno: Errc::bad_input with
+// strerror(err), but for the process's own limits, which are no fault of the input: out of
+// descriptors (EMFILE, ENFILE) is Errc::storage_io naming the limit, ENOMEM out_of_memory.
+Error input_error(std::string file, int err);
 
 // An expected-like result: either a T or an Error. std::expected is C++23.
 template <typename T>

@@ -88,7 +88,7 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path) {
     const bool failed = std::ferror(f) != 0;
     const int err = errno;
     if (f != stdin) std::fclose(f);
-    if (failed) return file_error(Errc::bad_input, path, std::strerror(err));
+    if (failed) return input_error(path, err);
     if (too_large) {
         return file_error(Errc::input_too_large, path,
                           "a stream of more than " + std::to_string(limit) +
@@ -119,7 +119,7 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path) {
 
 Result<std::string> read_file(const std::string& path) {
     std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return file_error(Errc::bad_input, path, std::strerror(errno));
+    if (f == nullptr) return input_error(path, errno);
     return read_stream(f, path);
 }
 
@@ -151,7 +151,7 @@ Result<InputText> load_input(const std::string& path) {
     InputText text;
     if (path != "-") {
         const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return file_error(Errc::bad_input, path, std::strerror(errno));
+        if (fd < 0) return input_error(path, errno);
         struct stat st;
         if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
             void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
@@ -172,7 +172,7 @@ Result<InputText> load_input(const std::string& path) {
         if (f == nullptr) {
             const int err = errno;
             close(fd);
-            return file_error(Errc::bad_input, path, std::strerror(err));
+            return input_error(path, err);
         }
         MPT_TRY(text.data_, read_stream(f, path));
         return text;

@@ -77,14 +77,14 @@ Status KvStreamReader::read_more(size_t want) {
             do {
                 r = ::read(::fileno(f_), buf_.data() + have, n_want);
             } while (r < 0 && errno == EINTR);
-            if (r < 0) return file_error(Errc::bad_input, path_, std::strerror(errno));
+            if (r < 0) return input_error(path_, errno);
             n = static_cast<size_t>(r);
             if (n == 0) eof_ = true;
         } else {
             n = std::fread(buf_.data() + have, 1, n_want, f_);
             if (n < n_want) {
                 if (std::ferror(f_)) {
-                    return file_error(Errc::bad_input, path_, std::strerror(errno));
+                    return input_error(path_, errno);
                 }
                 eof_ = true;
             }
@@ -322,7 +322,7 @@ Result<OpenedText> open_text(const std::string& path, size_t whole_limit) {
         return out;
     }
     out.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (out.fd < 0) return file_error(Errc::bad_input, path, std::strerror(errno));
+    if (out.fd < 0) return input_error(path, errno);
     struct stat st {};
     out.regular = ::fstat(out.fd, &st) == 0 && S_ISREG(st.st_mode);
     if (out.regular && static_cast<uint64_t>(st.st_size) <= whole_limit) {
@@ -350,7 +350,7 @@ Result<KvSource> open_kv_source(const std::string& path, size_t whole_limit, siz
         if (f == nullptr) {
             const int err = errno;
             ::close(opened.fd);
-            return file_error(Errc::bad_input, path, std::strerror(err));
+            return input_error(path, err);
         }
     }
     auto reader = std::make_unique<KvStreamReader>(f, path, std::string(), piece_bytes,

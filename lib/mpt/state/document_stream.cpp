@@ -62,7 +62,7 @@ Status StateTextStream::fill(size_t want) {
         } while (r < 0 && errno == EINTR);
         if (r < 0) {
             buf_.resize(have);
-            return file_error(Errc::bad_input, path_, std::strerror(errno));
+            return input_error(path_, errno);
         }
         buf_.resize(have + static_cast<size_t>(r));
         if (r == 0) eof_ = true;
