@@ -18,11 +18,18 @@ struct CheckOptions {
     bool json = false;
 };
 
-// Appends the rows that no trie owns, which belong to no trie's check, and a file cut short:
-// reported by every one.
+// Appends what belongs to no trie's check, reported by every one: rows that no trie owns, a
+// file cut short, preimages that do not hash to their keys.
 Status add_file_problems(SqliteNodeStore& store, std::vector<std::string>& problems) {
     MPT_TRY(const std::optional<std::string> cut, store.cut_short());
     if (cut) problems.push_back(*cut);
+    // Every preimage, read by the tries' check or not, hashes to its key.
+    MPT_RETURN_IF_ERROR(store.check_preimages([&](bytes_view hash) {
+        if (problems.size() < 1000) {
+            problems.push_back("preimages row " + to_hex(hash) +
+                               ": the preimage does not hash to it");
+        }
+    }));
     MPT_TRY(const auto stray, store.rows_without_trie());
     for (const auto& [id, rows] : stray) {
         problems.push_back("rows of trie id " + std::to_string(id) +

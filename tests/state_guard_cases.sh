@@ -174,3 +174,9 @@ expect "diff without preimages: slots marked" 1 '^- pre\(0x[0-9a-f]{64}\) slot p
     "$MPT" diff "$tmp/nopre.db" "$tmp/nopre_b.db"
 expect "diff --json without preimages" 1 '"key":"0x[0-9a-f]{64}","slotKey":"0x[0-9a-f]{64}"' '^$' -- \
     "$MPT" diff --json "$tmp/nopre.db" "$tmp/nopre_b.db"
+
+# check reads every preimage, whether a trie's check reaches it or not.
+"$MPT" build --secure "$FIX/dogs.json" -o "$tmp/sec_pre.db" >/dev/null
+expect "check of a secure trie, preimages whole" 0 '^ok: ' '^$' -- "$MPT" check "$tmp/sec_pre.db"
+sqlite3 "$tmp/sec_pre.db" "UPDATE preimages SET preimage = X'646f68' WHERE preimage = X'646f67'"
+expect "check of a secure trie with a tampered preimage" 1 '^preimages row 0x41791102[0-9a-f]{56}: the preimage does not hash to it$' '^$' -- "$MPT" check "$tmp/sec_pre.db"

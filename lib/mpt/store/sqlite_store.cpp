@@ -180,6 +180,28 @@ Result<std::vector<std::pair<TrieId, uint64_t>>> SqliteNodeStore::rows_without_t
     return out;
 }
 
+Result<PreimageCount> SqliteNodeStore::check_preimages(
+    const std::function<void(bytes_view hash)>& bad) {
+    PreimageCount n;
+    if (tries_.version() < 2) return n;  // a version-1 file has no preimages table
+    Statement st;
+    if (st.prepare(db_, "SELECT hash, preimage FROM preimages") != SQLITE_OK) {
+        return error("read preimages");
+    }
+    int rc;
+    while ((rc = st.step()) == SQLITE_ROW) {
+        ++n.rows;
+        const bytes_view hash = st.column_blob(0);
+        if (hash.size() != 32 ||
+            !std::equal(hash.begin(), hash.end(), keccak256(st.column_blob(1)).begin())) {
+            ++n.bad;
+            bad(hash);
+        }
+    }
+    if (rc != SQLITE_DONE) return error("read preimages");
+    return n;
+}
+
 Status SqliteNodeStore::begin_read() {
     rows_->get.reset();
     MPT_RETURN_IF_ERROR(exec("BEGIN"));

@@ -20,12 +20,20 @@
 #include <mpt/store/sqlite_stmt.hpp>
 #include <mpt/store/tries_table.hpp>
 
+#include <functional>
+
 struct sqlite3;
 
 namespace mpt {
 
 using sqlite::kApplicationId;
 using sqlite::kSchemaVersion;
+
+// What SqliteNodeStore::check_preimages read.
+struct PreimageCount {
+    uint64_t rows = 0;
+    uint64_t bad = 0;
+};
 
 class SqliteNodeStore : public NodeStore {
 public:
@@ -78,6 +86,9 @@ public:
     int64_t max_blob_bytes() const noexcept;
     // Rows whose trie id has no row in the tries table: (id, rows), by id.
     Result<std::vector<std::pair<TrieId, uint64_t>>> rows_without_trie();
+    // For `mpt check`: reads every row of the preimages table and calls bad(hash) for each
+    // whose preimage does not hash to it (or whose hash is not 32 bytes).
+    Result<PreimageCount> check_preimages(const std::function<void(bytes_view hash)>& bad);
     // Each trie's rows and their bytes (path and RLP), by trie id: one pass over the nodes.
     struct TrieUsage {
         TrieId trie = 0;
