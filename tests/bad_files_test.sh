@@ -20,6 +20,7 @@
 set -u
 MPT=$1
 MAKE_BAD=${2:-$(dirname "$MPT")/mpt_make_bad_files}
+FIX=$(cd "$(dirname "$0")/../fixtures" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -110,6 +111,28 @@ expect "v1 upgraded" 0 '^ok: ' '^$' -- "$MPT" check "$tmp/v1.db"
 if command -v sqlite3 >/dev/null; then
     v=$(sqlite3 "$tmp/v1.db" "PRAGMA user_version" "SELECT kind FROM tries")
     [ "$v" = "$(printf '2\nplain')" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL v1 upgrade: $v"; }
+fi
+
+# A version-1 file's secure flag has no checksum: a plain trie marked secure (one flipped
+# byte) is read as secure, but an upgrade first checks the flag against the trie's nodes, and
+# refuses (the file not written) where a key does not end at 64 nibbles.
+if command -v sqlite3 >/dev/null; then
+    "$MPT" build "$FIX/dogs.json" -o "$tmp/v1flip.db" >/dev/null
+    sqlite3 "$tmp/v1flip.db" "CREATE TABLE tries_v1(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, root BLOB NOT NULL, secure INTEGER NOT NULL);
+        INSERT INTO tries_v1 SELECT id, name, root, 1 FROM tries; DROP TABLE tries; ALTER TABLE tries_v1 RENAME TO tries;
+        DROP TABLE preimages; PRAGMA user_version=1"
+    cp "$tmp/v1flip.db" "$tmp/v1flip.before"
+    expect "v1 plain trie marked secure: no upgrade" 3 '^$' '^mpt: error: damaged trie record: .*v1flip.db: trie main: marked secure in a version-1 file, but a key ends at [0-9]+ nibbles, where a secure trie.s are 64; the file is not upgraded \(and so not written\)$' -- \
+        "$MPT" build "$tmp/update.json" -o "$tmp/v1flip.db"
+    cmp -s "$tmp/v1flip.db" "$tmp/v1flip.before" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL v1 flipped: the file changed"; }
+    [ "$(sqlite3 "$tmp/v1flip.db" "PRAGMA user_version")" = 1 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL v1 flipped: upgraded"; }
+    # A real secure trie of version 1 upgrades.
+    "$MPT" build --secure "$FIX/dogs.json" -o "$tmp/v1sec.db" >/dev/null
+    sqlite3 "$tmp/v1sec.db" "CREATE TABLE tries_v1(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, root BLOB NOT NULL, secure INTEGER NOT NULL);
+        INSERT INTO tries_v1 SELECT id, name, root, 1 FROM tries; DROP TABLE tries; ALTER TABLE tries_v1 RENAME TO tries;
+        DROP TABLE preimages; PRAGMA user_version=1"
+    expect "v1 secure trie: upgraded by a write" 0 '^0x[0-9a-f]{64}$' '^$' -- "$MPT" build "$tmp/update.json" -o "$tmp/v1sec.db"
+    [ "$(sqlite3 "$tmp/v1sec.db" "PRAGMA user_version" "SELECT kind FROM tries")" = "$(printf '2\nsecure')" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL v1 secure: not upgraded"; }
 fi
 
 # root reads the root row and checks its hash before printing the stored root.

@@ -2,6 +2,7 @@
 
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/core/node.hpp>
 #include <mpt/store/tries_table.hpp>
 
 #include <cstring>
@@ -244,6 +245,58 @@ Status TriesTable::remove(TrieId id) {
     return {};
 }
 
+namespace {
+
+// Why the nodes of a node, rlp at a depth of `depth` nibbles, could not be a secure trie's,
+// whose keys are 32-byte hashes: a key that ends short of 64 nibbles or past them. Empty
+// when they could. Rows that do not decode are left to check.
+std::string not_secure(bytes_view rlp, size_t depth) {
+    auto v = decode_node(rlp);
+    if (!v) return {};
+    const auto short_key = [](size_t at) {
+        return "a key ends at " + std::to_string(at) + " nibbles, where a secure trie's are 64";
+    };
+    switch (v->kind) {
+        case NodeView::Kind::leaf: {
+            const size_t end = depth + v->path.size();
+            return end == 64 ? std::string() : short_key(end);
+        }
+        case NodeView::Kind::extension:
+            return v->child.size() < 32 ? not_secure(v->child, depth + v->path.size())
+                                        : std::string();
+        case NodeView::Kind::branch:
+            if (!v->value.empty()) return short_key(depth);
+            for (const bytes_view ch : v->children) {
+                if (ch.empty() || ch.size() >= 32) continue;
+                if (std::string why = not_secure(ch, depth + 1); !why.empty()) return why;
+            }
+            return {};
+    }
+    return {};
+}
+
+}  // namespace
+
+Status TriesTable::check_secure_flag(const TrieInfo& t) {
+    // The row of each hashed node is under its path, one nibble a byte: its depth.
+    Statement st;
+    if (st.prepare(db_, "SELECT path, rlp FROM nodes WHERE trie=?1") != SQLITE_OK) {
+        return error("upgrade to schema version 2");
+    }
+    st.bind(1, t.id);
+    int rc;
+    while ((rc = st.step()) == SQLITE_ROW) {
+        const std::string why = not_secure(st.column_blob(1), st.column_blob(0).size());
+        if (!why.empty()) {
+            return file_error(Errc::storage_bad_record, path_,
+                              "trie " + t.name + ": marked secure in a version-1 file, but " + why +
+                                  "; the file is not upgraded (and so not written)");
+        }
+    }
+    if (rc != SQLITE_DONE) return error("upgrade to schema version 2");
+    return {};
+}
+
 Status TriesTable::upgrade() {
     if (version_ != 1) return file_error(Errc::internal, path_, "upgrade of a version-2 file");
     const auto exec = [&](const std::string& sql) -> Status {
@@ -267,6 +320,11 @@ Status TriesTable::upgrade() {
         }
         v.finalize();
         MPT_TRY(const std::vector<TrieInfo> tries, list());
+        // Version 1 has no checksum: a flipped byte makes a plain trie "secure". The kind the
+        // new checksum vouches for is checked against the trie's structure first.
+        for (const TrieInfo& t : tries) {
+            if (t.kind == TrieKind::secure) MPT_RETURN_IF_ERROR(check_secure_flag(t));
+        }
         std::string create = schema_sql();
         // Only the tries table's definition, under a new name, and the preimages table.
         create = create.substr(0, create.find(";CREATE TABLE nodes"));

@@ -70,11 +70,13 @@ public:
     Status remove(TrieId id);
 
     // REQUIRES: version 1, no transaction open. Rewrites the file as version 2 in one
-    // transaction: every row validated as version 1 reads it, then copied with its kind and
-    // checksum; the preimages table added.
+    // transaction: every row validated as version 1 reads it, a trie marked secure checked
+    // against its nodes (every key 64 nibbles; Errc::storage_bad_record, and no upgrade,
+    // when not), then copied with its kind and checksum; the preimages table added.
     Status upgrade();
 
 private:
+    Status check_secure_flag(const TrieInfo& t);
     Error error(std::string_view what) const { return last_error(db_, path_, what); }
     std::string select_sql() const;
     Result<TrieInfo> read_row(const Statement& st) const;
