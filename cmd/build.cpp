@@ -147,8 +147,8 @@ int run_build_state(const BuildCmdOptions& o) {
         if (!whole) return report(whole.error());
         source.whole = std::move(*whole);
     } else {
-        auto opened =
-            open_state_source(o.input, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes);
+        auto opened = open_state_source(o.input, plan.whole_limit, plan.piece_bytes,
+                                        plan.max_entry_bytes, o.memory.max_input);
         if (!opened) return report(opened.error());
         source = std::move(*opened);
     }
@@ -287,7 +287,8 @@ int run_build(const BuildCmdOptions& o) {
     const bool exists = ::stat(o.output.c_str(), &out_st) == 0;
     const KvMemoryPlan plan = plan_kv_memory(o.memory.budget(), kBuildBytesPerTextByte, 0.4,
                                              o.memory.tmp_dir(), b.threads);
-    auto opened = open_kv_source(o.input, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes);
+    auto opened = open_kv_source(o.input, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes,
+                                 o.memory.max_input);
     if (!opened) return report(opened.error());
     KvSource source = std::move(*opened);
     // With a second thread, the next piece is parsed, in halves, while this one sorts or

@@ -61,6 +61,15 @@ void add_kv_memory_flags(CLI::App* sub, KvMemoryFlags& flags) {
             if (v < (size_t{1} << 20)) return "at least 1M";
             return {};
         });
+    sub->add_option_function<std::string>(
+           "--max-input",
+           [&flags](const std::string& text) { flags.max_input = parse_memory_size(text); },
+           "Refuse input past SIZE bytes, piped or not (input too large, exit 2), as 10G "
+           "(default: no limit; temporary files keep a floor free)")
+        ->type_name("SIZE")
+        ->check([](const std::string& text) -> std::string {
+            return parse_memory_size(text) == 0 ? "a size such as 512M or 10G" : std::string();
+        });
     sub->add_option("--tmp", flags.tmp,
                     "Folder for the temporary files of a sort past --memory (default: $TMPDIR, "
                     "else /tmp)")

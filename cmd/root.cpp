@@ -180,7 +180,8 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
     const KvMemoryPlan plan =
         plan_kv_memory(o.memory.budget(), kRootBytesPerTextByte, 0.5, o.memory.tmp_dir(),
                        o.threads != 0 ? o.threads : available_cpus());
-    auto source = open_kv_source(path, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes);
+    auto source = open_kv_source(path, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes,
+                                 o.memory.max_input);
     if (!source) {
         code = report(source.error());
         return std::nullopt;
@@ -251,7 +252,8 @@ std::optional<Answer> state_answer(const RootOptions& o, const std::string& path
     // sorted in runs that spill to temporary files (state_spill.hpp).
     const KvMemoryPlan plan = plan_kv_memory(o.memory.budget(), kStateRootBytesPerTextByte, 0.5,
                                              o.memory.tmp_dir(), threads);
-    auto source = open_state_source(path, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes);
+    auto source = open_state_source(path, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes,
+                                    o.memory.max_input);
     if (!source) {
         code = report(source.error(), path);
         return std::nullopt;
@@ -341,7 +343,8 @@ int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool
 
 int run_root(const RootOptions& o) {
     if (o.memory.given() && (o.list || o.block || !o.vectors.empty())) {
-        return report_usage("root: --memory and --tmp apply to key/value input and --state");
+        return report_usage(
+            "root: --memory, --tmp and --max-input apply to key/value input and --state");
     }
     if (o.list || o.block) {
         const bool other = !o.inputs.empty() || !o.vectors.empty() || !o.state.empty() ||

@@ -13,8 +13,8 @@ _mpt_commands="root build get dump check stats count-allocs diff get-node proof 
 _mpt_flags() {
     case $1 in
         "") echo "-h --help --version -q --quiet" ;;
-        root) echo "-h --help --trie --vectors --state --list --block --secure --threads --memory --tmp --json" ;;
-        build) echo "-h --help -o --output --trie --secure --replace --state --no-preimages --ignore-stated-roots --json --threads --memory --tmp" ;;
+        root) echo "-h --help --trie --vectors --state --list --block --secure --threads --memory --tmp --max-input --json" ;;
+        build) echo "-h --help -o --output --trie --secure --replace --state --no-preimages --ignore-stated-roots --json --threads --memory --tmp --max-input" ;;
         get) echo "-h --help --keys --account --slot --key-hashed --trie --json" ;;
         dump) echo "-h --help --from --limit --key-hashed --accounts --storage --trie --json" ;;
         check | stats) echo "-h --help --trie --json" ;;
@@ -42,7 +42,7 @@ _mpt_option_kind() {
         *:--trie | diff:--trie-b) echo trie ;;
         dump:--from | dump:--limit | count-allocs:--leaves | count-allocs:--samples) echo value ;;
         get-node:--max-bytes | root:--threads | build:--threads) echo value ;;
-        root:--memory | build:--memory) echo value ;;
+        root:--memory | build:--memory | root:--max-input | build:--max-input) echo value ;;
         root:--tmp | build:--tmp) echo file ;;
         get:--account | get:--slot | proof:--account | proof:--slot) echo value ;;
         proof:--range | proof:--to | proof:--limit | proof:--max-bytes | proof:--root) echo value ;;

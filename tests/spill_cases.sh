@@ -79,7 +79,7 @@ expect "spill: a bad entry at the end, as in memory" 2 '^$' \
     "$MPT" root --memory 1M --tmp "$spill/tmp" "$spill/bad.json"
 expect "spill: --memory 12X" 2 '^$' '^mpt: error: usage: .*--memory' -- "$MPT" root --memory 12X "$spill/ordered.json"
 expect "spill: --memory below 1M" 2 '^$' '^mpt: error: usage: .*at least 1M' -- "$MPT" build --memory 100K "$spill/ordered.json" -o "$spill/x.db"
-expect "spill: root --memory with --vectors" 2 '^$' '^mpt: error: usage: root: --memory and --tmp apply to key/value input and --state$' -- "$MPT" root --memory 1M --vectors "$FIX/trie_vectors.json"
+expect "spill: root --memory with --vectors" 2 '^$' '^mpt: error: usage: root: --memory, --tmp and --max-input apply to key/value input and --state$' -- "$MPT" root --memory 1M --vectors "$FIX/trie_vectors.json"
 expect "spill: --tmp not a folder" 3 '^$' "^mpt: error: storage I/O error: $spill/none: cannot make a temporary file: No such file or directory\$" -- \
     "$MPT" root --memory 1M --tmp "$spill/none" "$spill/ordered.json"
 expect "spill: build past a file size limit" 3 '^$' "^mpt: error: storage I/O error: $spill/tmp: cannot write a temporary file: File too large\$" -- \

@@ -254,6 +254,18 @@ for c in "root -" "build - -o $tmp/s.db" "verify-range -" "proof --verify -" "di
     expect "yes x | $c" 2 '^$' '^mpt: error: malformed JSON: -: line 1, column 1: ' -- timeout 20 bash -c "yes x | exec '$MPT' $c"
     expect "/dev/zero | $c" 2 '^$' '^mpt: error: malformed JSON: -: line 1, column 1: ' -- timeout 20 bash -c "exec '$MPT' $c </dev/zero"
 done
+# --max-input: a stated limit on input, piped or not.
+for c in "root --max-input 1M -" "build --max-input 1M - -o $tmp/mi.db" "root --max-input 1M --state -"; do
+    first='['
+    line='["0x01","0x02"],'
+    case $c in *--state*) first='{' line='"0x00000000000000000000000000000000000000aa":{"balance":"0x1"},' ;; esac
+    expect "endless stream with $c" 2 '^$' '^mpt: error: input too large: -: more than 1048576 bytes of input, the limit --max-input sets$' -- \
+        timeout 60 bash -c "(echo '$first'; yes '$line') | exec '$MPT' $c"
+done
+expect "a file past --max-input" 2 '^$' '^mpt: error: input too large: .*big.json: more than 1024 bytes of input, the limit --max-input sets$' -- "$MPT" root --max-input 1K "$tmp/big.json"
+expect "a file within --max-input" 0 '^0x' '^$' -- "$MPT" root --max-input 1M "$tmp/big.json"
+expect "--max-input of a file into a new trie file" 2 '^$' 'the limit --max-input sets' -- "$MPT" build --max-input 1K "$tmp/big.json" -o "$tmp/mi.db"
+[ ! -e "$tmp/mi.db" ] && ok || bad "--max-input: a refused build made $tmp/mi.db"
 # JSON all along: stopped at a quarter of the memory available (here bounded by ulimit -v), or
 # for root and build, whose budget streams it, where no entry has ended within a quarter of it. A
 # sanitizer build cannot start under ulimit -v (its shadow memory is reserved up front).

@@ -80,6 +80,9 @@ Status KvStreamReader::read_more(size_t want) {
             if (r < 0) return input_error(path_, errno);
             n = static_cast<size_t>(r);
             if (n == 0) eof_ = true;
+            if (max_input_ != 0 && (read_ += n) > max_input_) {
+                return input_limit_error(path_, max_input_);
+            }
         } else {
             n = std::fread(buf_.data() + have, 1, n_want, f_);
             if (n < n_want) {
@@ -315,7 +318,13 @@ bool KvStreamReader::end_piece(size_t n) {
     return true;
 }
 
-Result<OpenedText> open_text(const std::string& path, size_t whole_limit) {
+Error input_limit_error(const std::string& path, uint64_t max_input) {
+    return file_error(
+        Errc::input_too_large, path,
+        "more than " + std::to_string(max_input) + " bytes of input, the limit --max-input sets");
+}
+
+Result<OpenedText> open_text(const std::string& path, size_t whole_limit, uint64_t max_input) {
     OpenedText out;
     if (path == "-") {
         out.fd = 0;
@@ -325,6 +334,10 @@ Result<OpenedText> open_text(const std::string& path, size_t whole_limit) {
     if (out.fd < 0) return input_error(path, errno);
     struct stat st {};
     out.regular = ::fstat(out.fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (out.regular && max_input != 0 && static_cast<uint64_t>(st.st_size) > max_input) {
+        ::close(out.fd);
+        return input_limit_error(path, max_input);
+    }
     if (out.regular && static_cast<uint64_t>(st.st_size) <= whole_limit) {
         ::close(out.fd);
         out.fd = -1;
@@ -336,9 +349,9 @@ Result<OpenedText> open_text(const std::string& path, size_t whole_limit) {
 }
 
 Result<KvSource> open_kv_source(const std::string& path, size_t whole_limit, size_t piece_bytes,
-                                size_t max_entry_bytes) {
+                                size_t max_entry_bytes, uint64_t max_input) {
     KvSource source;
-    MPT_TRY(OpenedText opened, open_text(path, whole_limit));
+    MPT_TRY(OpenedText opened, open_text(path, whole_limit, max_input));
     if (opened.fd < 0) {
         source.whole = std::move(opened.whole);
         return source;
@@ -355,6 +368,7 @@ Result<KvSource> open_kv_source(const std::string& path, size_t whole_limit, siz
     }
     auto reader = std::make_unique<KvStreamReader>(f, path, std::string(), piece_bytes,
                                                    max_entry_bytes, !regular);
+    reader->limit_input(max_input);
     if (!regular) {
         // A stream that ends within the limit is read whole, as load_input reads it.
         MPT_RETURN_IF_ERROR(

@@ -54,9 +54,12 @@ public:
     // The pieces handed out so far that were cut where the reader guessed, not where a scan
     // of the text found, a place to cut (see next_here).
     size_t pieces_guessed() const noexcept { return guessed_; }
+    // Reading more than max bytes of a pipe is Errc::input_too_large (0: no limit; a regular
+    // file's size is checked by open_text).
+    void limit_input(uint64_t max) noexcept { max_input_ = max; }
 
 private:
-    friend Result<KvSource> open_kv_source(const std::string&, size_t, size_t, size_t);
+    friend Result<KvSource> open_kv_source(const std::string&, size_t, size_t, size_t, uint64_t);
     Result<bool> next_here(KvInput& piece);
     Status read_more(size_t want);
     void scan() noexcept;
@@ -89,6 +92,8 @@ private:
     size_t piece_bytes_;
     size_t max_entry_bytes_;
     bool from_pipe_;
+    uint64_t max_input_ = 0;  // limit_input
+    uint64_t read_ = 0;       // bytes read from a pipe
     bool eof_ = false;
     bool done_ = false;
     bool opened_ = false;     // from_pipe: a byte other than white space was seen
@@ -124,7 +129,11 @@ struct OpenedText {
     int fd = -1;  // -1 when whole
     bool regular = false;
 };
-Result<OpenedText> open_text(const std::string& path, size_t whole_limit);
+// max_input (0: none): a regular file larger is Errc::input_too_large (input_limit_error);
+// the readers of a stream count what they read against it.
+Result<OpenedText> open_text(const std::string& path, size_t whole_limit, uint64_t max_input = 0);
+// The error of an input of path past max_input bytes (--max-input).
+Error input_limit_error(const std::string& path, uint64_t max_input);
 
 // A key/value document opened for reading once: whole in memory (as load_input gives it)
 // when it is at most whole_limit bytes, else as a stream of pieces of about piece_bytes.
@@ -133,7 +142,8 @@ struct KvSource {
     InputText whole;
     std::unique_ptr<KvStreamReader> stream;  // null when whole
 };
+// max_input as open_text's (0: none).
 Result<KvSource> open_kv_source(const std::string& path, size_t whole_limit, size_t piece_bytes,
-                                size_t max_entry_bytes);
+                                size_t max_entry_bytes, uint64_t max_input = 0);
 
 }  // namespace mpt

@@ -66,6 +66,9 @@ Status StateTextStream::fill(size_t want) {
         }
         buf_.resize(have + static_cast<size_t>(r));
         if (r == 0) eof_ = true;
+        if (max_input_ != 0 && (read_ += static_cast<uint64_t>(r)) > max_input_) {
+            return input_limit_error(path_, max_input_);
+        }
         if (from_pipe_) {
             // A stream ends at its first byte that no JSON text holds, kept for the parser to
             // report (read_file's rule), so that a writer that stays after it is not waited for.
@@ -86,9 +89,10 @@ StateSource& StateSource::operator=(StateSource&&) noexcept = default;
 StateSource::~StateSource() = default;
 
 Result<StateSource> open_state_source(const std::string& path, size_t whole_limit,
-                                      size_t piece_bytes, size_t max_entry_bytes) {
+                                      size_t piece_bytes, size_t max_entry_bytes,
+                                      uint64_t max_input) {
     StateSource source;
-    MPT_TRY(OpenedText opened, open_text(path, whole_limit));
+    MPT_TRY(OpenedText opened, open_text(path, whole_limit, max_input));
     if (opened.fd < 0) {
         source.whole = std::move(opened.whole);
         return source;
@@ -97,6 +101,7 @@ Result<StateSource> open_state_source(const std::string& path, size_t whole_limi
     const bool regular = opened.regular;
     auto stream = std::make_unique<StateTextStream>(fd, path, std::string(), piece_bytes,
                                                     max_entry_bytes, !regular);
+    stream->limit_input(max_input);
     if (!regular) {
         // A stream that ends within the limit is read whole, as load_input reads it.
         MPT_RETURN_IF_ERROR(stream->fill(whole_limit == SIZE_MAX ? whole_limit : whole_limit + 1));

@@ -56,6 +56,8 @@ public:
 
     // Reads until the buffer holds want bytes or the text ends.
     Status fill(size_t want);
+    // Reading more than max bytes is Errc::input_too_large (0: no limit).
+    void limit_input(uint64_t max) noexcept { max_input_ = max; }
     bool eof() const noexcept { return eof_; }
 
     const std::string& path() const noexcept { return path_; }
@@ -70,6 +72,8 @@ private:
     size_t piece_bytes_;
     size_t max_entry_bytes_;
     bool from_pipe_;
+    uint64_t max_input_ = 0;  // limit_input
+    uint64_t read_ = 0;       // bytes read
     bool eof_ = false;
 };
 
@@ -84,8 +88,10 @@ struct StateSource {
     StateSource& operator=(StateSource&&) noexcept;
     ~StateSource();
 };
+// max_input as open_text's (0: none).
 Result<StateSource> open_state_source(const std::string& path, size_t whole_limit,
-                                      size_t piece_bytes, size_t max_entry_bytes);
+                                      size_t piece_bytes, size_t max_entry_bytes,
+                                      uint64_t max_input = 0);
 
 // Reads the stream of an opened source to its end, handing every account to sink. Errors:
 // those of parse_state_document, with the same text, named by the source's path in
