@@ -196,8 +196,15 @@ expect "tries of the existing file" 0 '^trie main \(plain\)' '^$' -- "$MPT" stat
 # from the least a process starts with; or the answer, where the limit allows it.
 "$MPT" build --state "$FIX/state_alloc.json" -o "$tmp/fds.db" >/dev/null
 # The limits start where the binary loads at all: a parent (ctest) may leave descriptors open.
+# A sanitizer build's runtime needs descriptors of its own (it reads /proc/self/maps to check
+# a vptr, and says "invalid vptr" when it cannot): the plain build runs these.
+fd_limits="4 5 6 7 8 9 10 11 12 13 14"
+if grep -qa -e __ubsan_handle -e __asan_init "$MPT"; then
+    echo "torture: the ulimit -n cases not run: $MPT is a sanitizer build"
+    fd_limits=""
+fi
 fd_limited=0
-for n in 4 5 6 7 8 9 10 11 12 13 14; do
+for n in $fd_limits; do
     (ulimit -n $n; exec "$MPT" --version) >/dev/null 2>&1 </dev/null || continue
     for c in "diff $tmp/fds.db $FIX/state_b.json" "diff $FIX/diff_a.json $FIX/diff_b.json" "get $tmp/fds.db --account 0xa94f5374fce5edbc8e2a8697c15331677e6ebf0b"; do
         (ulimit -n $n; exec "$MPT" $c) >"$tmp/out" 2>"$tmp/err" </dev/null
@@ -212,7 +219,7 @@ for n in 4 5 6 7 8 9 10 11 12 13 14; do
         fi
     done
 done
-[ $fd_limited -gt 0 ] && ok || bad "ulimit -n: no limit from 4 to 14 ran a command out of descriptors"
+[ -z "$fd_limits" ] || [ $fd_limited -gt 0 ] && ok || bad "ulimit -n: no limit from 4 to 14 ran a command out of descriptors"
 
 # --- 5. Metadata bytes flipped in the tries table ---------------------------------------------
 # The record of tries row 1 in a file mpt built: header (size 6; id NULL, name TEXT(4),
