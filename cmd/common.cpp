@@ -1,5 +1,6 @@
 #include "common.hpp"
 
+#include <mpt/build/bulk_build.hpp>
 #include <mpt/build/trie_file.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/input/kv_input.hpp>
@@ -171,11 +172,7 @@ Result<bool> make_new_file(const std::string& output,
         return file_error(Errc::storage_io, output, std::strerror(err));
     }
     ::unlink(name.c_str());
-    const int folder = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (folder >= 0) {
-        ::fsync(folder);
-        ::close(folder);
-    }
+    sync_folder(dir);
     return true;
 }
 

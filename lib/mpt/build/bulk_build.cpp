@@ -342,10 +342,7 @@ Result<std::optional<BuildResult>> link_unnamed(int fd, const std::filesystem::p
     if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
         return kNotThisWay;
     }
-    // The name is durable once the folder is synced. The file is whole either way; a failed
-    // sync of the folder only leaves the name to the file system's own schedule.
-    const Fd folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (folder.get() >= 0) ::fsync(folder.get());
+    sync_folder(dir);
     return std::optional<BuildResult>(result);
 }
 
@@ -1036,9 +1033,13 @@ Result<bool> write_whole_file(const std::string& path, FileImage& image,
     if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
         return false;
     }
+    sync_folder(dir);
+    return true;
+}
+
+void sync_folder(const std::filesystem::path& dir) noexcept {
     const Fd folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (folder.get() >= 0) ::fsync(folder.get());
-    return true;
 }
 
 Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,

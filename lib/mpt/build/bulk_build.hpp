@@ -28,6 +28,7 @@
 #include <mpt/input/spill.hpp>
 #include <mpt/store/file_image.hpp>
 
+#include <filesystem>
 #include <functional>
 #include <span>
 
@@ -91,5 +92,9 @@ struct ImageTail {
 };
 Result<bool> write_whole_file(const std::string& path, FileImage& image,
                               std::span<const WholeFileTree> trees, const ImageTail& tail = {});
+
+// Syncs the folder dir, so that a name just given in it is durable. The file named is whole
+// either way: a failed sync only leaves the name to the file system's own schedule.
+void sync_folder(const std::filesystem::path& dir) noexcept;
 
 }  // namespace mpt
