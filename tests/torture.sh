@@ -41,6 +41,30 @@ bad() {
     fail=$((fail + 1))
     echo "FAIL $*"
 }
+# kill_at MS CMD...: runs CMD in the background, its output dropped, and kills it with
+# SIGKILL MS milliseconds later (if it still runs).
+kill_at() {
+    local at=$1 pid
+    shift
+    "$@" >/dev/null 2>&1 &
+    pid=$!
+    sleep "$(printf '%d.%03d' $((at / 1000)) $((at % 1000)))"
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+}
+# two_writers CMD...: runs CMD twice at once, writer i's stdout and stderr to $tmp/r<i>.out and
+# .err, its exit code to rc<i>.
+two_writers() {
+    local p1 p2
+    "$@" >"$tmp/r1.out" 2>"$tmp/r1.err" &
+    p1=$!
+    "$@" >"$tmp/r2.out" 2>"$tmp/r2.err" &
+    p2=$!
+    wait $p1
+    rc1=$?
+    wait $p2
+    rc2=$?
+}
 seed=${MPT_SEED:-$(date +%s)}
 echo "torture: seed $seed (set MPT_SEED to replay)"
 RANDOM=$seed
@@ -445,12 +469,7 @@ for round in $(seq 1 30); do
     rm -f "$tmp/k.db" "$tmp/k.db-wal" "$tmp/k.db-shm"
     cp "$tmp/k40.db" "$tmp/k.db"
     at=$((RANDOM % (span + span / 4 + 1)))
-    "$MPT" build "$tmp/u20.json" -o "$tmp/k.db" >/dev/null 2>&1 &
-    pid=$!
-    sleep "$(printf '0.%03d' $((at % 1000)))"
-    [ $at -ge 1000 ] && sleep $((at / 1000))
-    kill -9 $pid 2>/dev/null
-    wait $pid 2>/dev/null
+    kill_at $at "$MPT" build "$tmp/u20.json" -o "$tmp/k.db"
     r=$("$MPT" root "$tmp/k.db" 2>&1)
     if [ "$r" = "$old_root" ]; then
         old_seen=$((old_seen + 1))
@@ -480,30 +499,25 @@ if [ -x "$GENSTATE" ]; then
     s_old_root=$("$MPT" root --state "$tmp/s_old.json")
     s_new_root=$("$MPT" root --state "$tmp/s_new.json")
     "$MPT" build --state "$tmp/s_old.json" -o "$tmp/s_old.db" >/dev/null
-    for how in new replace; do
-        rm -f "$tmp/s.db"*
-        t0=$(date +%s%N)
-        if [ $how = new ]; then
-            "$MPT" build --state "$tmp/s_new.json" -o "$tmp/s.db" >/dev/null
-        else
-            cp "$tmp/s_old.db" "$tmp/s.db"
-            "$MPT" build --state --replace "$tmp/s_new.json" -o "$tmp/s.db" >/dev/null
+    # state_build HOW: the new state into a new $tmp/s.db, or over a copy of the old one. The
+    # build replaces the shell it runs in (exec), so that kill_at kills mpt itself: call it in
+    # a subshell or the background.
+    state_build() {
+        rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm" "$tmp"/.s.db.new-*
+        if [ "$1" = new ]; then
+            exec "$MPT" build --state "$tmp/s_new.json" -o "$tmp/s.db"
         fi
+        cp "$tmp/s_old.db" "$tmp/s.db"
+        exec "$MPT" build --state --replace "$tmp/s_new.json" -o "$tmp/s.db"
+    }
+    for how in new replace; do
+        t0=$(date +%s%N)
+        (state_build $how) >/dev/null
         span=$((($(date +%s%N) - t0) / 1000000 + 1))
         seen_old=0 seen_new=0 seen_none=0
         for round in $(seq 1 50); do
-            rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm" "$tmp"/.s.db.new-*
-            if [ $how = new ]; then
-                "$MPT" build --state "$tmp/s_new.json" -o "$tmp/s.db" >/dev/null 2>&1 &
-            else
-                cp "$tmp/s_old.db" "$tmp/s.db"
-                "$MPT" build --state --replace "$tmp/s_new.json" -o "$tmp/s.db" >/dev/null 2>&1 &
-            fi
-            pid=$!
             at=$((RANDOM % (span + span / 4 + 1)))
-            sleep "$(printf '%d.%03d' $((at / 1000)) $((at % 1000)))"
-            kill -9 $pid 2>/dev/null
-            wait $pid 2>/dev/null
+            kill_at $at state_build $how
             if [ ! -e "$tmp/s.db" ]; then
                 [ $how = new ] && seen_none=$((seen_none + 1)) && continue
                 bad "kill -9 of build --state --replace after $at ms: the file is gone"
@@ -535,14 +549,7 @@ k40_root=$old_root
 for round in $(seq 1 30); do
     rm -f "$tmp/r.db" "$tmp/r.db-wal" "$tmp/r.db-shm"
     [ $((round % 3)) -eq 0 ] || : >"$tmp/r.db-wal"
-    "$MPT" build "$tmp/k40.json" -o "$tmp/r.db" >"$tmp/r1.out" 2>"$tmp/r1.err" &
-    p1=$!
-    "$MPT" build "$tmp/k40.json" -o "$tmp/r.db" >"$tmp/r2.out" 2>"$tmp/r2.err" &
-    p2=$!
-    wait $p1
-    rc1=$?
-    wait $p2
-    rc2=$?
+    two_writers "$MPT" build "$tmp/k40.json" -o "$tmp/r.db"
     for i in 1 2; do
         rc=$rc1
         [ $i -eq 2 ] && rc=$rc2
@@ -566,14 +573,7 @@ if [ -x "$GENSTATE" ]; then
     for round in $(seq 1 10); do
         rm -f "$tmp/r.db" "$tmp/r.db-wal" "$tmp/r.db-shm"
         [ $((round % 2)) -eq 0 ] || : >"$tmp/r.db-wal"
-        "$MPT" build --state "$tmp/s_old.json" -o "$tmp/r.db" >"$tmp/r1.out" 2>"$tmp/r1.err" &
-        p1=$!
-        "$MPT" build --state "$tmp/s_old.json" -o "$tmp/r.db" >"$tmp/r2.out" 2>"$tmp/r2.err" &
-        p2=$!
-        wait $p1
-        rc1=$?
-        wait $p2
-        rc2=$?
+        two_writers "$MPT" build --state "$tmp/s_old.json" -o "$tmp/r.db"
         { [ $rc1 -eq 0 ] || [ $rc2 -eq 0 ]; } && ok || bad "two state writers, round $round: exit $rc1 and $rc2: $(cat "$tmp/r1.err" "$tmp/r2.err" | head -c 300)"
         for i in 1 2; do
             [ ! -s "$tmp/r$i.err" ] || { [ "$(wc -l <"$tmp/r$i.err")" -eq 1 ] && grep -q '^mpt: error: ' "$tmp/r$i.err"; } && ok ||
