@@ -163,7 +163,11 @@ void register_check(CLI::App& app, Runner& runner) {
     CLI::App* sub = app.add_subcommand(
         "check", "Verify a stored trie: every hash, every row reachable, no row missing");
     add_common(sub, *o);
-    sub->footer("Exit 0 when clean; 1 with one line per problem, naming the path.");
+    sub->footer(
+        "Exit 0 when clean; 1 with one line per problem, naming the path. An account trie (a\n"
+        "state file's main) is checked as the whole state: every storage trie, each account's\n"
+        "storageRoot against its trie, and the preimages. The file's own problems (a file cut\n"
+        "short, rows of no trie, preimages that do not hash to their keys) come with any trie.");
     sub->final_callback([o, &runner] { runner = [o] { return run_check(*o); }; });
 }
 
