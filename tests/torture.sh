@@ -499,25 +499,29 @@ if [ -x "$GENSTATE" ]; then
     s_old_root=$("$MPT" root --state "$tmp/s_old.json")
     s_new_root=$("$MPT" root --state "$tmp/s_new.json")
     "$MPT" build --state "$tmp/s_old.json" -o "$tmp/s_old.db" >/dev/null
-    # state_build HOW: the new state into a new $tmp/s.db, or over a copy of the old one. The
-    # build replaces the shell it runs in (exec), so that kill_at kills mpt itself: call it in
-    # a subshell or the background.
-    state_build() {
+    # state_prepare HOW: clears $tmp/s.db for a new file, or puts a copy of the old state there
+    # to replace. It runs before the build starts, so that a kill at 0 ms finds the copy whole.
+    state_prepare() {
         rm -f "$tmp/s.db" "$tmp/s.db-wal" "$tmp/s.db-shm" "$tmp"/.s.db.new-*
+        [ "$1" = new ] || cp "$tmp/s_old.db" "$tmp/s.db"
+    }
+    state_args() {
         if [ "$1" = new ]; then
-            exec "$MPT" build --state "$tmp/s_new.json" -o "$tmp/s.db"
+            echo "build --state $tmp/s_new.json -o $tmp/s.db"
+        else
+            echo "build --state --replace $tmp/s_new.json -o $tmp/s.db"
         fi
-        cp "$tmp/s_old.db" "$tmp/s.db"
-        exec "$MPT" build --state --replace "$tmp/s_new.json" -o "$tmp/s.db"
     }
     for how in new replace; do
         t0=$(date +%s%N)
-        (state_build $how) >/dev/null
+        state_prepare $how
+        "$MPT" $(state_args $how) >/dev/null
         span=$((($(date +%s%N) - t0) / 1000000 + 1))
         seen_old=0 seen_new=0 seen_none=0
         for round in $(seq 1 50); do
             at=$((RANDOM % (span + span / 4 + 1)))
-            kill_at $at state_build $how
+            state_prepare $how
+            kill_at $at "$MPT" $(state_args $how)
             if [ ! -e "$tmp/s.db" ]; then
                 [ $how = new ] && seen_none=$((seen_none + 1)) && continue
                 bad "kill -9 of build --state --replace after $at ms: the file is gone"
