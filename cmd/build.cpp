@@ -73,6 +73,14 @@ Result<BuildResult> build(const std::string& output, const KvInput& input, const
     });
 }
 
+// The answer to a document whose stated root its accounts do not give (mismatch says which).
+int stated_root_refusal(const BuildCmdOptions& o, const std::string& mismatch) {
+    eprint("mpt: root mismatch: {}\n",
+           printable(o.input + ": " + mismatch +
+                     "; no file written (--ignore-stated-roots builds it anyway)"));
+    return kNegative;
+}
+
 // mpt build --state of a document larger than the memory budget allows to hold whole: its
 // accounts and slots, and the rows of the tries, are sorted in runs that spill to temporary
 // files.
@@ -80,6 +88,7 @@ int run_build_state_spilling(const BuildCmdOptions& o, StateTextStream& stream,
                              const KvMemoryPlan& plan) {
     StateBuildOptions b;
     b.preimages = !o.no_preimages;
+    b.check_stated_roots = !o.ignore_stated_roots;
     // The sort of the accounts and slots takes 0.4 of the budget (plan), its merge's buffers
     // up to a quarter, the rows 0.2.
     auto r =
@@ -94,6 +103,7 @@ int run_build_state_spilling(const BuildCmdOptions& o, StateTextStream& stream,
                             "system has no O_TMPFILE), which a build past --memory needs"},
                       o.output);
     }
+    if (!(*r)->stated_mismatch.empty()) return stated_root_refusal(o, (*r)->stated_mismatch);
     const StateBuildResult& res = (*r)->result;
     if (o.json) {
         const nlohmann::ordered_json j = {
@@ -143,7 +153,7 @@ int run_build_state(const BuildCmdOptions& o) {
         plan_kv_memory(o.memory.budget(), kStateBuildBytesPerTextByte, 0.4, o.memory.tmp_dir());
     StateSource source;
     if (exists) {
-        auto whole = load_input(o.input);
+        auto whole = load_input(o.input, o.memory.max_input);
         if (!whole) return report(whole.error());
         source.whole = std::move(*whole);
     } else {
@@ -167,12 +177,7 @@ int run_build_state(const BuildCmdOptions& o) {
     if (!o.ignore_stated_roots) {
         auto mismatch = stated_root_mismatch(*doc, threads);
         if (!mismatch) return report(mismatch.error(), o.input);
-        if (!mismatch->empty()) {
-            eprint("mpt: root mismatch: {}\n",
-                   printable(o.input + ": " + *mismatch +
-                             "; no file written (--ignore-stated-roots builds it anyway)"));
-            return kNegative;
-        }
+        if (!mismatch->empty()) return stated_root_refusal(o, *mismatch);
     }
     StateBuildOptions b;
     b.replace = o.replace;

@@ -119,6 +119,13 @@ cp "$tmp/st1.db" "$tmp/dmg.db"
 sqlite3 "$tmp/dmg.db" "UPDATE nodes SET rlp = rlp || X'00' WHERE trie = (SELECT id FROM tries WHERE name = '$acct_trie') AND path = X''"
 expect "check state: a damaged storage trie" 1 "^trie $acct_trie: hash mismatch at path \(root\)\$" '^$' -- "$MPT" check "$tmp/dmg.db"
 expect "check state: a tampered preimage" 1 '^the address of account 0x[0-9a-f]{64}: the preimage recorded for 0x[0-9a-f]{64} does not hash to it$' '^$' -- "$MPT" check "$tmp/pre.db"
+[ "$(grep -c 'does not hash' "$tmp/out")" -eq 1 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL check state: a tampered preimage told $(grep -c 'does not hash' "$tmp/out") times"; }
+# A slot's preimage that two storage tries read is one problem, told by the first.
+printf '{"0x%040d":{"balance":"1","storage":{"0x01":"0x02"}},"0x%040d":{"balance":"1","storage":{"0x01":"0x03"}}}' 1 2 >"$tmp/shared_slot.json"
+"$MPT" build --state "$tmp/shared_slot.json" -o "$tmp/shared_slot.db" >/dev/null
+sqlite3 "$tmp/shared_slot.db" "UPDATE preimages SET preimage = X'$(printf '%064d' 2)' WHERE preimage = X'$(printf '%064d' 1)'"
+expect "check state: a tampered slot preimage two tries read" 1 '^the slot of key 0x[0-9a-f]{64}: the preimage recorded for 0x[0-9a-f]{64} does not hash to it$' '^$' -- "$MPT" check "$tmp/shared_slot.db"
+[ "$(grep -c 'does not hash' "$tmp/out")" -eq 1 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL check state: a tampered slot preimage told $(grep -c 'does not hash' "$tmp/out") times"; }
 
 # A dump's own claims are checked: build --state of a dump whose root, or an account's storage
 # root beside its slots, is not what its accounts give makes no file (exit 1, both roots).

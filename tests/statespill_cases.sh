@@ -73,6 +73,23 @@ else
     want=$("$MPT" root --state "$ss/wrong_root.jsonl" 2>&1)
     expect "statespill: a dump's root that differs" 1 "^$(printf '%s' "$want" | head -1 | sed 's/[][\.*^$()]/\\&/g')\$" '^mpt: root mismatch: ' -- \
         "$MPT" root --memory 1M --state "$ss/wrong_root.jsonl"
+    # build --state past --memory checks a dump's stated roots as the whole path does: its own,
+    # and an account's storage root beside its slots. A dump that differs makes no file.
+    one=0x$(printf '%064d' 1)
+    sed "1 s/\"root\":\"0x[0-9a-f]*\"/\"root\":\"$one\"/" "$ss/geth_dump.json" >"$ss/bad_root.json"
+    sed "0,/\"storage\"/ s/\"storage\":/\"root\":\"$one\",\"storage\":/" "$ss/geth_dump.json" >"$ss/bad_storage_root.json"
+    rm -f "$ss/refused.mpt"
+    expect "statespill: build --state --memory 1M of a dump with another root" 1 '^$' \
+        "^mpt: root mismatch: .*bad_root.json: the document gives root $one, its accounts $root; no file written \(--ignore-stated-roots builds it anyway\)\$" -- \
+        "$MPT" build --state --memory 1M --tmp "$ss/tmp" "$ss/bad_root.json" -o "$ss/refused.mpt"
+    expect "statespill: build --state --memory 1M of a dump with another storage root" 1 '^$' \
+        "^mpt: root mismatch: .*bad_storage_root.json: account 0x[0-9a-f]{40}: the document gives storage root $one, its slots 0x[0-9a-f]{64}; no file written" -- \
+        "$MPT" build --state --memory 1M --tmp "$ss/tmp" "$ss/bad_storage_root.json" -o "$ss/refused.mpt"
+    [ ! -e "$ss/refused.mpt" ] && ss_ok || ss_bad "statespill: a refused dump left $ss/refused.mpt"
+    expect "statespill: the whole path refuses the same dump" 1 '^$' 'the document gives storage root' -- \
+        "$MPT" build --state "$ss/bad_storage_root.json" -o "$ss/refused.mpt"
+    expect "statespill: build --state --memory 1M --ignore-stated-roots" 0 "^$root\$" '^$' -- \
+        "$MPT" build --state --ignore-stated-roots --memory 1M --tmp "$ss/tmp" "$ss/bad_root.json" -o "$ss/refused.mpt"
 
     # Errors past the budget: the whole path's line, the same exit code.
     sed '$ s/^}}$/,"0x12": {"balance": "1"}}}/' "$ss/genesis.json" >"$ss/bad_address.json"

@@ -230,7 +230,9 @@ fi
 fd_limited=0
 for n in $fd_limits; do
     (ulimit -n $n; exec "$MPT" --version) >/dev/null 2>&1 </dev/null || continue
-    for c in "diff $tmp/fds.db $FIX/state_b.json" "diff $FIX/diff_a.json $FIX/diff_b.json" "get $tmp/fds.db --account 0xa94f5374fce5edbc8e2a8697c15331677e6ebf0b"; do
+    for c in "diff $tmp/fds.db $FIX/state_b.json" "diff $FIX/diff_a.json $FIX/diff_b.json" "get $tmp/fds.db --account 0xa94f5374fce5edbc8e2a8697c15331677e6ebf0b" \
+        "build $FIX/dogs.json -o $tmp/fdnew.db" "build --state $FIX/state_alloc.json -o $tmp/fdnew.db"; do
+        rm -f "$tmp/fdnew.db" "$tmp/fdnew.db-wal" "$tmp/fdnew.db-shm" "$tmp/fdnew.db-journal"
         (ulimit -n $n; exec "$MPT" $c) >"$tmp/out" 2>"$tmp/err" </dev/null
         rc=$?
         if [ $rc -le 1 ] && [ ! -s "$tmp/err" ]; then
@@ -297,6 +299,22 @@ expect "a file past --max-input" 2 '^$' '^mpt: error: input too large: .*big.jso
 expect "a file within --max-input" 0 '^0x' '^$' -- "$MPT" root --max-input 1M "$tmp/big.json"
 expect "--max-input of a file into a new trie file" 2 '^$' 'the limit --max-input sets' -- "$MPT" build --max-input 1K "$tmp/big.json" -o "$tmp/mi.db"
 [ ! -e "$tmp/mi.db" ] && ok || bad "--max-input: a refused build made $tmp/mi.db"
+# Into an existing file, where the document is held whole: the same limit, a stream read no
+# further than it, and the file as it was.
+"$MPT" build --state "$FIX/state_a.json" -o "$tmp/mi_state.db" >/dev/null
+"$MPT" build "$FIX/dogs.json" -o "$tmp/mi_kv.db" >/dev/null
+mi_state_root=$("$MPT" root "$tmp/mi_state.db")
+mi_kv_root=$("$MPT" root "$tmp/mi_kv.db")
+expect "endless stream with build --state --max-input 1M - into a state file" 2 '^$' '^mpt: error: input too large: -: more than 1048576 bytes of input, the limit --max-input sets$' -- \
+    timeout 60 bash -c "(echo '{'; yes '\"0x00000000000000000000000000000000000000aa\":{\"balance\":\"0x1\"},') | exec '$MPT' build --state --max-input 1M - -o '$tmp/mi_state.db'"
+expect "endless stream with build --max-input 1M - into a trie file" 2 '^$' '^mpt: error: input too large: -: more than 1048576 bytes of input, the limit --max-input sets$' -- \
+    timeout 60 bash -c "(echo '['; yes '[\"0x01\",\"0x02\"],') | exec '$MPT' build --max-input 1M - -o '$tmp/mi_kv.db'"
+expect "--max-input of a file into a state file" 2 '^$' '^mpt: error: input too large: .*state_b.json: more than 100 bytes of input, the limit --max-input sets$' -- "$MPT" build --state --max-input 100 "$FIX/state_b.json" -o "$tmp/mi_state.db"
+expect "--max-input of standard input from a file, into a state file" 2 '^$' '^mpt: error: input too large: -: more than 100 bytes of input, the limit --max-input sets$' -- \
+    bash -c "exec '$MPT' build --state --max-input 100 - -o '$tmp/mi_state.db' <'$FIX/state_b.json'"
+[ "$("$MPT" root "$tmp/mi_state.db")" = "$mi_state_root" ] && ok || bad "--max-input: a refused build changed $tmp/mi_state.db"
+[ "$("$MPT" root "$tmp/mi_kv.db")" = "$mi_kv_root" ] && ok || bad "--max-input: a refused build changed $tmp/mi_kv.db"
+expect "a state file within --max-input" 0 '^0x' '^$' -- "$MPT" build --state --max-input 1M --replace "$FIX/state_b.json" -o "$tmp/mi_state.db"
 # JSON all along: stopped at a quarter of the memory available (here bounded by ulimit -v), or
 # for root and build, whose budget streams it, where no entry has ended within a quarter of it. A
 # sanitizer build cannot start under ulimit -v (its shadow memory is reserved up front).

@@ -971,19 +971,30 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
 
 namespace {
 
+// The unnamed file in dir a new file is made in, or nullopt where the file system cannot
+// make one. Out of descriptors or memory is the process's limit, not the folder's: an error.
+Result<std::optional<int>> open_unnamed_in(const std::filesystem::path& dir) {
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+    if (fd >= 0) return std::optional<int>(fd);
+    if (errno == EMFILE || errno == ENFILE || errno == ENOMEM) {
+        return input_error(dir.string(), errno);
+    }
+    return std::optional<int>();
+}
+
 // Whether a new file may be made at path whole (see build_new_trie_file); the unnamed file
 // in its folder when it may.
-std::optional<int> open_unnamed(const std::string& path, std::filesystem::path& dir) {
+Result<std::optional<int>> open_unnamed(const std::string& path, std::filesystem::path& dir) {
     struct stat st {};
-    if (path.empty() || ::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return std::nullopt;
+    if (path.empty() || ::lstat(path.c_str(), &st) == 0 || errno != ENOENT) {
+        return std::optional<int>();
+    }
     for (const char* side : {"-journal", "-wal"}) {
-        if (::lstat((path + side).c_str(), &st) == 0) return std::nullopt;
+        if (::lstat((path + side).c_str(), &st) == 0) return std::optional<int>();
     }
     dir = std::filesystem::path(path).parent_path();
     if (dir.empty()) dir = ".";
-    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
-    if (fd < 0) return std::nullopt;
-    return fd;
+    return open_unnamed_in(dir);
 }
 
 }  // namespace
@@ -991,7 +1002,7 @@ std::optional<int> open_unnamed(const std::string& path, std::filesystem::path& 
 Result<bool> write_whole_file(const std::string& path, FileImage& image,
                               std::span<const WholeFileTree> trees, const ImageTail& tail) {
     std::filesystem::path dir;
-    const std::optional<int> fd = open_unnamed(path, dir);
+    MPT_TRY(const std::optional<int> fd, open_unnamed(path, dir));
     if (!fd) return false;
     const Fd file(*fd);
     const uint32_t held = static_cast<uint32_t>(image.pages.size() / image.page_size);
@@ -1055,8 +1066,9 @@ Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
     }
     std::filesystem::path dir = std::filesystem::path(path).parent_path();
     if (dir.empty()) dir = ".";
-    const Fd file(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644));
-    if (file.get() < 0) return kNotThisWay;
+    MPT_TRY(const std::optional<int> fd, open_unnamed_in(dir));
+    if (!fd) return kNotThisWay;
+    const Fd file(*fd);
     try {
         return write_new_file(file.get(), dir, path, input, o);
     } catch (const std::bad_alloc&) {
@@ -1071,7 +1083,7 @@ Result<std::optional<BuildResult>> build_new_trie_file_sorted(const std::string&
                                                               const BuildOptions& o,
                                                               SpillFiles& files, size_t row_bytes) {
     std::filesystem::path dir;
-    const std::optional<int> fd = open_unnamed(path, dir);
+    MPT_TRY(const std::optional<int> fd, open_unnamed(path, dir));
     if (!fd) return kNotThisWay;
     const Fd file(*fd);
     return write_new_file_sorted(file.get(), dir, path, pairs, o, files, row_bytes);

@@ -379,7 +379,11 @@ public:
         auto p = store_.get_preimage(key);
         if (!p) {
             if (p.error().code != Errc::storage_hash_mismatch) return std::move(p).error();
-            problem(std::string(of) + " " + to_hex(key) + ": " + p.error().detail);
+            auto& bad = report_.bad_preimages;
+            if (std::find(bad.begin(), bad.end(), key) == bad.end()) {
+                bad.push_back(key);
+                problem(std::string(of) + " " + to_hex(key) + ": " + p.error().detail);
+            }
             return {};
         }
         if (*p) {

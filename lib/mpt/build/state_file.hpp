@@ -33,6 +33,10 @@ struct StateBuildOptions {
     bool replace = false;
     bool preimages = true;  // record address and slot preimages
     unsigned threads = 1;   // for hashing the storage tries of a new file (build_new_state_file)
+    // build_new_state_file_streamed: compare the roots the document states, its own and each
+    // account's beside its slots, with the ones its accounts give, and write no file when one
+    // differs (StreamedStateBuild::stated_mismatch).
+    bool check_stated_roots = false;
     // Called now and then with (accounts done, accounts in all).
     std::function<void(size_t, size_t)> progress;
 };
@@ -130,6 +134,9 @@ struct StateCheckReport {
     size_t missing_preimages = 0;       // accounts and slots the file holds no preimage of
     size_t storage_not_held = 0;        // accounts with storage whose trie the file does not hold
     std::vector<std::string> problems;  // each names its trie, and its path or account
+    // The keys whose stored preimage does not hash to them, each once, named in problems by
+    // the first account or slot that reads it.
+    std::vector<Hash256> bad_preimages;
 };
 
 // Checks the whole state whose account trie is accounts (kind state): check_trie of it and

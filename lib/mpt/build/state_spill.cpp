@@ -4,6 +4,7 @@
 #include <mpt/build/row_buffer.hpp>
 #include <mpt/build/state_image.hpp>
 #include <mpt/build/state_spill.hpp>
+#include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/store/btree_writer.hpp>
 #include <mpt/trie/stack_trie.hpp>
@@ -366,6 +367,13 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
             } else {
                 acct.storage_root = a.root_without_slots();
             }
+            if (o.check_stated_roots && a.listed && a.claimed && *a.claimed != acct.storage_root &&
+                out.stated_mismatch.empty()) {
+                out.stated_mismatch = "account " +
+                                      (a.address ? to_hex(*a.address) : to_hex(a.hash)) +
+                                      ": the document gives storage root " + to_hex(*a.claimed) +
+                                      ", its slots " + to_hex(acct.storage_root);
+            }
             ++result.accounts;
             enc.clear();
             encode_account(enc, acct);
@@ -384,6 +392,12 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
     MPT_RETURN_IF_ERROR(account_preimages.finish());
     MPT_RETURN_IF_ERROR(slot_preimages.finish());
     MPT_RETURN_IF_ERROR(storage_tries.finish());
+    if (o.check_stated_roots && out.stated_mismatch.empty() && out.doc.claimed_root &&
+        *out.doc.claimed_root != result.root) {
+        out.stated_mismatch = "the document gives root " + to_hex(*out.doc.claimed_root) +
+                              ", its accounts " + to_hex(result.root);
+    }
+    if (!out.stated_mismatch.empty()) return Out(std::move(out));
 
     // The tries table, made in a temporary file a batch of tries at a time.
     std::vector<std::string> names;

@@ -55,12 +55,16 @@ Result<StreamedStateRoot> streamed_state_root(StateTextStream& stream, const Spi
 struct StreamedStateBuild {
     StateBuildResult result;
     StreamedStateInfo doc;
+    // With check_stated_roots, the first stated root that differs, said in a line; no file
+    // was written. Empty otherwise.
+    std::string stated_mismatch;
 };
 
 // The state of the document of stream into a new file at path, as build_new_state_file
 // writes it: the pairs sorted within spill's budget, the rows kept up to row_bytes (half each
 // for the account trie's and the storage tries') and past that written to temporary files
-// and merged into the b-tree. Returns nullopt, having made no file, when path exists or the
+// and merged into the b-tree (and with o.check_stated_roots, no file when a stated root
+// differs: stated_mismatch). Returns nullopt, having made no file, when path exists or the
 // file system cannot make unnamed files. Errors: those of streamed_state_root, storage_full,
 // storage_io.
 Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const std::string& path,

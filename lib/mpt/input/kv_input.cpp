@@ -26,14 +26,18 @@ void reserve_huge(std::vector<T>& v, size_t n) {
     advise_huge_pages(v.data(), v.capacity() * sizeof(T));
 }
 
-// Reads the stream f of the file path (or "-", standard input) as read_file does; closes it
-// unless it is standard input.
-Result<std::string> read_stream(std::FILE* f, const std::string& path) {
+// Reads the stream f of the file path (or "-", standard input) as read_file does, and no more
+// than max_input bytes (0: no such limit); closes it unless it is standard input.
+Result<std::string> read_stream(std::FILE* f, const std::string& path, uint64_t max_input) {
     std::string data;
     // A regular file is read straight into a string of its size; a pipe, or a file that
     // grew meanwhile, continues in chunks.
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        if (max_input != 0 && static_cast<uint64_t>(st.st_size) > max_input) {
+            if (f != stdin) std::fclose(f);
+            return input_limit_error(path, max_input);
+        }
         data.resize(static_cast<size_t>(st.st_size));
         data.resize(std::fread(data.data(), 1, data.size(), f));
     }
@@ -54,7 +58,9 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path) {
     bool opened = std::find_if_not(data.begin(), data.end(), json_detail::is_ws) != data.end();
     bool text = false;
     // A stream that is JSON all along stops at a bound instead of at the OOM killer.
-    const size_t limit = stream_byte_limit();
+    const size_t memory_limit = stream_byte_limit();
+    const bool by_max_input = max_input != 0 && max_input < memory_limit;
+    const size_t limit = by_max_input ? static_cast<size_t>(max_input) : memory_limit;
     char buf[1 << 16];
     bool too_large = false;
     while (!std::feof(f) && !std::ferror(f)) {
@@ -89,6 +95,7 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path) {
     const int err = errno;
     if (f != stdin) std::fclose(f);
     if (failed) return input_error(path, err);
+    if (too_large && by_max_input) return input_limit_error(path, max_input);
     if (too_large) {
         return file_error(Errc::input_too_large, path,
                           "a stream of more than " + std::to_string(limit) +
@@ -120,7 +127,13 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path) {
 Result<std::string> read_file(const std::string& path) {
     std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
     if (f == nullptr) return input_error(path, errno);
-    return read_stream(f, path);
+    return read_stream(f, path, 0);
+}
+
+Error input_limit_error(const std::string& path, uint64_t max_input) {
+    return file_error(
+        Errc::input_too_large, path,
+        "more than " + std::to_string(max_input) + " bytes of input, the limit --max-input sets");
 }
 
 InputText::InputText(InputText&& other) noexcept
@@ -147,13 +160,18 @@ std::string_view InputText::view() const noexcept {
     return data_;
 }
 
-Result<InputText> load_input(const std::string& path) {
+Result<InputText> load_input(const std::string& path, uint64_t max_input) {
     InputText text;
     if (path != "-") {
         const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0) return input_error(path, errno);
         struct stat st;
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+        if (regular && max_input != 0 && static_cast<uint64_t>(st.st_size) > max_input) {
+            close(fd);
+            return input_limit_error(path, max_input);
+        }
+        if (regular && st.st_size > 0) {
             void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
             if (p != MAP_FAILED) {
                 madvise(p, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
@@ -174,10 +192,10 @@ Result<InputText> load_input(const std::string& path) {
             close(fd);
             return input_error(path, err);
         }
-        MPT_TRY(text.data_, read_stream(f, path));
+        MPT_TRY(text.data_, read_stream(f, path, max_input));
         return text;
     }
-    MPT_TRY(text.data_, read_file(path));  // standard input
+    MPT_TRY(text.data_, read_stream(stdin, path, max_input));  // standard input
     return text;
 }
 

@@ -141,13 +141,18 @@ public:
     bool mapped() const noexcept { return map_ != nullptr; }
 
 private:
-    friend Result<InputText> load_input(const std::string& path);
+    friend Result<InputText> load_input(const std::string& path, uint64_t max_input);
     void* map_ = nullptr;
     size_t map_size_ = 0;
     std::string data_;
 };
 
-Result<InputText> load_input(const std::string& path);
+// max_input (0: none): more bytes than that, a regular file's size or read from a stream, is
+// Errc::input_too_large (input_limit_error), and a stream is read no further.
+Result<InputText> load_input(const std::string& path, uint64_t max_input = 0);
+
+// The error of an input of path past max_input bytes (--max-input).
+Error input_limit_error(const std::string& path, uint64_t max_input);
 
 // Decodes one string by the ethereum/tests rule: 0x-prefixed hex, else its bytes.
 Result<bytes> decode_kv_string(std::string_view s);

@@ -318,12 +318,6 @@ bool KvStreamReader::end_piece(size_t n) {
     return true;
 }
 
-Error input_limit_error(const std::string& path, uint64_t max_input) {
-    return file_error(
-        Errc::input_too_large, path,
-        "more than " + std::to_string(max_input) + " bytes of input, the limit --max-input sets");
-}
-
 Result<OpenedText> open_text(const std::string& path, size_t whole_limit, uint64_t max_input) {
     OpenedText out;
     if (path == "-") {
@@ -341,7 +335,7 @@ Result<OpenedText> open_text(const std::string& path, size_t whole_limit, uint64
     if (out.regular && static_cast<uint64_t>(st.st_size) <= whole_limit) {
         ::close(out.fd);
         out.fd = -1;
-        MPT_TRY(out.whole, load_input(path));
+        MPT_TRY(out.whole, load_input(path, max_input));
         return out;
     }
     if (out.regular) ::posix_fadvise(out.fd, 0, 0, POSIX_FADV_SEQUENTIAL);

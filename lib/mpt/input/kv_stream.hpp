@@ -132,8 +132,6 @@ struct OpenedText {
 // max_input (0: none): a regular file larger is Errc::input_too_large (input_limit_error);
 // the readers of a stream count what they read against it.
 Result<OpenedText> open_text(const std::string& path, size_t whole_limit, uint64_t max_input = 0);
-// The error of an input of path past max_input bytes (--max-input).
-Error input_limit_error(const std::string& path, uint64_t max_input);
 
 // A key/value document opened for reading once: whole in memory (as load_input gives it)
 // when it is at most whole_limit bytes, else as a stream of pieces of about piece_bytes.
