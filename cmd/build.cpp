@@ -3,13 +3,13 @@
 #include "common.hpp"
 #include "kv_memory.hpp"
 
-#include <mpt/build/bulk_build.hpp>
-#include <mpt/build/limits.hpp>
-#include <mpt/build/state_file.hpp>
-#include <mpt/build/state_root.hpp>
-#include <mpt/build/state_spill.hpp>
-#include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/ops/bulk_build.hpp>
+#include <mpt/ops/limits.hpp>
+#include <mpt/ops/state_file.hpp>
+#include <mpt/ops/state_root.hpp>
+#include <mpt/ops/state_spill.hpp>
+#include <mpt/ops/trie_file.hpp>
 #include <mpt/state/document.hpp>
 #include <mpt/state/document_stream.hpp>
 

@@ -2,9 +2,9 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-#include <mpt/build/state_file.hpp>
-#include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/ops/state_file.hpp>
+#include <mpt/ops/trie_file.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>

@@ -1,9 +1,9 @@
 #include "common.hpp"
 
-#include <mpt/build/bulk_build.hpp>
-#include <mpt/build/trie_file.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/input/kv_input.hpp>
+#include <mpt/ops/bulk_build.hpp>
+#include <mpt/ops/trie_file.hpp>
 #include <mpt/trie/node_source.hpp>
 
 #include <fmt/core.h>

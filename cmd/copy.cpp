@@ -2,8 +2,8 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-#include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/ops/trie_file.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>

@@ -3,8 +3,8 @@
 #include "common.hpp"
 #include "state_print.hpp"
 
-#include <mpt/build/state_diff.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/ops/state_diff.hpp>
 #include <mpt/state/document.hpp>
 
 #include <fmt/core.h>

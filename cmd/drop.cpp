@@ -2,7 +2,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-#include <mpt/build/trie_file.hpp>
+#include <mpt/ops/trie_file.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>

@@ -2,7 +2,7 @@
 // where their sorts spill past it.
 #pragma once
 
-#include <mpt/build/kv_root.hpp>
+#include <mpt/ops/kv_root.hpp>
 
 #include <CLI/CLI.hpp>
 

@@ -1,6 +1,6 @@
 // mpt proof DB --account ADDR... [--slot SLOT]...: eth_getProof answers from a state file,
 // written as go-ethereum writes them (state/getproof.hpp).
-#include <mpt/build/state_proof.hpp>
+#include <mpt/ops/state_proof.hpp>
 
 #include "commands.hpp"
 #include "common.hpp"

@@ -3,10 +3,10 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-#include <mpt/build/kv_root.hpp>
-#include <mpt/build/state_root.hpp>
-#include <mpt/build/state_spill.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/ops/kv_root.hpp>
+#include <mpt/ops/state_root.hpp>
+#include <mpt/ops/state_spill.hpp>
 #include <mpt/state/document.hpp>
 #include <mpt/state/document_stream.hpp>
 #include <mpt/trie/stack_trie.hpp>

@@ -2,7 +2,7 @@
 // line under the key rule, and printing accounts and values as JSON-RPC quantities.
 #pragma once
 
-#include <mpt/build/state_file.hpp>
+#include <mpt/ops/state_file.hpp>
 
 #include <optional>
 #include <string>

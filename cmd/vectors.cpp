@@ -1,9 +1,9 @@
 #include "vectors.hpp"
 #include "common.hpp"
 
-#include <mpt/build/kv_root.hpp>
-#include <mpt/build/state_root.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/ops/kv_root.hpp>
+#include <mpt/ops/state_root.hpp>
 #include <mpt/state/block.hpp>
 #include <mpt/state/document.hpp>
 #include <mpt/trie/stack_trie.hpp>

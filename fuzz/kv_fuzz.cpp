@@ -1,8 +1,8 @@
 // Key/value JSON input: any text parses or fails with an error, never a crash; a document
 // that parses gives its final content ways that must agree: sorted_final_pairs through the
 // streaming StackTrie, kv_root, and the pairs applied in order to the in-memory Trie.
-#include <mpt/build/kv_root.hpp>
 #include <mpt/input/kv_input.hpp>
+#include <mpt/ops/kv_root.hpp>
 #include <mpt/trie/stack_trie.hpp>
 #include <mpt/trie/trie.hpp>
 

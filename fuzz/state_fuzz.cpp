@@ -2,10 +2,10 @@
 // a document that parses has the reader's promises (storage sorted by key with no key twice,
 // no address hash twice) and one state root on one thread, on two, and through the in-memory
 // Trie over the accounts' encodings. BlockchainTests files parse or fail the same way. The
-// streamed reader past --memory (build/state_spill.hpp), fed 64 bytes at a time with runs of a
+// streamed reader past --memory (ops/state_spill.hpp), fed 64 bytes at a time with runs of a
 // few records, gives the same error, or the same root and counts.
-#include <mpt/build/state_root.hpp>
-#include <mpt/build/state_spill.hpp>
+#include <mpt/ops/state_root.hpp>
+#include <mpt/ops/state_spill.hpp>
 #include <mpt/state/document.hpp>
 #include <mpt/trie/trie.hpp>
 

@@ -11,7 +11,7 @@
 // the 32-byte embedding threshold. A checkpoint also runs at the end. Checkpoints verify the
 // hash of every row they read, so they dominate the time of a run; their number is capped.
 #include <map>
-#include <mpt/build/trie_file.hpp>
+#include <mpt/ops/trie_file.hpp>
 #include <mpt/store/node_store.hpp>
 #include <mpt/trie/stack_trie.hpp>
 #include <optional>

@@ -21,8 +21,9 @@ declare -A allowed=(
     [input]="input core"
     [proof]="proof trie core"
     [store]="store trie core"
+    [sort]="sort input core"
     [state]="state input proof trie core"
-    [build]="build input state proof store trie core"
+    [ops]="ops sort input state proof store trie core"
 )
 # System headers a layer may not use, as extended regular expressions.
 declare -A forbidden=(
@@ -31,8 +32,9 @@ declare -A forbidden=(
     [input]='^(sqlite3\.h|nlohmann/.*)$'
     [proof]='^(sqlite3\.h|nlohmann/.*)$'
     [state]='^(sqlite3\.h|nlohmann/.*)$'
+    [sort]='^(sqlite3\.h|nlohmann/.*)$'
     [store]='^(nlohmann/.*)$'
-    [build]='^(nlohmann/.*)$'
+    [ops]='^(nlohmann/.*)$'
 )
 
 bad=0

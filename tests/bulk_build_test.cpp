@@ -9,8 +9,8 @@
 
 #include <fstream>
 #include <map>
-#include <mpt/build/bulk_build.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/ops/bulk_build.hpp>
 #include <mpt/store/sqlite_store.hpp>
 #include <random>
 #include <sstream>

@@ -11,10 +11,10 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <mpt/build/bulk_build.hpp>
-#include <mpt/build/kv_root.hpp>
-#include <mpt/build/trie_file.hpp>
 #include <mpt/input/kv_stream.hpp>
+#include <mpt/ops/bulk_build.hpp>
+#include <mpt/ops/kv_root.hpp>
+#include <mpt/ops/trie_file.hpp>
 #include <mpt/store/faulty_store.hpp>
 #include <mpt/store/sqlite_store.hpp>
 #include <mpt/trie/stack_trie.hpp>

@@ -2,9 +2,9 @@
 // part refused with the part named.
 #include <doctest/doctest.h>
 
-#include <mpt/build/state_proof.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/ops/state_proof.hpp>
 #include <mpt/proof/proof.hpp>
 #include <mpt/state/getproof.hpp>
 

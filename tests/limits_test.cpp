@@ -1,7 +1,7 @@
-// Limits checked before a write (build/limits.hpp) and SQLite's length limit behind them.
+// Limits checked before a write (ops/limits.hpp) and SQLite's length limit behind them.
 #include <doctest/doctest.h>
 
-#include <mpt/build/limits.hpp>
+#include <mpt/ops/limits.hpp>
 #include <mpt/store/sqlite_store.hpp>
 
 #include "test_util.hpp"

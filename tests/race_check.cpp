@@ -6,11 +6,11 @@
 // any build, a root that differs from one thread's fails it.
 //
 //   mpt_race_check
-#include <mpt/build/bulk_build.hpp>
-#include <mpt/build/kv_root.hpp>
-#include <mpt/build/state_spill.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/ops/bulk_build.hpp>
+#include <mpt/ops/kv_root.hpp>
+#include <mpt/ops/state_spill.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
 #include <unistd.h>

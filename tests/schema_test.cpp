@@ -4,8 +4,8 @@
 
 #include <doctest/doctest.h>
 
-#include <mpt/build/trie_file.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/ops/trie_file.hpp>
 #include <mpt/store/faulty_store.hpp>
 #include <mpt/store/file_image.hpp>
 #include <mpt/store/sqlite_store.hpp>

@@ -1,4 +1,4 @@
-// The spilling sort (input/spill.hpp), the stream reader (input/kv_stream.hpp) and the builds
+// The spilling sort (sort/spill.hpp), the stream reader (input/kv_stream.hpp) and the builds
 // through them (kv_root_sorted, build_new_trie_file_sorted): with budgets of a few pairs, so
 // that runs of a few keys spill and merge in several passes, they must give what the
 // in-memory path gives for the same document: the same final pairs, the same roots, the same
@@ -15,11 +15,11 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <mpt/build/bulk_build.hpp>
-#include <mpt/build/kv_root.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/input/kv_stream.hpp>
-#include <mpt/input/spill.hpp>
+#include <mpt/ops/bulk_build.hpp>
+#include <mpt/ops/kv_root.hpp>
+#include <mpt/sort/spill.hpp>
 #include <mpt/trie/stack_trie.hpp>
 #include <random>
 #include <sstream>

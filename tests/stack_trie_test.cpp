@@ -1,8 +1,8 @@
 #include "test_util.hpp"
 
-#include <mpt/build/kv_root.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/ops/kv_root.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
 #include <doctest/doctest.h>

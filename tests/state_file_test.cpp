@@ -1,12 +1,12 @@
 #include <doctest/doctest.h>
 
-#include <mpt/build/bulk_build.hpp>
-#include <mpt/build/state_diff.hpp>
-#include <mpt/build/state_file.hpp>
-#include <mpt/build/state_root.hpp>
-#include <mpt/build/trie_file.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/core/rlp.hpp>
+#include <mpt/ops/bulk_build.hpp>
+#include <mpt/ops/state_diff.hpp>
+#include <mpt/ops/state_file.hpp>
+#include <mpt/ops/state_root.hpp>
+#include <mpt/ops/trie_file.hpp>
 #include <mpt/store/sqlite_store.hpp>
 
 #include <map>

@@ -2,8 +2,8 @@
 // RLP-encoded here by hand (Yellow Paper appendix B), not by state/account.cpp.
 #include "test_util.hpp"
 
-#include <mpt/build/state_root.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/ops/state_root.hpp>
 #include <mpt/state/document.hpp>
 #include <mpt/trie/trie.hpp>
 

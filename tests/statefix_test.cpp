@@ -2,11 +2,11 @@
 // storage roots without their slots.
 #include <doctest/doctest.h>
 
-#include <mpt/build/path_order.hpp>
-#include <mpt/build/state_diff.hpp>
-#include <mpt/build/state_file.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/ops/path_order.hpp>
+#include <mpt/ops/state_diff.hpp>
+#include <mpt/ops/state_file.hpp>
 #include <mpt/store/sqlite_stmt.hpp>
 #include <mpt/store/sqlite_store.hpp>
 #include <mpt/store/tries_table.hpp>

@@ -1,13 +1,13 @@
-// State documents past the memory budget (build/state_spill.hpp): the streamed reader and the
+// State documents past the memory budget (ops/state_spill.hpp): the streamed reader and the
 // sorted path against the whole-document path, with budgets of a few entries a run so that
 // every run spills and the merges take several passes.
 #include <doctest/doctest.h>
 
-#include <mpt/build/state_file.hpp>
-#include <mpt/build/state_root.hpp>
-#include <mpt/build/state_spill.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/ops/state_file.hpp>
+#include <mpt/ops/state_root.hpp>
+#include <mpt/ops/state_spill.hpp>
 #include <mpt/state/document.hpp>
 #include <mpt/state/document_stream.hpp>
 

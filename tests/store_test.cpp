@@ -2,7 +2,7 @@
 // store by path, and is compared with an in-memory oracle (a std::map).
 #include "test_util.hpp"
 
-#include <mpt/build/trie_file.hpp>
+#include <mpt/ops/trie_file.hpp>
 #include <mpt/store/sqlite_store.hpp>
 #include <mpt/trie/stack_trie.hpp>
 

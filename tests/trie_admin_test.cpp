@@ -3,8 +3,8 @@
 #include "stored_trie.hpp"
 #include "test_util.hpp"
 
-#include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/ops/trie_file.hpp>
 #include <mpt/store/faulty_store.hpp>
 #include <mpt/store/sqlite_store.hpp>
 #include <mpt/trie/node_tree.hpp>

@@ -249,7 +249,7 @@ Status SqliteNodeStore::put(TrieId trie, bytes_view path, bytes_view rlp) {
 
 Error SqliteNodeStore::row_error(int rc, TrieId trie, bytes_view path, size_t rlp_bytes) const {
     if ((rc & 0xff) == SQLITE_TOOBIG) {
-        // Callers check entries first (build/limits.hpp); a row that still does not fit says
+        // Callers check entries first (ops/limits.hpp); a row that still does not fit says
         // how large it is against the limit.
         return file_error(Errc::input_too_large, path_,
                           "write node: trie id " + std::to_string(trie) +

@@ -1,15 +1,15 @@
 // The rows a StackTrie hands its sink, kept for a trie file written whole (bulk_build.cpp,
 // state_spill.cpp): in memory, or past a budget in runs put in path order on disk. Internal
-// to lib/mpt/build/.
+// to lib/mpt/ops/.
 //
 // Thread safety: an object is used by one thread at a time.
 #pragma once
 
-#include <mpt/build/path_order.hpp>
 #include <mpt/core/bytes.hpp>
 #include <mpt/core/error.hpp>
 #include <mpt/input/kv_input.hpp>
-#include <mpt/input/spill.hpp>
+#include <mpt/ops/path_order.hpp>
+#include <mpt/sort/spill.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
 #include <span>

@@ -1,11 +1,11 @@
 // Roots and files of state documents sorted on disk (state_spill.hpp).
-#include <mpt/build/bulk_build.hpp>
-#include <mpt/build/kv_root.hpp>
-#include <mpt/build/row_buffer.hpp>
-#include <mpt/build/state_image.hpp>
-#include <mpt/build/state_spill.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/ops/bulk_build.hpp>
+#include <mpt/ops/kv_root.hpp>
+#include <mpt/ops/row_buffer.hpp>
+#include <mpt/ops/state_image.hpp>
+#include <mpt/ops/state_spill.hpp>
 #include <mpt/store/btree_writer.hpp>
 #include <mpt/trie/stack_trie.hpp>
 #include <mpt/trie/task_pool.hpp>

@@ -1,4 +1,4 @@
-#include <mpt/build/kv_root.hpp>
+#include <mpt/ops/kv_root.hpp>
 
 #include <mpt/core/keccak.hpp>
 #include <mpt/trie/stack_trie.hpp>

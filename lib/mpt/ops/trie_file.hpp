@@ -7,7 +7,7 @@
 #include <mpt/core/error.hpp>
 #include <mpt/input/kv_input.hpp>
 #include <mpt/input/kv_stream.hpp>
-#include <mpt/input/spill.hpp>
+#include <mpt/sort/spill.hpp>
 #include <mpt/store/node_store.hpp>
 
 #include <functional>

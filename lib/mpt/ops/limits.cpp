@@ -1,4 +1,4 @@
-#include <mpt/build/limits.hpp>
+#include <mpt/ops/limits.hpp>
 
 #include <string>
 

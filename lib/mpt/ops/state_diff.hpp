@@ -13,7 +13,7 @@
 // Thread safety: one call uses its views from the calling thread only.
 #pragma once
 
-#include <mpt/build/state_file.hpp>
+#include <mpt/ops/state_file.hpp>
 #include <mpt/proof/diff.hpp>
 
 #include <functional>

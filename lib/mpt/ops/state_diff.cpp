@@ -1,5 +1,5 @@
-#include <mpt/build/state_diff.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/ops/state_diff.hpp>
 
 namespace mpt {
 namespace {

@@ -1,9 +1,9 @@
 // build_new_state_file: a state into a new file, written whole (bulk_build.hpp's way).
-#include <mpt/build/bulk_build.hpp>
-#include <mpt/build/path_order.hpp>
-#include <mpt/build/state_file.hpp>
-#include <mpt/build/state_image.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/ops/bulk_build.hpp>
+#include <mpt/ops/path_order.hpp>
+#include <mpt/ops/state_file.hpp>
+#include <mpt/ops/state_image.hpp>
 #include <mpt/store/btree_writer.hpp>
 #include <mpt/store/sqlite_stmt.hpp>
 #include <mpt/store/tries_table.hpp>

@@ -1,6 +1,6 @@
-#include <mpt/build/kv_root.hpp>
-#include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/ops/kv_root.hpp>
+#include <mpt/ops/trie_file.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
 #include <algorithm>

@@ -23,9 +23,9 @@
 // Thread safety: a call uses its own threads and no shared state.
 #pragma once
 
-#include <mpt/build/trie_file.hpp>
 #include <mpt/core/error.hpp>
-#include <mpt/input/spill.hpp>
+#include <mpt/ops/trie_file.hpp>
+#include <mpt/sort/spill.hpp>
 #include <mpt/store/file_image.hpp>
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include <mpt/build/state_proof.hpp>
+#include <mpt/ops/state_proof.hpp>
 
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>

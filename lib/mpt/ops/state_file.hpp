@@ -52,7 +52,7 @@ struct StateBuildResult {
 
 // Writes the state of doc into store: the account trie `main` (kind state) and the storage
 // tries (kind secure), in one write transaction; the root is state_root(doc) of
-// build/state_root.hpp. Zero-valued slots are skipped. Errors:
+// ops/state_root.hpp. Zero-valued slots are skipped. Errors:
 // bad_input (two entries of one account with the same slot, or two accounts with the same
 // address hash), trie_kind_mismatch and bad_input for an existing trie without replace, and
 // the store's errors.

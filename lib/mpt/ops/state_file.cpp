@@ -1,7 +1,7 @@
-#include <mpt/build/state_file.hpp>
-#include <mpt/build/trie_file.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/ops/state_file.hpp>
+#include <mpt/ops/trie_file.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
 #include <algorithm>

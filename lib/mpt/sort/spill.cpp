@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mpt/input/kv_input.hpp>
-#include <mpt/input/spill.hpp>
+#include <mpt/sort/spill.hpp>
 #include <utility>
 
 namespace mpt {

@@ -1,4 +1,4 @@
-#include <mpt/build/state_root.hpp>
+#include <mpt/ops/state_root.hpp>
 
 #include <mpt/core/hex.hpp>
 #include <mpt/trie/stack_trie.hpp>

@@ -4,7 +4,7 @@
 // Thread safety: each call uses the view's store from the calling thread only.
 #pragma once
 
-#include <mpt/build/state_file.hpp>
+#include <mpt/ops/state_file.hpp>
 #include <mpt/state/getproof.hpp>
 #include <mpt/trie/node_source.hpp>
 

@@ -9,10 +9,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <mpt/build/bulk_build.hpp>
-#include <mpt/build/kv_root.hpp>
-#include <mpt/build/path_order.hpp>
-#include <mpt/build/row_buffer.hpp>
+#include <mpt/ops/bulk_build.hpp>
+#include <mpt/ops/kv_root.hpp>
+#include <mpt/ops/path_order.hpp>
+#include <mpt/ops/row_buffer.hpp>
 #include <mpt/store/btree_writer.hpp>
 #include <mpt/store/sqlite_store.hpp>
 #include <mpt/trie/stack_trie.hpp>

@@ -21,10 +21,10 @@
 // Thread safety: each call uses its own objects from the calling thread.
 #pragma once
 
-#include <mpt/build/state_file.hpp>
-#include <mpt/build/state_root.hpp>
 #include <mpt/core/error.hpp>
-#include <mpt/input/spill.hpp>
+#include <mpt/ops/state_file.hpp>
+#include <mpt/ops/state_root.hpp>
+#include <mpt/sort/spill.hpp>
 #include <mpt/state/document_stream.hpp>
 
 #include <optional>

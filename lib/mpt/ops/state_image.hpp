@@ -1,6 +1,6 @@
 // The parts of a state file written whole that its two builders share (state_bulk.cpp for a
 // document in memory, state_spill.cpp for one sorted on disk): the first pages, with the tries
-// table, and the preimages table's records. Internal to lib/mpt/build/.
+// table, and the preimages table's records. Internal to lib/mpt/ops/.
 //
 // Thread safety: pure functions.
 #pragma once
