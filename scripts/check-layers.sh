@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Checks the library's layering (DESIGN.md section 2): a file in lib/mpt/<layer>/ includes
-# headers of its own layer and of the layers below it only, and core/ includes no SQLite, no
-# JSON library and nothing of threads. Prints every include that goes against the directions
+# Checks the library's layering (docs/DESIGN.md, section 1): a file in lib/mpt/<layer>/
+# includes headers of its own layer and of the layers its row of the directions table names
+# only, and no system header its row forbids. Prints every include that goes against the directions
 # and exits 1 when there is one.
 #
 #   scripts/check-layers.sh [ROOT]        (ROOT: the checkout; default: this script's)
@@ -14,35 +14,46 @@ lib=$root/lib/mpt
     exit 2
 }
 
-# What each layer may include, itself included.
-declare -A allowed=(
-    [core]="core"
-    [trie]="trie core"
-    [input]="input core"
-    [proof]="proof trie core"
-    [store]="store trie core"
-    [sort]="sort input core"
-    [state]="state input proof trie core"
-    [ops]="ops sort input state proof store trie core"
-)
-# System headers a layer may not use, as extended regular expressions.
-declare -A forbidden=(
-    [core]='^(sqlite3\.h|nlohmann/.*|thread|mutex|atomic|condition_variable|future|fstream|filesystem|fcntl\.h|unistd\.h)$'
-    [trie]='^(sqlite3\.h|nlohmann/.*)$'
-    [input]='^(sqlite3\.h|nlohmann/.*)$'
-    [proof]='^(sqlite3\.h|nlohmann/.*)$'
-    [state]='^(sqlite3\.h|nlohmann/.*)$'
-    [sort]='^(sqlite3\.h|nlohmann/.*)$'
-    [store]='^(nlohmann/.*)$'
-    [ops]='^(nlohmann/.*)$'
-)
+# The directions table of docs/DESIGN.md, between its layers:begin and layers:end markers:
+# rows "| layer | includes | forbidden system headers |" (each a space-separated list, a
+# trailing * matching any rest of a name).
+design=$root/docs/DESIGN.md
+[ -f "$design" ] || {
+    echo "check-layers: error: $design not found" >&2
+    exit 2
+}
+declare -A allowed=()
+declare -A forbidden=()
+in_table=0
+while IFS= read -r line; do
+    case $line in
+        '<!-- layers:begin -->') in_table=1 && continue ;;
+        '<!-- layers:end -->') in_table=0 && continue ;;
+    esac
+    [ $in_table -eq 1 ] || continue
+    IFS='|' read -r _ layer includes banned _ <<<"$line"
+    layer=$(echo $layer)
+    case $layer in '' | layer | ---*) continue ;; esac
+    allowed[$layer]="$layer $(echo $includes)"
+    re=""
+    for h in $banned; do
+        h=${h//./\\.}
+        h=${h//\*/.*}
+        re="${re:+$re|}$h"
+    done
+    forbidden[$layer]=${re:+^($re)\$}
+done <"$design"
+[ ${#allowed[@]} -gt 0 ] || {
+    echo "check-layers: error: no directions table in $design" >&2
+    exit 2
+}
 
 bad=0
 checked=0
 for dir in "$lib"/*/; do
     layer=$(basename "$dir")
     if [ -z "${allowed[$layer]+x}" ]; then
-        echo "check-layers: lib/mpt/$layer/: not a known layer (add it to this script and DESIGN.md)"
+        echo "check-layers: lib/mpt/$layer/: not a known layer (add it to the table of docs/DESIGN.md)"
         bad=1
         continue
     fi
@@ -64,7 +75,7 @@ for dir in "$lib"/*/; do
             elif [[ $inc =~ ^mpt/ ]]; then
                 echo "$rel:$lineno: $inc is not in a layer folder"
                 bad=1
-            elif [[ $inc =~ ${forbidden[$layer]} ]]; then
+            elif [ -n "${forbidden[$layer]}" ] && [[ $inc =~ ${forbidden[$layer]} ]]; then
                 echo "$rel:$lineno: $layer/ may not include <$inc>"
                 bad=1
             fi
@@ -76,7 +87,7 @@ if [ "$checked" -eq 0 ]; then
     exit 2
 fi
 if [ "$bad" -ne 0 ]; then
-    echo "check-layers: includes against the layer directions (see DESIGN.md section 2)"
+    echo "check-layers: includes against the layer directions (see docs/DESIGN.md, section 1)"
     exit 1
 fi
 echo "check-layers: $checked files, every include within the layer directions"
