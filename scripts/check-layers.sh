@@ -1,93 +1,209 @@
 #!/usr/bin/env bash
-# Checks the library's layering (docs/DESIGN.md, section 1): a file in lib/mpt/<layer>/
-# includes headers of its own layer and of the layers its row of the directions table names
-# only, and no system header its row forbids. Prints every include that goes against the directions
-# and exits 1 when there is one.
+# Checks the library's layering (docs/DESIGN.md, section 1) from what the compiler itself
+# includes: every library unit of the build's compile_commands.json is run through the
+# preprocessor alone with its own flags (-E -H), and each file of lib/mpt/<layer>/ that it
+# opens (the unit and every library header on the way) may include headers of its own layer
+# and of the layers its row of the directions table names only, and no system header its row
+# forbids. Includes are followed as the compiler resolves them, however they are spelled (a
+# relative path, a last line without a newline). Also refused: a library file that is not
+# .cpp or .hpp, one outside a layer folder or in a sub-folder other than detail/, a library
+# .cpp that the build does not compile, a library file including one outside the library.
+# Prints every violation and exits 1 when there is one, 2 when it cannot check.
 #
-#   scripts/check-layers.sh [ROOT]        (ROOT: the checkout; default: this script's)
-set -euo pipefail
+#   scripts/check-layers.sh [BUILD_DIR]
+#
+# BUILD_DIR holds compile_commands.json (CMakeLists.txt exports it); by default the script
+# configures build-layers/ so itself, which compiles nothing. MPT_JOBS: units at a time.
+set -uo pipefail
 
-root=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-lib=$root/lib/mpt
-[ -d "$lib" ] || {
-    echo "check-layers: error: $lib not found" >&2
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+die() {
+    echo "check-layers: error: $*" >&2
     exit 2
 }
+[ -f "$root/docs/DESIGN.md" ] || die "$root/docs/DESIGN.md not found"
+command -v python3 >/dev/null || die "python3 not found (it reads compile_commands.json)"
+if [ $# -ge 1 ]; then
+    build=$(cd "$1" 2>/dev/null && pwd) || die "$1: no such build folder"
+else
+    build=$root/build-layers
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null || die "configure failed"
+fi
+[ -f "$build/compile_commands.json" ] ||
+    die "$build/compile_commands.json not found (configure with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)"
 
-# The directions table of docs/DESIGN.md, between its layers:begin and layers:end markers:
-# rows "| layer | includes | forbidden system headers |" (each a space-separated list, a
-# trailing * matching any rest of a name).
-design=$root/docs/DESIGN.md
-[ -f "$design" ] || {
-    echo "check-layers: error: $design not found" >&2
-    exit 2
-}
-declare -A allowed=()
-declare -A forbidden=()
-in_table=0
-while IFS= read -r line; do
-    case $line in
-        '<!-- layers:begin -->') in_table=1 && continue ;;
-        '<!-- layers:end -->') in_table=0 && continue ;;
-    esac
-    [ $in_table -eq 1 ] || continue
-    IFS='|' read -r _ layer includes banned _ <<<"$line"
-    layer=$(echo $layer)
-    case $layer in '' | layer | ---*) continue ;; esac
-    allowed[$layer]="$layer $(echo $includes)"
-    re=""
-    for h in $banned; do
-        h=${h//./\\.}
-        h=${h//\*/.*}
-        re="${re:+$re|}$h"
-    done
-    forbidden[$layer]=${re:+^($re)\$}
-done <"$design"
-[ ${#allowed[@]} -gt 0 ] || {
-    echo "check-layers: error: no directions table in $design" >&2
-    exit 2
-}
+exec python3 - "$root" "$build/compile_commands.json" "${MPT_JOBS:-$(nproc)}" <<'PY'
+import concurrent.futures, json, os, re, shlex, subprocess, sys
 
-bad=0
-checked=0
-for dir in "$lib"/*/; do
-    layer=$(basename "$dir")
-    if [ -z "${allowed[$layer]+x}" ]; then
-        echo "check-layers: lib/mpt/$layer/: not a known layer (add it to the table of docs/DESIGN.md)"
-        bad=1
+root, db_path, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lib = os.path.join(root, "lib", "mpt") + os.sep
+
+def fail_setup(msg):
+    print("check-layers: error: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+# The directions table, between the markers of docs/DESIGN.md.
+allowed, forbidden = {}, {}
+rows = re.search(r"<!-- layers:begin -->(.*?)<!-- layers:end -->",
+                 open(os.path.join(root, "docs", "DESIGN.md")).read(), re.S)
+if not rows:
+    fail_setup("no directions table in docs/DESIGN.md")
+for line in rows.group(1).splitlines():
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) != 3 or cells[0] in ("", "layer") or cells[0].startswith("-"):
         continue
-    fi
-    for f in "$dir"*.hpp "$dir"*.cpp; do
-        [ -e "$f" ] || continue
-        checked=$((checked + 1))
-        rel=${f#"$root"/}
-        lineno=0
-        while IFS= read -r line; do
-            lineno=$((lineno + 1))
-            [[ $line =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*[\<\"]([^\>\"]+)[\>\"] ]] || continue
-            inc=${BASH_REMATCH[1]}
-            if [[ $inc =~ ^mpt/([a-z_]+)/ ]]; then
-                target=${BASH_REMATCH[1]}
-                if [[ " ${allowed[$layer]} " != *" $target "* ]]; then
-                    echo "$rel:$lineno: $layer/ may not include $inc (allowed: ${allowed[$layer]})"
-                    bad=1
-                fi
-            elif [[ $inc =~ ^mpt/ ]]; then
-                echo "$rel:$lineno: $inc is not in a layer folder"
-                bad=1
-            elif [ -n "${forbidden[$layer]}" ] && [[ $inc =~ ${forbidden[$layer]} ]]; then
-                echo "$rel:$lineno: $layer/ may not include <$inc>"
-                bad=1
-            fi
-        done <"$f"
-    done
-done
-if [ "$checked" -eq 0 ]; then
-    echo "check-layers: error: no sources under $lib" >&2
-    exit 2
-fi
-if [ "$bad" -ne 0 ]; then
-    echo "check-layers: includes against the layer directions (see docs/DESIGN.md, section 1)"
-    exit 1
-fi
-echo "check-layers: $checked files, every include within the layer directions"
+    layer, includes, banned = cells
+    allowed[layer] = {layer, *includes.split()}
+    forbidden[layer] = [re.compile("^" + re.escape(h).replace(r"\*", ".*") + "$")
+                        for h in banned.split()]
+if not allowed:
+    fail_setup("an empty directions table in docs/DESIGN.md")
+
+problems = set()
+
+def place(path):
+    """(layer, problem) of a file of the library."""
+    rel = path[len(lib):]
+    parts = rel.split(os.sep)
+    if len(parts) < 2:
+        return None, "lib/mpt/" + rel + ": not in a layer folder"
+    layer = parts[0]
+    if layer not in allowed:
+        return None, "lib/mpt/%s/: not a layer of the table in docs/DESIGN.md" % layer
+    if len(parts) > 3 or (len(parts) == 3 and parts[1] != "detail"):
+        return layer, "lib/mpt/" + rel + ": in a sub-folder other than detail/"
+    if not (rel.endswith(".cpp") or rel.endswith(".hpp")):
+        return layer, "lib/mpt/" + rel + ": library files are .cpp or .hpp"
+    return layer, None
+
+def where(src, target):
+    """src:line of the include that opened target, where the spelling shows it."""
+    base = os.path.basename(target)
+    try:
+        for n, text in enumerate(open(src, errors="replace"), 1):
+            if re.match(r"\s*#\s*include\b", text) and base in text:
+                return "%s:%d" % (os.path.relpath(src, root), n)
+    except OSError:
+        pass
+    return os.path.relpath(src, root)
+
+units = []
+for e in json.load(open(db_path)):
+    f = os.path.normpath(os.path.join(e["directory"], e["file"]))
+    if f.startswith(lib):
+        units.append((f, e))
+if not units:
+    fail_setup("no unit of lib/mpt/ in " + db_path)
+
+# Every library .cpp the repository holds is a unit of the build.
+listed = subprocess.run(["git", "-C", root, "ls-files", "-z", "--", "lib"],
+                        capture_output=True).stdout.decode().split("\0")
+compiled = {f for f, _ in units}
+for rel in filter(None, listed):
+    full = os.path.join(root, rel)
+    if not os.path.exists(full):
+        continue
+    if not full.startswith(lib):
+        problems.add(rel + ": outside lib/mpt/")
+        continue
+    _, p = place(full)
+    if p:
+        problems.add(p)
+    elif full.endswith(".cpp") and full not in compiled:
+        problems.add(rel + ": not compiled (add it to its layer's sources in CMakeLists.txt)")
+
+def system_dirs(compiler):
+    out = subprocess.run([compiler, "-E", "-x", "c++", "-", "-v"], input=b"",
+                         capture_output=True).stderr.decode(errors="replace")
+    dirs, on = [], False
+    for line in out.splitlines():
+        if line.startswith("#include <...> search starts here"):
+            on = True
+        elif line.startswith("End of search list"):
+            on = False
+        elif on:
+            dirs.append(os.path.normpath(line.strip()) + os.sep)
+    return sorted(dirs, key=len, reverse=True)
+
+dirs_of = {}
+
+def opened(unit):
+    f, e = unit
+    words = shlex.split(e["command"]) if "command" in e else list(e["arguments"])
+    out = []
+    skip = False
+    for w in words:
+        if skip:
+            skip = False
+            continue
+        if w in ("-o", "-c", "-MF", "-MT", "-MQ"):
+            skip = w != "-c"
+            continue
+        if w in ("-MD", "-MMD") or w == e["file"] or os.path.normpath(
+                os.path.join(e["directory"], w)) == f:
+            continue
+        out.append(w)
+    r = subprocess.run(out + ["-E", "-H", "-o", os.devnull, f], cwd=e["directory"],
+                       capture_output=True)
+    if r.returncode != 0:
+        return f, words[0], None, r.stderr.decode(errors="replace")
+    edges, stack = [], [f]
+    for line in r.stderr.decode(errors="replace").splitlines():
+        m = re.match(r"^(\.+) (.+)$", line)
+        if not m:
+            continue
+        depth = len(m.group(1))
+        path = os.path.normpath(os.path.join(e["directory"], m.group(2)))
+        del stack[depth:]
+        edges.append((stack[-1], path))
+        stack.append(path)
+    return f, words[0], edges, None
+
+with concurrent.futures.ThreadPoolExecutor(max(jobs, 1)) as pool:
+    results = list(pool.map(opened, units))
+
+seen = set()
+for f, compiler, edges, err in results:
+    if edges is None:
+        problems.add("%s: the preprocessor failed: %s" % (os.path.relpath(f, root),
+                                                          err.strip().splitlines()[-1:]))
+        continue
+    if compiler not in dirs_of:
+        dirs_of[compiler] = system_dirs(compiler)
+    for src, target in edges:
+        if not src.startswith(lib) or (src, target) in seen:
+            continue
+        seen.add((src, target))
+        layer, p = place(src)
+        if p:
+            problems.add(p)
+        if layer is None:
+            continue
+        at = where(src, target)
+        if target.startswith(lib):
+            to, p = place(target)
+            if p:
+                problems.add(p)
+            if to is not None and to not in allowed[layer]:
+                problems.add("%s: %s/ may not include %s (allowed: %s)" % (
+                    at, layer, os.path.relpath(target, root), " ".join(sorted(allowed[layer]))))
+        elif target.startswith(root + os.sep):
+            problems.add("%s: %s/ may not include %s, outside the library" % (
+                at, layer, os.path.relpath(target, root)))
+        else:
+            name = target
+            for d in dirs_of[compiler]:
+                if target.startswith(d):
+                    name = target[len(d):]
+                    break
+            if any(rx.match(name) for rx in forbidden[layer]):
+                problems.add("%s: %s/ may not include <%s>" % (at, layer, name))
+
+for p in sorted(problems):
+    print(p)
+if problems:
+    print("check-layers: includes against the layer directions (see docs/DESIGN.md, section 1)")
+    sys.exit(1)
+print("check-layers: %d units, %d files, every include within the layer directions" % (
+    len(units), len({s for s, _ in seen})))
+PY
