@@ -3,13 +3,10 @@
 #include <mpt/ops/bulk_build.hpp>
 #include <mpt/ops/path_order.hpp>
 #include <mpt/ops/state_file.hpp>
-#include <mpt/ops/state_image.hpp>
 #include <mpt/store/btree_writer.hpp>
-#include <mpt/store/sqlite_stmt.hpp>
-#include <mpt/store/tries_table.hpp>
+#include <mpt/store/file_image.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
-#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,112 +70,6 @@ void put_in_path_order(const bytes& data, std::vector<TrieRows::Ref>& refs, size
 }
 
 }  // namespace
-
-namespace build_detail {
-
-// The first pages of the file: the schema, one tries row per trie (ids from 1 in the order
-// given, so that their rows' keys sort in that order), empty nodes and preimages tables.
-Result<StateImage> make_state_image(std::span<const sqlite::TriesTable::NewTrie> tries) {
-    const std::string where = "in-memory database";
-    sqlite3* raw = nullptr;
-    const int rc =
-        sqlite3_open_v2(":memory:", &raw,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-    const std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close);
-    if (rc != SQLITE_OK) return sqlite::error_of_code(rc, where, "open");
-    const auto exec = [&](const std::string& sql) -> Status {
-        if (sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
-            return sqlite::last_error(raw, where, "make the file image");
-        }
-        return {};
-    };
-    MPT_RETURN_IF_ERROR(exec("PRAGMA page_size=8192"));
-    MPT_RETURN_IF_ERROR(exec("BEGIN;" + sqlite::schema_sql()));
-    sqlite::TriesTable table(raw, where, sqlite::kSchemaVersion);
-    StateImage out;
-    MPT_TRY(out.ids, table.insert_all(tries));
-    MPT_RETURN_IF_ERROR(exec("COMMIT"));
-    MPT_TRY(out.image, serialize_image(raw, where));
-    out.preimages_root = out.image.preimages_root;
-    return out;
-}
-
-Result<DiskStateImage> make_state_image_on_disk(const std::string& tmp_dir, const NextTries& next) {
-    std::string name = tmp_dir + "/mpt-image-XXXXXX";
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) {
-        return file_error(errno == ENOSPC ? Errc::storage_full : Errc::storage_io, tmp_dir,
-                          std::string("cannot make a temporary file: ") + std::strerror(errno));
-    }
-    DiskStateImage out;
-    out.fd = fd;
-    const std::string where = name;
-    sqlite3* raw = nullptr;
-    const int rc =
-        sqlite3_open_v2(name.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
-    // The name goes at once: the database is reached through the descriptors alone, and no
-    // journal is kept (journal_mode OFF below), so nothing else is made by name.
-    ::unlink(name.c_str());
-    std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close);
-    if (rc != SQLITE_OK) return sqlite::error_of_code(rc, where, "open");
-    const auto exec = [&](const std::string& sql) -> Status {
-        if (sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
-            return sqlite::last_error(raw, where, "make the file image");
-        }
-        return {};
-    };
-    MPT_RETURN_IF_ERROR(exec("PRAGMA page_size=8192"));
-    MPT_RETURN_IF_ERROR(
-        exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8192"));
-    MPT_RETURN_IF_ERROR(exec("BEGIN;" + sqlite::schema_sql()));
-    sqlite::TriesTable table(raw, where, sqlite::kSchemaVersion);
-    [[maybe_unused]] TrieId expect = 1;  // read by MPT_ASSERT only
-    while (true) {
-        MPT_TRY(const std::span<const sqlite::TriesTable::NewTrie> batch, next());
-        if (batch.empty()) break;
-        MPT_TRY(const std::vector<TrieId> ids, table.insert_all(batch));
-        // One statement per batch: ids from 1 in the order given, as one statement for all.
-        MPT_ASSERT(!ids.empty() && ids.front() == expect);
-        expect = ids.back() + 1;
-    }
-    MPT_RETURN_IF_ERROR(exec("COMMIT"));
-    MPT_TRY(const auto roots, table_roots(raw, where));
-    if (sqlite3_close(db.release()) != SQLITE_OK) {
-        return file_error(Errc::storage_io, where, "cannot close the image database");
-    }
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) return file_error(Errc::storage_io, where, std::strerror(errno));
-    uint8_t head[100];
-    if (::pread(fd, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head)) {
-        return file_error(Errc::storage_io, where, "cannot read the image database");
-    }
-    uint32_t page_size = static_cast<uint32_t>(head[16] << 8 | head[17]);
-    if (page_size == 1) page_size = 65536;
-    const uint32_t pages = static_cast<uint32_t>(static_cast<uint64_t>(st.st_size) / page_size);
-    // The pages up to the tables' roots, which the b-tree writers fill in, are held; the
-    // tries table's others stay in the file.
-    const uint32_t held = std::max(roots[0], roots[1]);
-    MPT_ASSERT(held >= 1 && held <= pages);
-    out.image.image.page_size = page_size;
-    out.image.image.pages.resize(static_cast<size_t>(held) * page_size);
-    if (::pread(fd, out.image.image.pages.data(), out.image.image.pages.size(), 0) !=
-        static_cast<ssize_t>(out.image.image.pages.size())) {
-        return file_error(Errc::storage_io, where, "cannot read the image database");
-    }
-    out.image.image.pages[18] = out.image.image.pages[19] = 2;  // WAL mode, as open() makes it
-    out.image.image.nodes_root = roots[0];
-    out.image.image.preimages_root = roots[1];
-    out.image.preimages_root = roots[1];
-    out.tail_first = held + 1;
-    out.tail_pages = pages - held;
-    return out;
-}
-
-DiskStateImage::~DiskStateImage() {
-    if (fd >= 0) ::close(fd);
-}
-
-}  // namespace build_detail
 
 namespace {
 
@@ -408,10 +299,10 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         std::vector<std::span<const PreimageRef>> runs = {preimages};
         for (const StorageChunk& c : chunks) runs.emplace_back(c.preimages);
 
-        std::vector<sqlite::TriesTable::NewTrie> rows;
+        std::vector<NewTrie> rows;
         rows.reserve(tries.size());
         for (const TrieRows& t : tries) rows.push_back({t.name, t.kind, t.root});
-        MPT_TRY(build_detail::StateImage image, build_detail::make_state_image(rows));
+        MPT_TRY(StateImage image, make_state_image(rows));
         bytes record;
         WholeFileTree trees[2];
         trees[0].root_page = image.image.nodes_root;

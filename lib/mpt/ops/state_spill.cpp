@@ -4,9 +4,9 @@
 #include <mpt/ops/bulk_build.hpp>
 #include <mpt/ops/kv_root.hpp>
 #include <mpt/ops/row_buffer.hpp>
-#include <mpt/ops/state_image.hpp>
 #include <mpt/ops/state_spill.hpp>
 #include <mpt/store/btree_writer.hpp>
+#include <mpt/store/file_image.hpp>
 #include <mpt/trie/stack_trie.hpp>
 #include <mpt/trie/task_pool.hpp>
 
@@ -402,34 +402,33 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
     // The tries table, made in a temporary file a batch of tries at a time.
     std::vector<std::string> names;
     std::vector<Hash256> roots;
-    std::vector<sqlite::TriesTable::NewTrie> batch;
+    std::vector<NewTrie> batch;
     bool first = true;
-    MPT_TRY(build_detail::DiskStateImage disk,
-            build_detail::make_state_image_on_disk(
-                spill.tmp_dir, [&]() -> Result<std::span<const sqlite::TriesTable::NewTrie>> {
-                    names.clear();
-                    roots.clear();
-                    batch.clear();
-                    if (first) {
-                        first = false;
-                        names.emplace_back("main");
-                        roots.push_back(result.root);
-                    }
-                    bytes_view k, v;
-                    while (names.size() < 4096) {
-                        MPT_TRY(const bool more, storage_tries.next(k, v));
-                        if (!more) break;
-                        names.push_back(storage_trie_name(hash_from_view(k)));
-                        roots.push_back(hash_from_view(v));
-                    }
-                    for (size_t i = 0; i < names.size(); ++i) {
-                        const bool main = names[i] == "main";
-                        batch.push_back(
-                            {names[i], main ? TrieKind::state : TrieKind::secure, roots[i]});
-                    }
-                    return std::span<const sqlite::TriesTable::NewTrie>(batch);
-                }));
-    build_detail::StateImage& image = disk.image;
+    MPT_TRY(
+        DiskStateImage disk,
+        make_state_image_on_disk(spill.tmp_dir, [&]() -> Result<std::span<const NewTrie>> {
+            names.clear();
+            roots.clear();
+            batch.clear();
+            if (first) {
+                first = false;
+                names.emplace_back("main");
+                roots.push_back(result.root);
+            }
+            bytes_view k, v;
+            while (names.size() < 4096) {
+                MPT_TRY(const bool more, storage_tries.next(k, v));
+                if (!more) break;
+                names.push_back(storage_trie_name(hash_from_view(k)));
+                roots.push_back(hash_from_view(v));
+            }
+            for (size_t i = 0; i < names.size(); ++i) {
+                const bool main = names[i] == "main";
+                batch.push_back({names[i], main ? TrieKind::state : TrieKind::secure, roots[i]});
+            }
+            return std::span<const NewTrie>(batch);
+        }));
+    StateImage& image = disk.image;
     const ImageTail tail{disk.fd, disk.tail_first, disk.tail_pages};
     // Trie i's id is i + 1 (ids from 1 in the order given).
     const auto id_of = [](uint32_t index) { return static_cast<int64_t>(index) + 1; };

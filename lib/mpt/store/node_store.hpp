@@ -20,6 +20,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mpt {
@@ -30,6 +31,13 @@ using TrieId = int64_t;
 // trie (keys keccak256(address), values account RLP), whose storage tries are secure tries
 // named "0x<64 lowercase hex of keccak256(address)>".
 enum class TrieKind : uint8_t { plain, secure, state };
+
+// A trie to make in a new file: its name, kind and root (a tries row without its id).
+struct NewTrie {
+    std::string_view name;
+    TrieKind kind;
+    Hash256 root;
+};
 
 // "plain", "secure" or "state".
 std::string_view trie_kind_name(TrieKind kind) noexcept;

@@ -57,11 +57,7 @@ public:
     // REQUIRES: inside a write; version 2. Adds a row for each of tries with its root, ids
     // one after another from the next free one, in the order given, through one statement
     // (a state's thousands of storage tries); the same rows as insert and set_root give.
-    struct NewTrie {
-        std::string_view name;
-        TrieKind kind;
-        Hash256 root;
-    };
+    using NewTrie = mpt::NewTrie;
     Result<std::vector<TrieId>> insert_all(std::span<const NewTrie> tries);
     // REQUIRES: inside a write; version 2. Sets a row's root and its checksum; the row as it
     // was is validated first, so that a damaged kind is not sealed by a new checksum.
