@@ -6,8 +6,9 @@
 # and of the layers its row of the directions table names only, and no system header its row
 # forbids. Includes are followed as the compiler resolves them, however they are spelled (a
 # relative path, a last line without a newline). Also refused: a library file that is not
-# .cpp or .hpp, one outside a layer folder or in a sub-folder other than detail/, a library
-# .cpp that the build does not compile, a library file including one outside the library.
+# .cpp or .hpp, one outside a layer folder or in a sub-folder other than detail/, a header of
+# another layer's detail/ (internal to that layer), a library .cpp that the build does not
+# compile, a library file including one outside the library.
 # Prints every violation and exits 1 when there is one, 2 when it cannot check.
 #
 #   scripts/check-layers.sh [BUILD_DIR]
@@ -184,7 +185,11 @@ for f, compiler, edges, err in results:
             to, p = place(target)
             if p:
                 problems.add(p)
-            if to is not None and to not in allowed[layer]:
+            internal = target[len(lib):].split(os.sep)[1:2] == ["detail"]
+            if to is not None and to != layer and internal:
+                problems.add("%s: %s/ may not include %s, internal to %s/" % (
+                    at, layer, os.path.relpath(target, root), to))
+            elif to is not None and to not in allowed[layer]:
                 problems.add("%s: %s/ may not include %s (allowed: %s)" % (
                     at, layer, os.path.relpath(target, root), " ".join(sorted(allowed[layer]))))
         elif target.startswith(root + os.sep):

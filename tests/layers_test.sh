@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The layer check against planted violations: a scratch copy of the tracked tree gets one of
 # each kind the check must see, is configured (nothing compiled), and scripts/check-layers.sh
-# must fail naming every one; the unchanged tree must pass. The seventh, a call into a layer
+# must fail naming every one; the unchanged tree must pass. The eighth, a call into a layer
 # above declared by hand with no include, is the link test's: mpt_link_core is built in the
 # scratch copy and must fail to link.
 #
@@ -45,6 +45,8 @@ sed -i '1i #include "planted.inc"' "$lib/core/hex.cpp"
 sed -i '1i #include <semaphore>' "$lib/core/bytes.cpp"
 # 5. An include the wrong way on a last line with no newline: input/ may not include ops/.
 printf '#include <mpt/ops/trie_file.hpp>' >>"$lib/input/json_lexer.cpp"
+# 7. Another layer's internal header: ops/ may include store/, not store/detail/.
+sed -i '1i #include <mpt/store/detail/sqlite_stmt.hpp>' "$lib/ops/limits.cpp"
 # 6. A library .cpp that the build does not compile.
 printf '// planted\n' >"$lib/state/orphan.cpp"
 git -C "$src" init -q && git -C "$src" add -A >/dev/null 2>&1
@@ -65,9 +67,10 @@ SQLite in core/ through the .inc file|^lib/mpt/core/planted\.inc:1: core/ may no
 thread header in core/|^lib/mpt/core/bytes\.cpp:1: core/ may not include <semaphore>$
 last line without a newline|^lib/mpt/input/json_lexer\.cpp:[0-9]+: input/ may not include lib/mpt/ops/trie_file\.hpp
 a .cpp not compiled|^lib/mpt/state/orphan\.cpp: not compiled
+another layer's detail/|^lib/mpt/ops/limits\.cpp:1: ops/ may not include lib/mpt/store/detail/sqlite_stmt\.hpp, internal to store/$
 EOF
 
-# 7. A call declared by hand, with no include: the link test of its layer fails.
+# 8. A call declared by hand, with no include: the link test of its layer fails.
 if [ $link -eq 1 ]; then
     cat >>"$src/lib/mpt/core/keccak.cpp" <<'EOF'
 

@@ -17,7 +17,7 @@
 #include <fstream>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/node.hpp>
-#include <mpt/store/tries_table.hpp>
+#include <mpt/store/detail/tries_table.hpp>
 #include <optional>
 #include <string>
 

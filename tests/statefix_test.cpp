@@ -7,9 +7,9 @@
 #include <mpt/ops/path_order.hpp>
 #include <mpt/ops/state_diff.hpp>
 #include <mpt/ops/state_file.hpp>
-#include <mpt/store/sqlite_stmt.hpp>
+#include <mpt/store/detail/sqlite_stmt.hpp>
+#include <mpt/store/detail/tries_table.hpp>
 #include <mpt/store/sqlite_store.hpp>
-#include <mpt/store/tries_table.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
 #include <sqlite3.h>

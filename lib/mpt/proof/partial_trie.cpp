@@ -3,8 +3,8 @@
 // library's ~500 lines: inserting the proven nodes, clearing what lies between the edges and
 // hashing the result are three parts of one invariant (every node the proofs do not fix
 // is rebuilt from the pairs), and split apart each would need the others' internals.
+#include <mpt/proof/detail/proof_index.hpp>
 #include <mpt/proof/proof.hpp>
-#include <mpt/proof/proof_index.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
 namespace mpt {

@@ -1,5 +1,5 @@
+#include <mpt/proof/detail/proof_index.hpp>
 #include <mpt/proof/proof.hpp>
-#include <mpt/proof/proof_index.hpp>
 
 #include <set>
 

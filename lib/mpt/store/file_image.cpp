@@ -2,9 +2,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <mpt/store/detail/sqlite_stmt.hpp>
+#include <mpt/store/detail/tries_table.hpp>
 #include <mpt/store/file_image.hpp>
-#include <mpt/store/sqlite_stmt.hpp>
-#include <mpt/store/tries_table.hpp>
 
 #include <algorithm>
 #include <cerrno>

@@ -15,10 +15,10 @@
 #pragma once
 
 #include <mpt/core/error.hpp>
+#include <mpt/store/detail/sqlite_stmt.hpp>
+#include <mpt/store/detail/tries_table.hpp>
 #include <mpt/store/file_image.hpp>
 #include <mpt/store/node_store.hpp>
-#include <mpt/store/sqlite_stmt.hpp>
-#include <mpt/store/tries_table.hpp>
 
 #include <functional>
 

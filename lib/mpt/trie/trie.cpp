@@ -1,4 +1,4 @@
-#include <mpt/trie/trie_nodes.hpp>
+#include <mpt/trie/detail/trie_nodes.hpp>
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/core/node.hpp>
-#include <mpt/store/tries_table.hpp>
+#include <mpt/store/detail/tries_table.hpp>
 
 #include <cstring>
 

@@ -1,6 +1,6 @@
 #include <sqlite3.h>
 
-#include <mpt/store/sqlite_stmt.hpp>
+#include <mpt/store/detail/sqlite_stmt.hpp>
 
 #include <cerrno>
 #include <cstring>

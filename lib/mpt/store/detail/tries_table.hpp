@@ -9,8 +9,8 @@
 #pragma once
 
 #include <mpt/core/error.hpp>
+#include <mpt/store/detail/sqlite_stmt.hpp>
 #include <mpt/store/node_store.hpp>
-#include <mpt/store/sqlite_stmt.hpp>
 
 #include <span>
 #include <string>
