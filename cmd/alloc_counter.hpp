@@ -1,5 +1,5 @@
 // Counts heap allocations: the mpt binary replaces the global operator new and delete
-// (alloc_counter.cpp), and SQLite's allocator is wrapped through its configuration hook.
+// (alloc_counter.cpp). SQLite's own are counted by the store (store/sqlite_memory.hpp).
 //
 // Thread safety: the counters are relaxed atomics; snapshots taken on one thread while
 // others allocate are approximate.
@@ -17,10 +17,5 @@ struct AllocCount {
 
 // Operator new calls since the program started.
 AllocCount heap_allocations() noexcept;
-
-// Routes SQLite's allocations through a counter. REQUIRES: called before SQLite is first
-// used. Returns false if SQLite refused the configuration.
-bool count_sqlite_allocations() noexcept;
-AllocCount sqlite_allocations() noexcept;
 
 }  // namespace mpt::cli

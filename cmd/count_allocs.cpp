@@ -5,6 +5,7 @@
 
 #include <mpt/core/hex.hpp>
 #include <mpt/proof/proof.hpp>
+#include <mpt/store/sqlite_memory.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
 #include <fmt/core.h>
@@ -88,7 +89,8 @@ public:
         sqlite_ = sqlite_allocations();
     }
     void stop() {
-        const AllocCount h = heap_allocations(), s = sqlite_allocations();
+        const AllocCount h = heap_allocations();
+        const SqliteAllocCount s = sqlite_allocations();
         total_.allocs += h.allocs - heap_.allocs;
         total_.bytes += h.bytes - heap_.bytes;
         sqlite_total_.allocs += s.allocs - sqlite_.allocs;
@@ -105,7 +107,8 @@ public:
     }
 
 private:
-    AllocCount heap_, sqlite_, total_, sqlite_total_;
+    AllocCount heap_, total_, sqlite_total_;
+    SqliteAllocCount sqlite_;
 };
 
 // Builds the n-leaf trie into a fresh file.

@@ -17,7 +17,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-#include <sqlite3.h>
+#include <mpt/store/sqlite_memory.hpp>
 
 namespace {
 
@@ -80,7 +80,7 @@ int run_command(const mpt::cli::Runner& runner) noexcept {
 // `mpt --version`: the release, the commit it was configured from and the SQLite it runs on.
 std::string version_text() {
     return fmt::format("mpt {} (commit {}, SQLite {})", MPT_VERSION, MPT_COMMIT,
-                       sqlite3_libversion());
+                       mpt::sqlite_version());
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 # relative path, a last line without a newline). Also refused: a library file that is not
 # .cpp or .hpp, one outside a layer folder or in a sub-folder other than detail/, a header of
 # another layer's detail/ (internal to that layer), a library .cpp that the build does not
-# compile, a library file including one outside the library.
+# compile, a library file including one outside the library. cmd/ is held to its own row of
+# the table, as a layer above all of them.
 # Prints every violation and exits 1 when there is one, 2 when it cannot check.
 #
 #   scripts/check-layers.sh [BUILD_DIR]
@@ -38,6 +39,7 @@ import concurrent.futures, json, os, re, shlex, subprocess, sys
 
 root, db_path, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 lib = os.path.join(root, "lib", "mpt") + os.sep
+cmd = os.path.join(root, "cmd") + os.sep
 
 def fail_setup(msg):
     print("check-layers: error: " + msg, file=sys.stderr)
@@ -91,7 +93,8 @@ def where(src, target):
 units = []
 for e in json.load(open(db_path)):
     f = os.path.normpath(os.path.join(e["directory"], e["file"]))
-    if f.startswith(lib):
+    # The command line's units too: cmd/'s files, or the unity unit that includes them.
+    if f.startswith(lib) or f.startswith(cmd) or ("/Unity/" in f and "/mpt.dir/" in f):
         units.append((f, e))
 if not units:
     fail_setup("no unit of lib/mpt/ in " + db_path)
@@ -100,6 +103,8 @@ if not units:
 listed = subprocess.run(["git", "-C", root, "ls-files", "-z", "--", "lib"],
                         capture_output=True).stdout.decode().split("\0")
 compiled = {f for f, _ in units}
+if not any(f.startswith(lib) for f in compiled):
+    fail_setup("no unit of lib/mpt/ in " + db_path)
 for rel in filter(None, listed):
     full = os.path.join(root, rel)
     if not os.path.exists(full):
@@ -172,12 +177,17 @@ for f, compiler, edges, err in results:
     if compiler not in dirs_of:
         dirs_of[compiler] = system_dirs(compiler)
     for src, target in edges:
-        if not src.startswith(lib) or (src, target) in seen:
+        if (src, target) in seen:
+            continue
+        if src.startswith(lib):
+            layer, p = place(src)
+            if p:
+                problems.add(p)
+        elif src.startswith(cmd) and "cmd" in allowed:
+            layer = "cmd"
+        else:
             continue
         seen.add((src, target))
-        layer, p = place(src)
-        if p:
-            problems.add(p)
         if layer is None:
             continue
         at = where(src, target)
@@ -192,6 +202,8 @@ for f, compiler, edges, err in results:
             elif to is not None and to not in allowed[layer]:
                 problems.add("%s: %s/ may not include %s (allowed: %s)" % (
                     at, layer, os.path.relpath(target, root), " ".join(sorted(allowed[layer]))))
+        elif layer == "cmd" and target.startswith(cmd):
+            pass
         elif target.startswith(root + os.sep):
             problems.add("%s: %s/ may not include %s, outside the library" % (
                 at, layer, os.path.relpath(target, root)))

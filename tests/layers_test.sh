@@ -47,6 +47,8 @@ sed -i '1i #include <semaphore>' "$lib/core/bytes.cpp"
 printf '#include <mpt/ops/trie_file.hpp>' >>"$lib/input/json_lexer.cpp"
 # 7. Another layer's internal header: ops/ may include store/, not store/detail/.
 sed -i '1i #include <mpt/store/detail/sqlite_stmt.hpp>' "$lib/ops/limits.cpp"
+# The command line: SQLite is the store's alone.
+sed -i '1i #include <sqlite3.h>' "$src/cmd/keccak.cpp"
 # 6. A library .cpp that the build does not compile.
 printf '// planted\n' >"$lib/state/orphan.cpp"
 git -C "$src" init -q && git -C "$src" add -A >/dev/null 2>&1
@@ -67,6 +69,7 @@ SQLite in core/ through the .inc file|^lib/mpt/core/planted\.inc:1: core/ may no
 thread header in core/|^lib/mpt/core/bytes\.cpp:1: core/ may not include <semaphore>$
 last line without a newline|^lib/mpt/input/json_lexer\.cpp:[0-9]+: input/ may not include lib/mpt/ops/trie_file\.hpp
 a .cpp not compiled|^lib/mpt/state/orphan\.cpp: not compiled
+SQLite in cmd/|^cmd/keccak\.cpp:1: cmd/ may not include <sqlite3\.h>$
 another layer's detail/|^lib/mpt/ops/limits\.cpp:1: ops/ may not include lib/mpt/store/detail/sqlite_stmt\.hpp, internal to store/$
 EOF
 
