@@ -187,3 +187,42 @@ expect "diff --json without preimages" 1 '"key":"0x[0-9a-f]{64}","slotKey":"0x[0
 expect "check of a secure trie, preimages whole" 0 '^ok: ' '^$' -- "$MPT" check "$tmp/sec_pre.db"
 sqlite3 "$tmp/sec_pre.db" "UPDATE preimages SET preimage = X'646f68' WHERE preimage = X'646f67'"
 expect "check of a secure trie with a tampered preimage" 1 '^preimages row 0x41791102[0-9a-f]{56}: the preimage does not hash to it$' '^$' -- "$MPT" check "$tmp/sec_pre.db"
+
+# A damaged state file, as bad_files_test.sh damages a trie file: every read that passes the
+# damage is exit 3 naming the trie and the path, a read elsewhere still answers, and check
+# names the damage (exit 1) or refuses a damaged tries row (exit 3).
+dg_acct=0x000f3df6d732807ef1319fb7b8bb8522d0beac02
+dg_slot=0x0000000000000000000000000000000000000000000000000000000000000002
+dg_trie=0x$("$MPT" keccak $dg_acct | cut -c3-)
+"$MPT" build --state "$FIX/state_geth_dump.json" -o "$tmp/dg.db" >/dev/null
+dg_id=$(sqlite3 "$tmp/dg.db" "SELECT id FROM tries WHERE name = '$dg_trie'")
+dg_damage() {
+    cp "$tmp/dg.db" "$tmp/dg_$1.db"
+    sqlite3 "$tmp/dg_$1.db" "$2"
+}
+flip="rlp = substr(rlp, 1, 4) || (CASE WHEN substr(rlp, 5, 1) = X'00' THEN X'01' ELSE X'00' END) || substr(rlp, 6)"
+dg_damage st_flip "UPDATE nodes SET $flip WHERE trie = $dg_id AND path = X''"
+dg_damage st_gone "DELETE FROM nodes WHERE trie = $dg_id AND path = X''"
+dg_damage acct_flip "UPDATE nodes SET $flip WHERE trie = 1 AND path = X''"
+dg_damage st_record "UPDATE tries SET root = X'$(printf '%064d' 5)' WHERE id = $dg_id"
+for d in st_flip:'node hash mismatch' st_gone:'missing node'; do
+    f=${d%%:*}
+    what=${d#*:}
+    at="^mpt: error: $what: .*dg_$f.db: trie $dg_trie, path \\(root\\)\$"
+    expect "state $f: get --account, not through the storage trie" 0 '^\{"nonce":"0x1"' '^$' -- "$MPT" get "$tmp/dg_$f.db" --account $dg_acct
+    expect "state $f: get --slot" 3 '^$' "$at" -- "$MPT" get "$tmp/dg_$f.db" --account $dg_acct --slot $dg_slot
+    expect "state $f: proof --slot" 3 '^$' "$at" -- "$MPT" proof "$tmp/dg_$f.db" --account $dg_acct --slot $dg_slot
+    expect "state $f: dump --accounts --storage" 3 '.*' "$at" -- "$MPT" dump --accounts --storage "$tmp/dg_$f.db"
+    expect "state $f: diff --verify" 3 '.*' "$at" -- "$MPT" diff --verify "$tmp/dg_$f.db" "$FIX/state_geth_dump.json"
+    expect "state $f: check" 1 "^trie $dg_trie: " '^$' -- "$MPT" check "$tmp/dg_$f.db"
+done
+at="^mpt: error: node hash mismatch: .*dg_acct_flip.db: trie main, path \\(root\\)\$"
+expect "state acct_flip: get --account" 3 '^$' "$at" -- "$MPT" get "$tmp/dg_acct_flip.db" --account $dg_acct
+expect "state acct_flip: proof --account" 3 '^$' "$at" -- "$MPT" proof "$tmp/dg_acct_flip.db" --account $dg_acct
+expect "state acct_flip: dump --accounts" 3 '^$' "$at" -- "$MPT" dump --accounts "$tmp/dg_acct_flip.db"
+expect "state acct_flip: check" 1 '^trie main: hash mismatch at path \(root\)$' '^$' -- "$MPT" check "$tmp/dg_acct_flip.db"
+at="^mpt: error: damaged trie record: .*dg_st_record.db: trie $dg_trie: "
+expect "state st_record: get --account, not reading the storage trie's row" 0 '^\{"nonce":"0x1"' '^$' -- "$MPT" get "$tmp/dg_st_record.db" --account $dg_acct
+expect "state st_record: get --slot" 3 '^$' "$at" -- "$MPT" get "$tmp/dg_st_record.db" --account $dg_acct --slot $dg_slot
+expect "state st_record: check" 3 '^$' "$at" -- "$MPT" check "$tmp/dg_st_record.db"
+expect "state st_record: tries" 3 '^$' "$at" -- "$MPT" tries "$tmp/dg_st_record.db"

@@ -536,7 +536,7 @@ if [ -x "$GENSTATE" ]; then
         "$MPT" $(state_args $how) >/dev/null
         span=$((($(date +%s%N) - t0) / 1000000 + 1))
         seen_old=0 seen_new=0 seen_none=0
-        for round in $(seq 1 50); do
+        for round in $(seq 1 100); do
             at=$((RANDOM % (span + span / 4 + 1)))
             state_prepare $how
             kill_at $at "$MPT" $(state_args $how)
