@@ -33,7 +33,8 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path, uint64_t 
     // A regular file is read straight into a string of its size; a pipe, or a file that
     // grew meanwhile, continues in chunks.
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    const bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+    if (regular && st.st_size > 0) {
         if (max_input != 0 && static_cast<uint64_t>(st.st_size) > max_input) {
             if (f != stdin) std::fclose(f);
             return input_limit_error(path, max_input);
@@ -96,6 +97,12 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path, uint64_t 
     if (f != stdin) std::fclose(f);
     if (failed) return input_error(path, err);
     if (too_large && by_max_input) return input_limit_error(path, max_input);
+    if (too_large && regular) {
+        return file_error(Errc::input_too_large, path,
+                          "more than " + std::to_string(limit) +
+                              " bytes, more than this command holds in memory (a quarter of "
+                              "the memory available)");
+    }
     if (too_large) {
         return file_error(Errc::input_too_large, path,
                           "a stream of more than " + std::to_string(limit) +
