@@ -328,6 +328,27 @@ for opener in '[' '{'; do
     done
 done
 [ ! -e "$tmp/s.db" ] && ok || bad "a refused stream left $tmp/s.db"
+# A key/value file of 200,000 pairs given as trie vectors: refused at its first member, in
+# time linear in its size (an object read member by member with a linear search took an hour
+# for 1.5M pairs; 60 s is two hundred times what it takes).
+awk 'BEGIN { printf "{"; for (i = 0; i < 200000; i++) printf "%s\"0x%032x\":\"0x%024x\"", (i ? "," : ""), i, i; print "}" }' >"$tmp/kv200k.json"
+expect "root --vectors of a key/value file of 200,000 pairs" 2 '^$' '^mpt: error: bad input: .*kv200k.json: 0x0{32}: expected an object with "in"$' -- \
+    timeout 60 "$MPT" root --vectors "$tmp/kv200k.json"
+# diff builds a key/value side in memory, about eight bytes for each byte of text: a side past
+# its share of the memory available (here bounded by ulimit -v) stops before it is read, or as
+# soon as a stream passes the share, with one line (exit 2), never out of memory. 100 MB of
+# text; the first 30 MB of it diff takes.
+if [ $ulimit_ok -eq 1 ]; then
+    awk 'BEGIN { printf "{"; for (i = 0; i < 1500000; i++) printf "%s\"0x%032x\":\"0x%024x\"", (i ? "," : ""), i, i; print "}" }' >"$tmp/kv100.json"
+    head -c 30000000 "$tmp/kv100.json" | sed 's/,"[^,]*$/}/' >"$tmp/kv30.json"
+    too_large='^mpt: error: input too large: .*: more than [0-9]+ bytes of key/value input, which diff cannot build into a trie in the memory available; build it into a trie file \(mpt build\) and diff that$'
+    expect "diff of a 100 MB key/value file (ulimit -v 600000)" 2 '^$' "$too_large" -- \
+        bash -c "ulimit -v 600000; exec '$MPT' diff '$tmp/kv100.json' '$FIX/dogs.json'"
+    expect "diff - of a 100 MB key/value stream (ulimit -v 600000)" 2 '^$' "$too_large" -- \
+        bash -c "ulimit -v 600000; cat '$tmp/kv100.json' | exec '$MPT' diff - '$FIX/dogs.json'"
+    expect "diff - of a 30 MB key/value stream (ulimit -v 600000)" 1 '^- 0x0{32} 0x0{24}$' '^$' -- \
+        bash -c "ulimit -v 600000; cat '$tmp/kv30.json' | exec '$MPT' diff - '$FIX/dogs.json'"
+fi
 # Proof nodes whose RLP declares lengths far past their bytes: invalid, never an allocation.
 KECCAK=$(dirname "$MPT")/mpt_make_bad_files
 if [ -x "$KECCAK" ]; then
