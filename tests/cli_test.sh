@@ -34,6 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/spill_cases.sh"
 . "$(dirname "$0")/statespill_cases.sh"
 . "$(dirname "$0")/state_guard_cases.sh"
+. "$(dirname "$0")/readme_cases.sh"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
