@@ -172,8 +172,9 @@ void register_get(CLI::App& app, Runner& runner) {
     sub->add_option("--account", o->account,
                     "In a state file: the account at this address (20 bytes hex, 0x optional)");
     sub->add_option("--slot", o->slots,
-                    "With --account: the value of this storage slot (hex up to 32 bytes, "
-                    "left-padded); may repeat");
+                    "With --account: the value of this storage slot (hex of at most 32 "
+                    "bytes, 0x optional, an odd digit count or none as proof --slot reads "
+                    "it); may repeat");
     sub->add_flag("--key-hashed", o->key_hashed,
                   "KEY, ADDR and SLOT are trie keys already: do not hash them");
     sub->add_option("--trie", o->trie, "Trie name in the file")->capture_default_str();

@@ -2,6 +2,7 @@
 
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/state/getproof.hpp>
 
 #include <algorithm>
 
@@ -46,11 +47,13 @@ Result<Address> parse_address(const std::string& text) {
 }
 
 Result<Hash256> slot_key(const std::string& text, bool key_hashed) {
-    MPT_TRY(const bytes b, loose_hex(text, 32, key_hashed, key_hashed ? "slot hash" : "slot"));
-    if (key_hashed) return hash_from_view(b);
-    U256 slot{};
-    std::copy(b.begin(), b.end(), slot.end() - static_cast<ptrdiff_t>(b.size()));
-    return keccak256(slot);
+    if (!key_hashed) {
+        // The rule proof --slot follows, go-ethereum's for eth_getProof's storage keys.
+        MPT_TRY(const StorageKeyArg slot, parse_get_proof_key(text));
+        return keccak256(slot.slot);
+    }
+    MPT_TRY(const bytes b, loose_hex(text, 32, true, "slot hash"));
+    return hash_from_view(b);
 }
 
 std::string quantity(bytes_view be) {
