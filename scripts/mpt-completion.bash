@@ -22,7 +22,8 @@ _mpt_flags() {
         diff) echo "-h --help --trie --trie-b --secure --state --json --stats --nodes --verify" ;;
         get-node) echo "-h --help --trie --max-bytes --json" ;;
         proof) echo "-h --help --trie --keys --account --slot --range --to --limit --max-bytes --key-hashed --verify --root --json" ;;
-        verify-range | keccak) echo "-h --help --json" ;;
+        verify-range) echo "-h --help --json" ;;
+        keccak) echo "-h --help --json --raw" ;;
         rlp) echo "-h --help" ;;
         tries) echo "-h --help --names --json" ;;
         drop) echo "-h --help --trie --json" ;;

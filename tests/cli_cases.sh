@@ -278,7 +278,7 @@ else
     echo "FAIL count-allocs interrupted: $started files made, exit $rc, $left left"
 fi
 
-# mpt keccak: the key/value rule for the argument, raw bytes from stdin.
+# mpt keccak: the key/value rule for the argument and for stdin (--raw: stdin's bytes).
 expect "keccak of nothing" 0 '^0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470$' '^$' -- "$MPT" keccak 0x
 expect "keccak of text" 0 '^0x41791102999c339c844880b23950704cc43aa840f3739e365323cda4dfa89e7a$' '^$' -- "$MPT" keccak dog
 expect "keccak of hex" 0 '^0x41791102999c339c844880b23950704cc43aa840f3739e365323cda4dfa89e7a$' '^$' -- "$MPT" keccak 0x646f67
@@ -287,6 +287,15 @@ expect "keccak of stdin by default" 0 '^0xc5d2460186f7233c927e7db2dcc703c0e500b6
 # Binary stdin, NUL bytes included: keccak256(0x00) and of 32 zero bytes.
 expect "keccak of a NUL byte" 0 '^0xbc36789e7a1e281436464229828f817d6612f7b477d66591ff96a9e064bcc98a$' '^$' -- sh -c "printf '\\000' | '$MPT' keccak -"
 expect "keccak of 32 zero bytes" 0 '^0x290decd9548b62a8d60345a988386fc84ba6bc95484008f6362f93160ef3e563$' '^$' -- sh -c "head -c 32 /dev/zero | '$MPT' keccak -"
+# Standard input that is 0x hex text is the bytes it spells, as the argument is: a pipe from
+# rlp encode hashes the item, not its text (keccak256(0xc101)); --raw hashes the text itself.
+expect "keccak of hex text on stdin" 0 '^0x6c36223290bd3b7c85d6080354199709dfdd05c42756ae6f8edba873ae2adcd1$' '^$' -- sh -c "'$MPT' rlp encode '[\"0x01\"]' | '$MPT' keccak -"
+expect "keccak --raw of hex text on stdin" 0 '^0xcb70abda8154f737a3d0e843dcd64d3cdb3c657a58e364236e1a5ba6b7b84e00$' '^$' -- sh -c "printf '0xc101\\n' | '$MPT' keccak --raw -"
+expect "keccak of 0x and white space on stdin" 0 '^0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470$' '^$' -- sh -c "printf ' 0x \\n' | '$MPT' keccak -"
+expect "keccak of stdin, odd hex" 2 '^$' '^mpt: error: bad hex: -: byte 5: an odd number of hex digits \(standard input that starts with 0x is hex; --raw hashes its bytes as they are\)$' -- sh -c "printf '0xc10' | '$MPT' keccak -"
+expect "keccak of stdin, 0x and then text" 2 '^$' '^mpt: error: bad hex: -: byte 2: not a hex digit: z ' -- sh -c "printf '0xzz' | '$MPT' keccak -"
+expect "keccak of stdin, text after the hex" 2 '^$' '^mpt: error: bad hex: -: byte 7: more after the hex text ' -- sh -c "printf '0xc101 x' | '$MPT' keccak -"
+expect "keccak of digits that are no 0x text" 0 '^0x3eb0fa86b29ff88ffdd4458cd1f554dd6ad43237a86e38c862ab6c440a387964$' '^$' -- sh -c "printf '0123' | '$MPT' keccak -"
 expect "keccak --json" 0 '^\{"keccak256":"0x41791102' '^$' -- "$MPT" keccak --json dog
 expect "keccak odd hex" 2 '^$' '^mpt: error: bad hex: argument 0x123: odd number of hex digits$' -- "$MPT" keccak 0x123
 
