@@ -59,3 +59,8 @@ cp "$tmp/bc.json" "$tmp/vecdir/sub/"
 cp "$FIX/trie_vectors.json" "$tmp/vecdir/"
 echo 'not json' >"$tmp/vecdir/notes.txt"
 expect "vectors of a folder" 0 "^$(($("$MPT" root --vectors "$FIX/trie_vectors.json" | grep -c '^ok') + 3)) passed, 0 failed\$" '^$' -- "$MPT" root --vectors "$tmp/vecdir"
+# A state document given as key/value input: the error says what --state is for.
+for c in "root $FIX/state_genesis.json" "build $FIX/state_genesis.json -o $tmp/kv_state.db" "diff $FIX/state_genesis.json $FIX/state_b.json"; do
+    expect "${c%% *} of a state document without --state" 2 '^$' '^mpt: error: malformed JSON: .*state_genesis.json: line 2, column 13: value is an object, not a string or null \(a state document\? --state reads one\)$' -- \
+        "$MPT" $c
+done

@@ -275,6 +275,9 @@ TEST_CASE("error messages name line, column and entry exactly") {
          "line 1, column 1: expected an object or an array of [key, value] pairs, or "
          "`0x<key> 0x<value>` lines"},
         {"{\"a\": nul}", Errc::bad_json, "line 1, column 7: value is not a string or null"},
+        {"{\"a\": {\"balance\": \"1\"}}", Errc::bad_json,
+         "line 1, column 7: value is an object, not a string or null (a state document? "
+         "--state reads one)"},
         {"{\"a\": null", Errc::bad_json, "line 1, column 11: expected ',' or '}'"},
         {"  x", Errc::bad_json,
          "line 1, column 3: expected an object or an array of [key, value] pairs, or "

@@ -402,6 +402,12 @@ private:
             e.value_len = 0;
             return {};
         }
+        // An object where a value goes: most often a state document given as key/value input.
+        if (peek() == '{') {
+            return fail(
+                "value is an object, not a string or null (a state document? --state "
+                "reads one)");
+        }
         return fail("value is not a string or null");
     }
 
