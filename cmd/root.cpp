@@ -48,7 +48,7 @@ struct RootOptions {
     std::vector<std::string> vectors;
     std::optional<std::string> list;   // --list: a JSON array of encoded items
     std::optional<std::string> block;  // --block: a block's RLP
-    std::vector<std::string> state;
+    bool state = false;                // --state: the inputs are state documents
     bool secure = false;
     bool json = false;
     unsigned threads = 0;  // 0: the CPUs this process may run on
@@ -347,14 +347,13 @@ int run_root(const RootOptions& o) {
             "root: --memory, --tmp and --max-input apply to key/value input and --state");
     }
     if (o.list || o.block) {
-        const bool other = !o.inputs.empty() || !o.vectors.empty() || !o.state.empty() ||
-                           o.secure || o.threads != 0 || o.trie_given;
+        const bool other = !o.inputs.empty() || !o.vectors.empty() || o.state || o.secure ||
+                           o.threads != 0 || o.trie_given;
         return run_root_list_or_block(o.list, o.block, other, o.json);
     }
     if (!o.vectors.empty()) {
-        if (!o.inputs.empty() || !o.state.empty()) {
-            return report_usage("root: give INPUT or --vectors, not both");
-        }
+        if (!o.inputs.empty()) return report_usage("root: give INPUT or --vectors, not both");
+        if (o.state) return report_usage("root: --state does not go with --vectors");
         // A TrieTests file says by its name whether its keys are hashed (*secure*).
         if (o.secure) {
             return report_usage(
@@ -363,11 +362,13 @@ int run_root(const RootOptions& o) {
         if (o.trie_given) return report_usage("root: --trie applies to a trie file");
         return run_vectors(o);
     }
-    if (!o.state.empty()) {
-        if (!o.inputs.empty()) return report_usage("root: give INPUT or --state, not both");
+    if (o.state) {
+        if (o.inputs.empty()) {
+            return report_usage("root: --state needs INPUT (a state document, or - for stdin)");
+        }
         if (o.secure) return report_usage("root: --secure applies to key/value input");
         if (o.trie_given) return report_usage("root: --trie applies to a trie file");
-        return run_roots(o, o.state, true);
+        return run_roots(o, o.inputs, true);
     }
     if (o.inputs.empty())
         return report_usage("root: INPUT is required (a key/value file, or - for stdin)");
@@ -388,10 +389,9 @@ void register_root(CLI::App& app, Runner& runner) {
         "each: 0x<root>  <file>");
     CLI::Option* trie = sub->add_option("--trie", o->trie, "Trie name, when INPUT is a trie file")
                             ->capture_default_str();
-    sub->add_option("--state", o->state,
-                    "State documents (genesis.json, alloc, geth or reth dump; - for stdin): "
-                    "their state roots")
-        ->expected(1, -1);
+    sub->add_flag("--state", o->state,
+                  "INPUT is state documents (genesis.json, alloc, geth or reth dump; - for "
+                  "stdin): print their state roots");
     sub->add_option("--vectors", o->vectors,
                     "ethereum/tests TrieTests or BlockchainTests files, or folders of *.json, "
                     "to run")

@@ -32,7 +32,13 @@ expect "state: not JSON" 2 '^$' '^mpt: error: malformed JSON: .*trunc.json: line
 expect "state: missing file" 2 '^$' 'no-such-state.json: No such file' -- "$MPT" root --state "$tmp/no-such-state.json"
 expect "state: a missing file among several" 2 "^$S  $FIX/state_alloc.json\$" 'no-such-state.json: No such file' -- "$MPT" root --state "$tmp/no-such-state.json" "$FIX/state_alloc.json"
 expect "state: --secure" 2 '^$' '^mpt: error: usage: root: --secure applies to key/value input' -- "$MPT" root --secure --state "$FIX/state_alloc.json"
-expect "state and INPUT" 2 '^$' '^mpt: error: usage: root: give INPUT or --state, not both' -- "$MPT" root "$FIX/dogs.json" --state "$FIX/state_alloc.json"
+# --state is a flag: the documents are operands, before or after it, with other options
+# between.
+expect "root --state --threads 1 DOC" 0 '^0x0e2696d3' '^$' -- "$MPT" root --state --threads 1 "$FIX/state_alloc.json"
+expect "root DOC --state" 0 '^0x0e2696d3' '^$' -- "$MPT" root "$FIX/state_alloc.json" --state
+expect "root --state without a document" 2 '^$' '^mpt: error: usage: root: --state needs INPUT \(a state document, or - for stdin\)$' -- "$MPT" root --state
+expect "root --state with --vectors" 2 '^$' '^mpt: error: usage: root: --state does not go with --vectors$' -- "$MPT" root --state --vectors "$FIX/trie_vectors.json"
+expect "state and INPUT: every input a state document" 2 "^0x0e2696d3[0-9a-f]{56}  .*state_alloc.json\$" '^mpt: error: bad input: .*dogs.json: line 2, column 3: member "dogglesworth" is not an address' -- "$MPT" root "$FIX/dogs.json" --state "$FIX/state_alloc.json"
 
 # Several key/value inputs: one line each, sha256sum's layout; --json an array.
 expect "root of two k/v files" 0 "^0x8aad789dff2f538bca5d8ea56e8abe10f4c7ba3a5dea95fea4cd6e7c3a1168d3  $FIX/dogs.json\$" '^$' -- "$MPT" root "$FIX/empty.json" "$FIX/dogs.json"
