@@ -45,7 +45,7 @@ bool looks_like_kv_input(const std::string& path) {
 struct RootOptions {
     std::vector<std::string> inputs;
     std::string trie = "main";
-    std::vector<std::string> vectors;
+    bool vectors = false;              // --vectors: the inputs are vector files or folders of them
     std::optional<std::string> list;   // --list: a JSON array of encoded items
     std::optional<std::string> block;  // --block: a block's RLP
     bool state = false;                // --state: the inputs are state documents
@@ -88,7 +88,7 @@ Result<std::vector<std::string>> vector_files(const std::vector<std::string>& ar
 }
 
 int run_vectors(const RootOptions& o) {
-    auto files = vector_files(o.vectors);
+    auto files = vector_files(o.inputs);
     if (!files) return report(files.error());
     size_t passed = 0, failed = 0, skipped = 0;
     ojson cases = ojson::array();
@@ -342,17 +342,20 @@ int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool
 }
 
 int run_root(const RootOptions& o) {
-    if (o.memory.given() && (o.list || o.block || !o.vectors.empty())) {
+    if (o.memory.given() && (o.list || o.block || o.vectors)) {
         return report_usage(
             "root: --memory, --tmp and --max-input apply to key/value input and --state");
     }
     if (o.list || o.block) {
-        const bool other = !o.inputs.empty() || !o.vectors.empty() || o.state || o.secure ||
-                           o.threads != 0 || o.trie_given;
+        const bool other =
+            !o.inputs.empty() || o.vectors || o.state || o.secure || o.threads != 0 || o.trie_given;
         return run_root_list_or_block(o.list, o.block, other, o.json);
     }
-    if (!o.vectors.empty()) {
-        if (!o.inputs.empty()) return report_usage("root: give INPUT or --vectors, not both");
+    if (o.vectors) {
+        if (o.inputs.empty()) {
+            return report_usage(
+                "root: --vectors needs INPUT (ethereum/tests files, or folders of *.json)");
+        }
         if (o.state) return report_usage("root: --state does not go with --vectors");
         // A TrieTests file says by its name whether its keys are hashed (*secure*).
         if (o.secure) {
@@ -392,10 +395,9 @@ void register_root(CLI::App& app, Runner& runner) {
     sub->add_flag("--state", o->state,
                   "INPUT is state documents (genesis.json, alloc, geth or reth dump; - for "
                   "stdin): print their state roots");
-    sub->add_option("--vectors", o->vectors,
-                    "ethereum/tests TrieTests or BlockchainTests files, or folders of *.json, "
-                    "to run")
-        ->expected(1, -1);
+    sub->add_flag("--vectors", o->vectors,
+                  "INPUT is ethereum/tests TrieTests or BlockchainTests files, or folders of "
+                  "*.json: run them");
     sub->add_option("--list", o->list,
                     "JSON array of 0x items (encoded transactions, receipts, withdrawals): the "
                     "root of rlp(index) -> item (- for stdin)");

@@ -37,7 +37,7 @@ _mpt_flags() {
 # else), or nothing for a flag that takes no value.
 _mpt_option_kind() {
     case $1:$2 in
-        build:-o | build:--output | root:--vectors | proof:--verify) echo file ;;
+        build:-o | build:--output | proof:--verify) echo file ;;
         get:--keys | proof:--keys) echo file ;;
         root:--list | root:--block) echo file ;;
         *:--trie | diff:--trie-b) echo trie ;;

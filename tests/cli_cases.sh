@@ -52,7 +52,11 @@ printf '{"a": "b"} x' >"$tmp/trailing.json"
 expect "data after the document" 2 '^$' '^mpt: error: .*unexpected data after the document' -- "$MPT" root "$tmp/trailing.json"
 expect "root --trie with key/value input" 2 '^$' '^mpt: error: usage: root: --trie applies to a trie file' -- "$MPT" root --trie main "$FIX/dogs.json"
 expect "no input" 2 '^$' '^mpt: error: usage: root: INPUT is required' -- "$MPT" root
-expect "input and --vectors" 2 '^$' '^mpt: error: usage: root: give INPUT or --vectors, not both' -- "$MPT" root "$FIX/dogs.json" --vectors "$FIX/nextprev.json"
+# --vectors is a flag: the files are operands, before or after it.
+expect "input and --vectors: every input a vector file" 2 '^$' '^mpt: error: bad input: .*dogs.json: dogglesworth: expected an object with "in"$' -- "$MPT" root "$FIX/dogs.json" --vectors "$FIX/nextprev.json"
+expect "root FILE --vectors" 0 'passed, 0 failed$' '^$' -- "$MPT" root "$FIX/nextprev.json" --vectors
+expect "root --vectors --json FILE" 0 '"passed":' '^$' -- "$MPT" root --vectors --json "$FIX/nextprev.json"
+expect "root --vectors without a file" 2 '^$' '^mpt: error: usage: root: --vectors needs INPUT \(ethereum/tests files, or folders of \*\.json\)$' -- "$MPT" root --vectors
 expect "missing vectors file" 2 '^$' '^mpt: error: .*no-such-vectors.json: No such file' -- "$MPT" root --vectors "$tmp/no-such-vectors.json"
 expect "missing file" 2 '^$' '^mpt: error: .*no-such-file.json: No such file' -- "$MPT" root "$tmp/no-such-file.json"
 expect "unknown flag" 2 '^$' '^mpt: error: .*--bogus' -- "$MPT" root --bogus "$FIX/dogs.json"
