@@ -57,10 +57,10 @@ int run_proof_accounts(const std::string& db, const std::string& trie,
                        const std::vector<std::string>& accounts,
                        const std::vector<std::string>& slots, bool json);
 void register_verify_range(CLI::App& app, Runner& runner);
-// mpt root --list FILE / --block FILE (cmd/root_block.cpp): other_input when INPUT or a flag
-// of the other forms was given too. The exit code.
-int run_root_list_or_block(const std::optional<std::string>& list,
-                           const std::optional<std::string>& block, bool other_input, bool json);
+// mpt root --list FILE / --block FILE (cmd/root_block.cpp): inputs the command's operands,
+// other_flag when a flag of the other forms was given too. The exit code.
+int run_root_list_or_block(bool list, bool block, const std::vector<std::string>& inputs,
+                           bool other_flag, bool json);
 void register_keccak(CLI::App& app, Runner& runner);
 void register_rlp(CLI::App& app, Runner& runner);
 // Managing the tries of a file (cmd/tries.cpp, drop.cpp, copy.cpp, vacuum.cpp) and showing

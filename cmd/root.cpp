@@ -45,10 +45,10 @@ bool looks_like_kv_input(const std::string& path) {
 struct RootOptions {
     std::vector<std::string> inputs;
     std::string trie = "main";
-    bool vectors = false;              // --vectors: the inputs are vector files or folders of them
-    std::optional<std::string> list;   // --list: a JSON array of encoded items
-    std::optional<std::string> block;  // --block: a block's RLP
-    bool state = false;                // --state: the inputs are state documents
+    bool vectors = false;  // --vectors: the inputs are vector files or folders of them
+    bool list = false;     // --list: the input is a JSON array of encoded items
+    bool block = false;    // --block: the input is a block's RLP
+    bool state = false;    // --state: the inputs are state documents
     bool secure = false;
     bool json = false;
     unsigned threads = 0;  // 0: the CPUs this process may run on
@@ -347,9 +347,8 @@ int run_root(const RootOptions& o) {
             "root: --memory, --tmp and --max-input apply to key/value input and --state");
     }
     if (o.list || o.block) {
-        const bool other =
-            !o.inputs.empty() || o.vectors || o.state || o.secure || o.threads != 0 || o.trie_given;
-        return run_root_list_or_block(o.list, o.block, other, o.json);
+        const bool other = o.vectors || o.state || o.secure || o.threads != 0 || o.trie_given;
+        return run_root_list_or_block(o.list, o.block, o.inputs, other, o.json);
     }
     if (o.vectors) {
         if (o.inputs.empty()) {
@@ -398,12 +397,12 @@ void register_root(CLI::App& app, Runner& runner) {
     sub->add_flag("--vectors", o->vectors,
                   "INPUT is ethereum/tests TrieTests or BlockchainTests files, or folders of "
                   "*.json: run them");
-    sub->add_option("--list", o->list,
-                    "JSON array of 0x items (encoded transactions, receipts, withdrawals): the "
-                    "root of rlp(index) -> item (- for stdin)");
-    sub->add_option("--block", o->block,
-                    "A block's RLP, hex or binary (- for stdin): its header's transactionsRoot "
-                    "and withdrawalsRoot beside the body's");
+    sub->add_flag("--list", o->list,
+                  "INPUT is a JSON array of 0x items (encoded transactions, receipts, "
+                  "withdrawals; - for stdin): the root of rlp(index) -> item");
+    sub->add_flag("--block", o->block,
+                  "INPUT is a block's RLP, hex or binary (- for stdin): its header's "
+                  "transactionsRoot and withdrawalsRoot beside the body's");
     sub->add_flag("--secure", o->secure, "Hash every key with keccak256 (a secure trie)");
     sub->add_flag("--json", o->json, "Print one JSON document");
     sub->add_option("--threads", o->threads,

@@ -93,14 +93,20 @@ int run_block(const std::string& file, bool json) {
 
 }  // namespace
 
-int run_root_list_or_block(const std::optional<std::string>& list,
-                           const std::optional<std::string>& block, bool other_input, bool json) {
+int run_root_list_or_block(bool list, bool block, const std::vector<std::string>& inputs,
+                           bool other_flag, bool json) {
     if (list && block) return report_usage("root: give --list or --block, not both");
-    if (other_input) {
-        return report_usage(std::string("root: ") + (list ? "--list" : "--block") +
-                            " takes no INPUT, --vectors, --trie, --secure or --threads");
+    const std::string flag = list ? "--list" : "--block";
+    if (other_flag) {
+        return report_usage("root: " + flag + " takes no --vectors, --state, --trie, --secure " +
+                            "or --threads");
     }
-    return list ? run_list(*list, json) : run_block(*block, json);
+    if (inputs.size() != 1) {
+        return report_usage("root: " + flag + " takes one INPUT (" +
+                            (list ? "a JSON array of encoded items" : "a block's RLP") +
+                            ", or - for stdin)");
+    }
+    return list ? run_list(inputs[0], json) : run_block(inputs[0], json);
 }
 
 }  // namespace mpt::cli

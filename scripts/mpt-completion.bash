@@ -39,7 +39,6 @@ _mpt_option_kind() {
     case $1:$2 in
         build:-o | build:--output | proof:--verify) echo file ;;
         get:--keys | proof:--keys) echo file ;;
-        root:--list | root:--block) echo file ;;
         *:--trie | diff:--trie-b) echo trie ;;
         dump:--from | dump:--limit | count-allocs:--leaves | count-allocs:--samples) echo value ;;
         get-node:--max-bytes | root:--threads | build:--threads) echo value ;;

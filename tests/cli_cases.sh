@@ -339,7 +339,10 @@ expect "root --list of nothing" 0 '^0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b99
 echo '["0x01", 5]' >"$tmp/list_bad.json"
 expect "root --list non-string item" 2 '^$' '^mpt: error: bad input: .*list_bad.json: item 2 \(line 1, column 10\): not a 0x hex string$' -- "$MPT" root --list "$tmp/list_bad.json"
 expect "root --list empty item" 2 '^$' '^mpt: error: bad input: .*: item 1 is empty$' -- sh -c "echo '[\"0x\"]' | '$MPT' root --list -"
-expect "root --list with INPUT" 2 '^$' '^mpt: error: usage: root: --list takes no INPUT' -- "$MPT" root --list "$tmp/list3.json" "$FIX/dogs.json"
+expect "root --list with two inputs" 2 '^$' '^mpt: error: usage: root: --list takes one INPUT \(a JSON array of encoded items, or - for stdin\)$' -- "$MPT" root --list "$tmp/list3.json" "$FIX/dogs.json"
+expect "root --list without an input" 2 '^$' '^mpt: error: usage: root: --list takes one INPUT' -- "$MPT" root --list
+expect "root FILE --list, options between" 0 '^\{' '^$' -- "$MPT" root "$tmp/list3.json" --json --list
+expect "root --block with --secure" 2 '^$' '^mpt: error: usage: root: --block takes no --vectors, --state, --trie, --secure or --threads$' -- "$MPT" root --block --secure "$FIX/dogs.json"
 
 # mpt root --block: a block made with mpt rlp encode, whose header (17 fields) commits to a
 # legacy transaction (a list) and a typed one (0x02 || payload, carried as a string), and to
