@@ -62,11 +62,8 @@ Error kv_side_too_large(const std::string& path, uint64_t limit) {
 }
 
 Result<Side> load_kv(const std::string& path, bool secure, uint64_t limit) {
-    struct stat st {};
-    if (limit != 0 && path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        static_cast<uint64_t>(st.st_size) > limit) {
-        return kv_side_too_large(path, limit);
-    }
+    // load_input refuses a regular file past limit by its size, before reading it, and a
+    // stream as soon as it passes the limit.
     auto loaded = load_input(path, limit);
     if (!loaded) {
         if (loaded.error().code == Errc::input_too_large && limit != 0) {

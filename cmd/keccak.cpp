@@ -4,6 +4,7 @@
 
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/input/json_lexer.hpp>
 #include <mpt/input/kv_input.hpp>
 
 #include <cerrno>
@@ -22,8 +23,6 @@ struct KeccakOptions {
     bool json = false;
     bool raw = false;  // --raw: standard input's bytes as they are, hex text or not
 };
-
-bool is_space(uint8_t c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 // Standard input, hashed as it arrives. Text that is 0x and hex digits, with white space
 // around it, is hex: the bytes it spells are hashed (the key/value rule, as for a value on
@@ -55,7 +54,7 @@ Result<Hash256> keccak_stdin(bool raw) {
                 case State::lead:
                     if (c == '0') {
                         state = State::zero;
-                    } else if (!is_space(c)) {
+                    } else if (!json_detail::is_ws(static_cast<char>(c))) {
                         state = State::bytes;
                     }
                     break;
@@ -70,14 +69,15 @@ Result<Hash256> keccak_stdin(bool raw) {
                             decoded[out++] = static_cast<uint8_t>(high << 4 | v);
                             high = -1;
                         }
-                    } else if (is_space(c)) {
+                    } else if (json_detail::is_ws(static_cast<char>(c))) {
                         state = State::trail;
                     } else {
                         return not_hex("not a hex digit: " + std::string(1, static_cast<char>(c)));
                     }
                     break;
                 case State::trail:
-                    if (!is_space(c)) return not_hex("more after the hex text");
+                    if (!json_detail::is_ws(static_cast<char>(c)))
+                        return not_hex("more after the hex text");
                     break;
                 case State::bytes:
                     break;
