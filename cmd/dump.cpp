@@ -51,6 +51,12 @@ int run_dump_accounts(const DumpOptions& o) {
     size_t n = 0;
     Status failed;
     std::string line;
+    int write_error = 0;  // errno of the failed write that stopped the walk, as run_dump keeps
+    const auto out = [&](const std::string& text) {
+        if (put_out(text)) return true;
+        write_error = errno;
+        return false;
+    };
     auto s = view->for_each_account(from, [&](const Hash256& hash, const Account& a) {
         auto address = store.get_preimage(hash);
         if (!address) {
@@ -63,8 +69,7 @@ int run_dump_accounts(const DumpOptions& o) {
         append_account_fields(line, a);
         if (!o.storage) {
             line += "}\n";
-            put_out(line);
-            return ++n < max;
+            return out(line) && ++n < max;
         }
         line += ",\"storage\":{";
         bool first = true;
@@ -82,7 +87,7 @@ int run_dump_accounts(const DumpOptions& o) {
             line += *slot && (*slot)->size() == 32 ? to_hex(**slot) : "pre(" + to_hex(key) + ")";
             line += "\":\"" + quantity(v) + '"';
             if (line.size() >= 1 << 16) {
-                put_out(line);
+                if (!out(line)) return false;
                 line.clear();
             }
             return true;
@@ -91,13 +96,13 @@ int run_dump_accounts(const DumpOptions& o) {
             failed = Status(slots.error());
             return false;
         }
-        if (!failed.ok()) return false;
+        if (!failed.ok() || write_error != 0) return false;
         line += "}}\n";
-        put_out(line);
-        return ++n < max;
+        return out(line) && ++n < max;
     });
     if (!s) return report(s.error(), o.db);
     if (!failed.ok()) return report(failed.error(), o.db);
+    if (std::ferror(stdout)) return report_write_error(write_error);
     return kOk;
 }
 
