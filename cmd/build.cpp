@@ -328,10 +328,8 @@ int run_build(const BuildCmdOptions& o) {
 
 }  // namespace
 
-void register_build(CLI::App& app, Runner& runner) {
+void register_build(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<BuildCmdOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "build", "Create a trie in a trie file, or apply key/value input to an existing one");
     sub->add_option("input", o->input, "Key/value file: JSON, or a text dump (- for stdin)")
         ->required();
     sub->add_option("-o,--output", o->output, "Trie file (SQLite); created if missing")->required();

@@ -165,10 +165,8 @@ void add_common(CLI::App* sub, CheckOptions& o) {
 
 }  // namespace
 
-void register_check(CLI::App& app, Runner& runner) {
+void register_check(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<CheckOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "check", "Verify a stored trie: every hash, every row reachable, no row missing");
     add_common(sub, *o);
     sub->footer(
         "Exit 0 when clean; 1 with one line per problem, naming the path. An account trie (a\n"
@@ -178,9 +176,8 @@ void register_check(CLI::App& app, Runner& runner) {
     sub->final_callback([o, &runner] { runner = [o] { return run_check(*o); }; });
 }
 
-void register_stats(CLI::App& app, Runner& runner) {
+void register_stats(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<CheckOptions>();
-    CLI::App* sub = app.add_subcommand("stats", "Node counts and sizes by type and depth");
     add_common(sub, *o);
     sub->final_callback([o, &runner] { runner = [o] { return run_stats(*o); }; });
 }

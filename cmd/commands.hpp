@@ -1,11 +1,16 @@
-// One register_* per subcommand: it binds the flags and, once parsing succeeds, leaves the
-// function that runs the command in runner.
+// The commands of mpt: one table of them (name, manual page, one-line summary, register
+// function), which main.cpp registers, `mpt --help` and `mpt --commands` list, and the
+// man-page check and the completion read through `mpt --commands`. Adding a command is a row
+// here and its register function. A register_* binds the flags of its subcommand, which main
+// made from the row, and once parsing succeeds leaves the function that runs the command in
+// runner.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,15 +32,25 @@ inline const CLI::Validator kCount(
     },
     "COUNT");
 
-void register_root(CLI::App& app, Runner& runner);
-void register_build(CLI::App& app, Runner& runner);
-void register_get(CLI::App& app, Runner& runner);
-void register_dump(CLI::App& app, Runner& runner);
-void register_check(CLI::App& app, Runner& runner);
-void register_stats(CLI::App& app, Runner& runner);
-void register_count_allocs(CLI::App& app, Runner& runner);
-void register_diff(CLI::App& app, Runner& runner);
-void register_get_node(CLI::App& app, Runner& runner);
+struct Command {
+    const char* name;
+    const char* man_page;  // in man/
+    const char* summary;   // one line
+    void (*add)(CLI::App* sub, Runner& runner);
+};
+
+// Every command, in the order `mpt --help` lists them (cmd/command_table.cpp).
+std::span<const Command> command_table() noexcept;
+
+void register_root(CLI::App* sub, Runner& runner);
+void register_build(CLI::App* sub, Runner& runner);
+void register_get(CLI::App* sub, Runner& runner);
+void register_dump(CLI::App* sub, Runner& runner);
+void register_check(CLI::App* sub, Runner& runner);
+void register_stats(CLI::App* sub, Runner& runner);
+void register_count_allocs(CLI::App* sub, Runner& runner);
+void register_diff(CLI::App* sub, Runner& runner);
+void register_get_node(CLI::App* sub, Runner& runner);
 
 // mpt get-node, apart from opening the trie file: a register_get_node binds these flags
 // with add_get_node_options, opens DB as a NodeStore and calls run_get_node_on.
@@ -49,26 +64,26 @@ struct GetNodeOptions {
 void add_get_node_options(CLI::App& sub, GetNodeOptions& o);
 // Answers the path sets from store. Exit 0, or the code of the first error.
 int run_get_node_on(NodeStore& store, const GetNodeOptions& o);
-void register_proof(CLI::App& app, Runner& runner);
+void register_proof(CLI::App* sub, Runner& runner);
 // mpt proof --verify FILE [--root R] (cmd/proof_verify.cpp): the exit code.
 int run_proof_verify(const std::string& file, const std::optional<std::string>& root, bool json);
 // mpt proof DB --account ADDR... [--slot SLOT]... (cmd/proof_state.cpp): the exit code.
 int run_proof_accounts(const std::string& db, const std::string& trie,
                        const std::vector<std::string>& accounts,
                        const std::vector<std::string>& slots, bool json);
-void register_verify_range(CLI::App& app, Runner& runner);
+void register_verify_range(CLI::App* sub, Runner& runner);
 // mpt root --list FILE / --block FILE (cmd/root_block.cpp): inputs the command's operands,
 // other_flag when a flag of the other forms was given too. The exit code.
 int run_root_list_or_block(bool list, bool block, const std::vector<std::string>& inputs,
                            bool other_flag, bool json);
-void register_keccak(CLI::App& app, Runner& runner);
-void register_rlp(CLI::App& app, Runner& runner);
+void register_keccak(CLI::App* sub, Runner& runner);
+void register_rlp(CLI::App* sub, Runner& runner);
 // Managing the tries of a file (cmd/tries.cpp, drop.cpp, copy.cpp, vacuum.cpp) and showing
 // one (cmd/tree.cpp).
-void register_tries(CLI::App& app, Runner& runner);
-void register_drop(CLI::App& app, Runner& runner);
-void register_copy(CLI::App& app, Runner& runner);
-void register_vacuum(CLI::App& app, Runner& runner);
-void register_tree(CLI::App& app, Runner& runner);
+void register_tries(CLI::App* sub, Runner& runner);
+void register_drop(CLI::App* sub, Runner& runner);
+void register_copy(CLI::App* sub, Runner& runner);
+void register_vacuum(CLI::App* sub, Runner& runner);
+void register_tree(CLI::App* sub, Runner& runner);
 
 }  // namespace mpt::cli

@@ -40,9 +40,8 @@ int run_copy(const CopyOptions& o) {
 
 }  // namespace
 
-void register_copy(CLI::App& app, Runner& runner) {
+void register_copy(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<CopyOptions>();
-    CLI::App* sub = app.add_subcommand("copy", "Copy a trie under a new name in the same file");
     sub->add_option("db", o->db, "Trie file")->required();
     sub->add_option("--trie", o->from, "The trie to copy")->capture_default_str();
     sub->add_option("--to", o->to, "Name of the copy")->required();

@@ -269,10 +269,8 @@ int run_count_allocs(const CountOptions& o) {
 
 }  // namespace
 
-void register_count_allocs(CLI::App& app, Runner& runner) {
+void register_count_allocs(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<CountOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "count-allocs", "Heap allocations per operation on a trie reopened from its root");
     sub->add_option("--leaves", o->leaves,
                     "Trie sizes to measure, separated by commas or given as several arguments")
         ->type_name("N,...")

@@ -330,9 +330,8 @@ int run_diff(const DiffOptions& o) {
 
 }  // namespace
 
-void register_diff(CLI::App& app, Runner& runner) {
+void register_diff(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<DiffOptions>();
-    CLI::App* sub = app.add_subcommand("diff", "Keys added, removed and changed from A to B");
     sub->add_option("a", o->a,
                     "The old side: a trie file, or a key/value file, JSON or a text dump (- for "
                     "stdin)")

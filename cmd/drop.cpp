@@ -33,9 +33,8 @@ int run_drop(const DropOptions& o) {
 
 }  // namespace
 
-void register_drop(CLI::App& app, Runner& runner) {
+void register_drop(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<DropOptions>();
-    CLI::App* sub = app.add_subcommand("drop", "Remove a trie and its rows from a trie file");
     sub->add_option("db", o->db, "Trie file")->required();
     sub->add_option("--trie", o->trie, "The trie to remove")->required();
     sub->add_flag("--json", o->json, "Print one JSON document");

@@ -151,9 +151,8 @@ int run_dump(const DumpOptions& o) {
 
 }  // namespace
 
-void register_dump(CLI::App& app, Runner& runner) {
+void register_dump(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<DumpOptions>();
-    CLI::App* sub = app.add_subcommand("dump", "Print the pairs of a trie in key order");
     sub->add_option("db", o->db, "Trie file")->required();
     sub->add_option("--from", o->from,
                     "Start at this key (0x hex or text; hashed first in a secure or state "

@@ -160,10 +160,8 @@ int run_get(const GetOptions& o) {
 
 }  // namespace
 
-void register_get(CLI::App& app, Runner& runner) {
+void register_get(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<GetOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "get", "Print the values of keys, or an account and its slots (exit 1 when absent)");
     sub->add_option("db", o->db, "Trie file")->required();
     sub->add_option("key", o->keys,
                     "Key: 0x hex, or text (hashed first in a secure trie); may repeat");

@@ -114,10 +114,8 @@ int run_get_node_on(NodeStore& store, const GetNodeOptions& o) {
 
 namespace mpt::cli {
 
-void register_get_node(CLI::App& app, Runner& runner) {
+void register_get_node(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<GetNodeOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "get-node", "Fetch nodes by path, as a snap server answers GetTrieNodes");
     add_get_node_options(*sub, *o);
     sub->final_callback([o, &runner] {
         runner = [o] {

@@ -114,10 +114,8 @@ int run_keccak(const KeccakOptions& o) {
 
 }  // namespace
 
-void register_keccak(CLI::App& app, Runner& runner) {
+void register_keccak(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<KeccakOptions>();
-    CLI::App* sub =
-        app.add_subcommand("keccak", "Print the Keccak-256 hash of a value or of stdin");
     sub->add_option("input", o->input,
                     "0x hex (its bytes), other text (its UTF-8 bytes), or - (stdin, the default)");
     sub->add_flag("--json", o->json, "Print {\"keccak256\"}");

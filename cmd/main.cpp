@@ -124,44 +124,33 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registr
     app.set_version_flag("--version", version_text());
     static bool quiet_shown = false;  // -q is taken out above; this is its --help line
     app.add_flag("-q,--quiet", quiet_shown, "No progress and no notes on stderr (errors still)");
+    static bool commands_shown = false;  // --commands is answered below; this is its --help line
+    app.add_flag("--commands", commands_shown,
+                 "List the commands, one a line: name, manual page and summary, tab-separated");
     app.require_subcommand(1);
 
     // Registering a command costs more than most commands' work (CLI11 builds every option's
     // names and help up front), so a named command registers alone; only help, an unknown
     // name or no name at all registers them all.
-    struct Command {
-        const char* name;
-        void (*add)(CLI::App&, Runner&);
-    };
-    static constexpr Command kCommands[] = {
-        {"root", register_root},
-        {"build", register_build},
-        {"get", register_get},
-        {"dump", register_dump},
-        {"check", register_check},
-        {"stats", register_stats},
-        {"count-allocs", register_count_allocs},
-        {"diff", register_diff},
-        {"get-node", register_get_node},
-        {"proof", register_proof},
-        {"verify-range", register_verify_range},
-        {"keccak", register_keccak},
-        {"rlp", register_rlp},
-        {"tries", register_tries},
-        {"drop", register_drop},
-        {"copy", register_copy},
-        {"vacuum", register_vacuum},
-        {"tree", register_tree},
-    };
+    const std::span<const Command> commands = command_table();
     if (args.empty()) return report_usage("a command is required; `mpt help` lists them");
+    if (args[0] == "--commands") {
+        if (args.size() > 1) return report_usage("--commands takes nothing else: " + args[1]);
+        return finish_output(run_command([&] {
+            for (const Command& c : commands) {
+                fmt::print("{}\t{}\t{}\n", c.name, c.man_page, c.summary);
+            }
+            return 0;
+        }));
+    }
     Runner runner;
     const std::string first = args[0];
-    const auto named = std::find_if(std::begin(kCommands), std::end(kCommands),
+    const auto named = std::find_if(commands.begin(), commands.end(),
                                     [&](const Command& c) { return first == c.name; });
     CLI::App* sub = nullptr;
-    if (named != std::end(kCommands)) {
-        named->add(app, runner);
-        sub = app.get_subcommand(named->name);
+    if (named != commands.end()) {
+        sub = app.add_subcommand(named->name, named->summary);
+        named->add(sub, runner);
         // Flags in any order; an unknown option named before CLI11 reads a thing.
         std::vector<std::string> rest(args.begin() + 1, args.end());
         if (std::string bad = order_arguments(*sub, rest); !bad.empty()) {
@@ -170,11 +159,11 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registr
         args.resize(1);
         args.insert(args.end(), rest.begin(), rest.end());
     } else {
-        for (const Command& c : kCommands) c.add(app, runner);
+        for (const Command& c : commands) c.add(app.add_subcommand(c.name, c.summary), runner);
         // Name an unknown command or option rather than saying that a command is required.
         if (!first.empty() && first[0] != '-') {
             std::vector<std::string> names;
-            for (const Command& c : kCommands) names.emplace_back(c.name);
+            for (const Command& c : commands) names.emplace_back(c.name);
             const std::string near = closest_name(first, names);
             return report_usage("unknown command: " + first +
                                 (near.empty() ? "" : " (did you mean " + near + "?)"));

@@ -235,10 +235,8 @@ int run_verify(const ProofOptions& o) { return run_proof_verify(o.verify, o.root
 
 }  // namespace
 
-void register_proof(CLI::App& app, Runner& runner) {
+void register_proof(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<ProofOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "proof", "Make a Merkle proof or a range proof from a trie file, or check a proof");
     sub->add_option("db", o->db, "Trie file");
     sub->add_option("key", o->keys,
                     "Key to prove: 0x hex or text (hashed in a secure trie); may repeat");

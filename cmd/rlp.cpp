@@ -157,10 +157,8 @@ int run_rlp(const RlpOptions& o) {
 
 }  // namespace
 
-void register_rlp(CLI::App& app, Runner& runner) {
+void register_rlp(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<RlpOptions>();
-    CLI::App* sub =
-        app.add_subcommand("rlp", "Decode RLP into a JSON tree of hex strings, or encode one");
     sub->add_option("action", o->action, "decode or encode")
         ->required()
         ->check(CLI::IsMember({"decode", "encode"}));

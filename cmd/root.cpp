@@ -379,12 +379,8 @@ int run_root(const RootOptions& o) {
 
 }  // namespace
 
-void register_root(CLI::App& app, Runner& runner) {
+void register_root(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<RootOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "root",
-        "Print the root hash of key/value files, trie files or state documents, or run test "
-        "vectors");
     sub->add_option(
         "input", o->inputs,
         "Key/value files (JSON or text dumps; - for stdin) or trie files; with several, one line "

@@ -156,9 +156,8 @@ int run_tree(const TreeCmdOptions& o) {
 
 }  // namespace
 
-void register_tree(CLI::App& app, Runner& runner) {
+void register_tree(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<TreeCmdOptions>();
-    CLI::App* sub = app.add_subcommand("tree", "Show a stored trie's nodes as an indented tree");
     sub->add_option("db", o->db, "Trie file")->required();
     sub->add_option("--trie", o->trie, "Trie name in the file")->capture_default_str();
     sub->add_option("--from", o->from,

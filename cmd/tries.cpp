@@ -68,9 +68,8 @@ int run_tries(const TriesOptions& o) {
 
 }  // namespace
 
-void register_tries(CLI::App& app, Runner& runner) {
+void register_tries(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<TriesOptions>();
-    CLI::App* sub = app.add_subcommand("tries", "List the tries of a trie file");
     sub->add_option("db", o->db, "Trie file")->required();
     sub->add_flag("--names", o->names, "Print the names alone, one a line");
     sub->add_flag("--json", o->json, "Print one JSON document");

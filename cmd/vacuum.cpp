@@ -37,9 +37,8 @@ int run_vacuum(const VacuumOptions& o) {
 
 }  // namespace
 
-void register_vacuum(CLI::App& app, Runner& runner) {
+void register_vacuum(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<VacuumOptions>();
-    CLI::App* sub = app.add_subcommand("vacuum", "Compact a trie file, giving freed space back");
     sub->add_option("db", o->db, "Trie file")->required();
     sub->add_flag("--json", o->json, "Print one JSON document");
     sub->footer(

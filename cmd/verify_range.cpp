@@ -72,10 +72,8 @@ int run_verify_range(const VerifyRangeOptions& o) {
 
 }  // namespace
 
-void register_verify_range(CLI::App& app, Runner& runner) {
+void register_verify_range(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<VerifyRangeOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "verify-range", "Check a range of key/value pairs and its edge proofs against a root");
     sub->add_option(
            "input", o->input,
            "Range document {\"root\",\"first\",\"keys\",\"values\",\"proof\"} (- for stdin)")

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Checks the manual pages in man/ against the built binary:
 #  1. groff -man -ww -z over every page: any warning fails.
-#  2. Every subcommand in `mpt --help` has a page man/mpt-<cmd>.1 (and every such page a
-#     subcommand) that man/mpt.1 lists, and every flag in `mpt <cmd> --help` appears on the
-#     command's page.
+#  2. Every row of the command table (`mpt --commands`, which `mpt --help` lists too) has
+#     the page it names (and every page man/mpt-<cmd>.1 a row) that man/mpt.1 lists, and
+#     every flag in `mpt <cmd> --help` appears on the command's page.
 #  3. The examples run: in the EXAMPLES section, an .EX block line starting with "$ " is a
 #     command; the lines after it, up to the next "$ " line or .EE, are its expected standard
 #     output. A line ending in "..." matches any line that starts with the text before it; a
@@ -61,25 +61,32 @@ for page in "${pages[@]}"; do
     fi
 done
 
-# 2. Pages against --help.
-# The subcommand names of `mpt --help`.
-commands=$("$mpt" --help | awk '/^Subcommands:/ { s = 1; next } s && /^  [a-z]/ { print $1 }')
+# 2. Pages against the command table (`mpt --commands`: name, page, summary) and --help.
+table=$("$mpt" --commands)
+commands=$(printf '%s\n' "$table" | cut -f1)
 if [ -z "$commands" ]; then
-    bad "no subcommands parsed from mpt --help"
+    bad "no commands from mpt --commands"
+fi
+help_commands=$("$mpt" --help | awk '/^Subcommands:/ { s = 1; next } s && /^  [a-z]/ { print $1 }')
+if [ "$(printf '%s\n' $commands | sort)" = "$(printf '%s\n' $help_commands | sort)" ]; then
+    ok
+else
+    bad "mpt --commands and mpt --help list other commands"
 fi
 for page in mpt.1 mpt-file.5; do
     if [ -f "$root/man/$page" ]; then ok; else bad "man/$page is missing"; fi
 done
 for cmd in $commands; do
+    name=$(printf '%s\n' "$table" | awk -F'\t' -v c="$cmd" '$1 == c { print $2 }')
     # The overview page lists every command's page in SEE ALSO.
-    if grep -qxF ".BR mpt\\-${cmd//-/\\-} (1)," "$root/man/mpt.1"; then
+    if grep -qxF ".BR ${name%.1} (1)," <(sed 's/\\-/-/g' "$root/man/mpt.1"); then
         ok
     else
-        bad "man/mpt.1 does not list mpt-$cmd(1) in SEE ALSO"
+        bad "man/mpt.1 does not list ${name%.1}(1) in SEE ALSO"
     fi
-    page=$root/man/mpt-$cmd.1
+    page=$root/man/$name
     if [ ! -f "$page" ]; then
-        bad "no page man/mpt-$cmd.1 for subcommand $cmd"
+        bad "no page man/$name for command $cmd (the command table names it)"
         continue
     fi
     ok
@@ -98,7 +105,7 @@ done
 for page in "$root"/man/mpt-*.1; do
     cmd=$(basename "$page" .1)
     cmd=${cmd#mpt-}
-    if printf '%s\n' $commands | grep -qxF -- "$cmd"; then ok; else bad "man/mpt-$cmd.1: mpt has no subcommand $cmd"; fi
+    if printf '%s\n' "$table" | cut -f2 | grep -qxF -- "mpt-$cmd.1"; then ok; else bad "man/mpt-$cmd.1: no command of mpt --commands has this page"; fi
 done
 
 # 3. Examples.

@@ -4,15 +4,19 @@
 #
 #   source scripts/mpt-completion.bash
 #
-# The lists below follow `mpt <command> --help`; tests/completion_test.sh fails when they
+# The commands come from the mpt being completed (`mpt --commands`, its table of them); the
+# flags below follow `mpt <command> --help`, and tests/completion_test.sh fails when they
 # drift apart.
 
-_mpt_commands="root build get dump check stats count-allocs diff get-node proof verify-range keccak rlp tries drop copy vacuum tree"
+# The command names, one a line.
+_mpt_command_names() {
+    "${COMP_WORDS[0]}" --commands 2>/dev/null | cut -f1
+}
 
 # The flags of one subcommand (no subcommand: mpt's own).
 _mpt_flags() {
     case $1 in
-        "") echo "-h --help --version -q --quiet" ;;
+        "") echo "-h --help --version -q --quiet --commands" ;;
         root) echo "-h --help --trie --vectors --state --list --block --secure --threads --memory --tmp --max-input --json" ;;
         build) echo "-h --help -o --output --trie --secure --replace --state --no-preimages --ignore-stated-roots --json --threads --memory --tmp --max-input" ;;
         get) echo "-h --help --keys --account --slot --key-hashed --trie --json" ;;
@@ -101,13 +105,13 @@ _mpt() {
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "$(_mpt_flags "")" -- "$cur"))
         else
-            COMPREPLY=($(compgen -W "$_mpt_commands help" -- "$cur"))
+            COMPREPLY=($(compgen -W "$(_mpt_command_names) help" -- "$cur"))
         fi
         return 0
     fi
     # mpt help [COMMAND]
     if [[ $cmd == help ]]; then
-        ((COMP_CWORD == i + 1)) && COMPREPLY=($(compgen -W "$_mpt_commands" -- "$cur"))
+        ((COMP_CWORD == i + 1)) && COMPREPLY=($(compgen -W "$(_mpt_command_names)" -- "$cur"))
         return 0
     fi
 

@@ -63,6 +63,9 @@ expect "unknown flag" 2 '^$' '^mpt: error: .*--bogus' -- "$MPT" root --bogus "$F
 expect "no subcommand" 2 '^$' '^mpt: error: ' -- "$MPT"
 expect "unknown subcommand" 2 '^$' '^mpt: error: ' -- "$MPT" frobnicate
 expect "version" 0 '^mpt [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}|unknown), SQLite 3\.[0-9]+\.[0-9]+\)$' '^$' -- "$MPT" --version
+expect "--commands: name, page, summary" 0 '^get-node	mpt-get-node\.1	Fetch nodes by path' '^$' -- "$MPT" --commands
+expect "--commands, one line a command of --help" 0 '^$' '^$' -- bash -c "diff <('$MPT' --commands | cut -f1) <('$MPT' --help | awk '/^Subcommands:/ { s = 1; next } s && /^  [a-z]/ { print \$1 }')"
+expect "--commands takes nothing else" 2 '^$' '^mpt: error: usage: --commands takes nothing else: root$' -- "$MPT" --commands root
 expect "help" 0 'root' '^$' -- "$MPT" --help
 expect "root help" 0 'secure' '^$' -- "$MPT" root --help
 

@@ -38,6 +38,14 @@ complete_line() {
     printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
 }
 
+# The mpt the lines run is this build's, on PATH: the command names and the tries of a file
+# come from it.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/bin"
+ln -s "$MPT" "$tmp/bin/mpt"
+PATH=$tmp/bin:$PATH
+
 # Completion is registered for mpt.
 check "complete -p mpt" "complete -F _mpt mpt" "$(complete -p mpt)"
 
@@ -65,8 +73,6 @@ check "mpt proof --range ''" "" "$(complete_line mpt proof --range '')"
 check "mpt count-allocs --samples ''" "" "$(complete_line mpt count-allocs --samples '')"
 
 # Files for file arguments.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/sub"
 touch "$tmp/dogs.json" "$tmp/dogs.db" "$tmp/sub/range.json"
 cd "$tmp" || exit 2
@@ -78,10 +84,7 @@ check "mpt root --vectors dogs.json d" "dogs.db dogs.json" \
 check "mpt get --trie main d" "dogs.db dogs.json" "$(complete_line mpt get --trie main d)"
 
 # After --trie: the names of the tries in the trie file named earlier on the line (by the mpt
-# the line runs, here on PATH); "main" without one.
-mkdir "$tmp/bin"
-ln -s "$MPT" "$tmp/bin/mpt"
-PATH=$tmp/bin:$PATH
+# the line runs); "main" without one.
 printf '{"a": "b"}' >"$tmp/one.json"
 mpt build "$tmp/one.json" -o names.db >/dev/null
 mpt build "$tmp/one.json" -o names.db --trie "0x$(printf 'AB%.0s' $(seq 32))" >/dev/null
@@ -98,8 +101,9 @@ cd - >/dev/null || exit 2
 # Drift: the lists against --help.
 sorted() { tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ' | sed 's/ $//'; }
 help_commands=$("$MPT" --help | awk '/^Subcommands:/ { s = 1; next } s && /^  [a-z]/ { print $1 }')
-check "subcommands of mpt --help" "$(echo $help_commands | sorted)" \
-    "$(echo $_mpt_commands | sorted)"
+check "subcommands of mpt --help" "$(echo $help_commands help | sorted)" "$(complete_line mpt '')"
+check "mpt --commands against --help" "$(echo $help_commands | sorted)" \
+    "$(mpt --commands | cut -f1 | tr '\n' ' ' | sorted)"
 [ -n "$help_commands" ] || check "mpt --help lists subcommands" "some" "none"
 
 # Options lines of a --help text: "NAMES [TYPE...]   description". A single space after the
