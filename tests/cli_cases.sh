@@ -278,12 +278,9 @@ kill -INT "$allocs_pid"
 rc=0
 wait "$allocs_pid" || rc=$?
 left=$(comm -13 <(echo "$temp_before") <(temp_files) | wc -l)
-if [ "$started" -gt 0 ] && [ "$rc" -eq 130 ] && [ "$left" -eq 0 ]; then
-    pass=$((pass + 1))
-else
-    fail=$((fail + 1))
-    echo "FAIL count-allocs interrupted: $started files made, exit $rc, $left left"
-fi
+[ "$started" -gt 0 ] && [ "$rc" -eq 130 ] && [ "$left" -eq 0 ]
+case_result "count-allocs interrupted: exit 130, its temporary files gone" $? \
+    "$started files made, exit $rc, $left left"
 
 # mpt keccak: the key/value rule for the argument and for stdin (--raw: stdin's bytes).
 expect "keccak of nothing" 0 '^0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470$' '^$' -- "$MPT" keccak 0x

@@ -5,9 +5,43 @@
 # 'mpt: error: ...' (another program's prefix in EXPECT_ERROR_PREFIX) naming no place twice in
 # a row. Otherwise prints why and counts a failure. Uses the caller's $tmp, pass
 # and fail.
+#
+# case_result NAME STATUS [WHY]: records a case that is not one command's run: a pass when
+# STATUS is 0, else a failure saying WHY; returns 1 for a failure.
+#
+# Every case goes through case_result under its NAME, which is what the per-case ctest
+# entries report (tests/cli_test.sh): with CASE_RESULTS set, each outcome is appended to that
+# file as a line "pass<TAB>NAME" or "fail<TAB>NAME<TAB>WHY"; with CASE_LIST set, nothing
+# runs and each NAME is appended to that file.
+case_result() {
+    local name=$1 status=$2 why=${3:-}
+    if [ -n "${CASE_LIST:-}" ]; then
+        printf '%s\n' "$name" >>"$CASE_LIST"
+        return 0
+    fi
+    local rc=0
+    if [ "$status" -eq 0 ]; then
+        pass=$((pass + 1))
+        [ -z "${CASE_RESULTS:-}" ] || printf 'pass\t%s\n' "$name" >>"$CASE_RESULTS"
+    else
+        rc=1
+        fail=$((fail + 1))
+        echo "FAIL $name: $why"
+        if [ -n "${CASE_RESULTS:-}" ]; then
+            why=${why//$'\t'/ }
+            printf 'fail\t%s\t%s\n' "$name" "${why//$'\n'/ | }" >>"$CASE_RESULTS"
+        fi
+    fi
+    return $rc
+}
+
 expect() {
     local name=$1 code=$2 out_re=$3 err_re=$4
     shift 5
+    if [ -n "${CASE_LIST:-}" ]; then
+        case_result "$name" 0
+        return 0
+    fi
     "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
     local rc=$?
     local ok=1 why=""
@@ -30,11 +64,10 @@ expect() {
         ! grep -Eq ': ([^ :]+): \1(: |$)' "$tmp/err" || { ok=0; why="$why; stderr names a place twice"; }
     fi
     if [ $ok -eq 1 ]; then
-        pass=$((pass + 1))
+        case_result "$name" 0
     else
-        fail=$((fail + 1))
-        echo "FAIL $name: $why"
-        echo "  stdout: $(head -c 300 "$tmp/out")"
-        echo "  stderr: $(head -c 300 "$tmp/err")"
+        case_result "$name" 1 "${why#; }
+  stdout: $(head -c 300 "$tmp/out")
+  stderr: $(head -c 300 "$tmp/err")"
     fi
 }

@@ -3,10 +3,8 @@
 # tries differ), and a line whose comment is an answer (0x..., valid...) prints it.
 readme=$(dirname "${BASH_SOURCE[0]}")/../README.md
 tour=$(awk '/^## A tour/ { on = 1; next } on && /^```sh/ { inside = 1; next } inside && /^```/ { exit } inside' "$readme")
-if [ -z "$tour" ]; then
-    fail=$((fail + 1))
-    echo "FAIL readme: no tour block under '## A tour' in $readme"
-fi
+[ -n "$tour" ]
+case_result "readme: a tour block" $? "no tour block under '## A tour' in $readme"
 mkdir -p "$tmp/tour"
 tour_lines=0
 while IFS= read -r line; do
@@ -20,11 +18,12 @@ while IFS= read -r line; do
     rc=$?
     out_re='.*'
     [ -z "$answer" ] || out_re="^$answer\$"
-    if [ $rc -eq $want ] && { [ -z "$answer" ] || printf '%s\n' "$out" | grep -Eq "$out_re"; }; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL readme tour: $line: exit $rc (want $want): $(printf '%s' "$out" | head -c 300)"
-    fi
+    [ $rc -eq $want ] && { [ -z "$answer" ] || printf '%s\n' "$out" | grep -Eq "$out_re"; }
+    # Named by the command as the README writes it (a ctest name holds no ';').
+    name=${cmd//$FIX\//fixtures/}
+    name=${name%"${name##*[! ]}"}
+    case_result "readme tour: ${name//;/,}" $? \
+        "exit $rc (want $want): $(printf '%s' "$out" | head -c 300)"
 done <<<"${tour//fixtures\//$FIX/}"
-[ $tour_lines -ge 10 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL readme tour: $tour_lines lines"; }
+[ $tour_lines -ge 10 ]
+case_result "readme tour: at least 10 lines" $? "$tour_lines lines"

@@ -3,11 +3,6 @@
 # give the in-memory path's root and file, the same errors, and leave no temporary file.
 # 1M (the least budget) holds about 500 KB of input whole for a root, 400 KB for a build.
 spill=$tmp/spill
-spill_ok() { pass=$((pass + 1)); }
-spill_bad() {
-    fail=$((fail + 1))
-    echo "FAIL $1"
-}
 mkdir -p "$spill/tmp"
 # An array of 24,000 writes over 6,000 keys: every key written four times, most in different
 # runs, and one write in seven a deletion (null, or "" every other time).
@@ -37,13 +32,17 @@ for f in ordered object; do
         "$MPT" build $secure "$spill/$f.json" -o "$spill/mem.db" >/dev/null
         expect "spill: build $secure --memory 1M of $f input" 0 '^0x' '^$' -- \
             "$MPT" build $secure --memory 1M --tmp "$spill/tmp" "$spill/$f.json" -o "$spill/spill.db"
-        cmp -s "$spill/mem.db" "$spill/spill.db" && spill_ok || spill_bad "spill: build $secure --memory 1M of $f input is not the in-memory build's file"
+        cmp -s "$spill/mem.db" "$spill/spill.db"
+        case_result "spill: build $secure --memory 1M of $f input: the in-memory build's file" $? \
+            "build $secure --memory 1M of $f input is not the in-memory build's file"
     done
 done
 rm -f "$spill/spill.db"
 TMPDIR=$spill/tmp expect "spill: build --json --memory 1M spills to \$TMPDIR" 0 '"temp_files":[1-9]' '^$' -- \
     "$MPT" build --json --memory 1M "$spill/ordered.json" -o "$spill/spill.db"
-[ -z "$(ls -A "$spill/tmp")" ] && spill_ok || spill_bad "spill: temporary files left in $spill/tmp: $(ls -A "$spill/tmp")"
+[ -z "$(ls -A "$spill/tmp")" ]
+case_result "spill: build --json --memory 1M leaves no temporary file" $? \
+    "temporary files left in $spill/tmp: $(ls -A "$spill/tmp")"
 
 # What dump prints reads back in pieces too: the text form (a piece ends after a line), CRLF
 # lines, and a JSON document after a byte order mark, from a file and from a pipe.
@@ -62,7 +61,9 @@ done
 rm -f "$spill/spill.db"
 expect "spill: build --memory 1M of a text dump" 0 '^0x' '^$' -- \
     "$MPT" build --memory 1M --tmp "$spill/tmp" "$spill/dump.txt" -o "$spill/spill.db"
-cmp -s "$spill/dumped.db" "$spill/spill.db" && spill_ok || spill_bad "spill: build --memory 1M of a text dump is not the in-memory build's file"
+cmp -s "$spill/dumped.db" "$spill/spill.db"
+case_result "spill: build --memory 1M of a text dump: the in-memory build's file" $? \
+    "build --memory 1M of a text dump is not the in-memory build's file"
 # A bad line far into a text dump: its line, as in memory.
 sed '5000 s/ 0x/ 0xzz/' "$spill/dump.txt" >"$spill/bad.txt"
 expect "spill: a bad line in a text dump, as in memory" 2 '^$' \
@@ -84,7 +85,9 @@ expect "spill: --tmp not a folder" 3 '^$' "^mpt: error: storage I/O error: $spil
     "$MPT" root --memory 1M --tmp "$spill/none" "$spill/ordered.json"
 expect "spill: build past a file size limit" 3 '^$' "^mpt: error: storage I/O error: $spill/tmp: cannot write a temporary file: File too large\$" -- \
     bash -c "trap '' XFSZ; ulimit -f 20; exec '$MPT' build --memory 1M --tmp '$spill/tmp' '$spill/ordered.json' -o '$spill/limited.db'"
-[ ! -e "$spill/limited.db" ] && [ -z "$(ls -A "$spill/tmp")" ] && spill_ok || spill_bad "spill: a failed build left files behind"
+[ ! -e "$spill/limited.db" ] && [ -z "$(ls -A "$spill/tmp")" ]
+case_result "spill: a failed build leaves no file" $? \
+    "a failed build left files behind"
 
 # Killed while it spills (SIGKILL: no handler runs): the temporary files have no name, and the
 # new trie file none until whole, so nothing is left.
@@ -94,9 +97,12 @@ spill_pid=$!
 sleep 0.3
 kill -9 $spill_pid 2>/dev/null
 wait $spill_pid 2>/dev/null
-[ -z "$(ls -A "$spill/tmp")" ] && spill_ok || spill_bad "spill: a killed build left temporary files: $(ls -A "$spill/tmp")"
-[ ! -e "$spill/killed.db" ] || [ "$("$MPT" root "$spill/killed.db")" = "$("$MPT" root "$spill/big.json")" ] &&
-    spill_ok || spill_bad "spill: a killed build left a partial file"
+[ -z "$(ls -A "$spill/tmp")" ]
+case_result "spill: a killed build leaves no temporary file" $? \
+    "a killed build left temporary files: $(ls -A "$spill/tmp")"
+[ ! -e "$spill/killed.db" ] || [ "$("$MPT" root "$spill/killed.db")" = "$("$MPT" root "$spill/big.json")" ]
+case_result "spill: a killed build leaves no partial file" $? \
+    "a killed build left a partial file"
 rm -f "$spill/big.json" "$spill/killed.db"
 
 # Into an existing file, past --memory: the pieces go through the store in one write. The
@@ -112,11 +118,13 @@ for secure in "" --secure; do
     want=$("$MPT" build $secure "$spill/ordered.json" -o "$spill/upd_mem.db")
     expect "spill: build $secure --memory 1M into an existing file, as in memory" 0 "^$want\$" '^$' -- \
         "$MPT" build $secure --memory 1M --tmp "$spill/tmp" "$spill/ordered.json" -o "$spill/upd_spill.db"
-    [ "$(rows_of "$spill/upd_spill.db")" = "$(rows_of "$spill/upd_mem.db")" ] && spill_ok ||
-        spill_bad "spill: build $secure --memory 1M into an existing file: rows differ from the in-memory update's"
-    [ "$(sqlite3 "$spill/upd_spill.db" 'SELECT count(*) FROM preimages')" = "$(sqlite3 "$spill/upd_mem.db" 'SELECT count(*) FROM preimages')" ] &&
-        spill_ok || spill_bad "spill: build $secure --memory 1M into an existing file: preimages differ"
-    expect "spill: the file updated in pieces checks" 0 '^ok: ([0-9]+) rows, \1 reachable, 0 problems$' '^$' -- \
+    [ "$(rows_of "$spill/upd_spill.db")" = "$(rows_of "$spill/upd_mem.db")" ]
+    case_result "spill: build $secure --memory 1M into an existing file: the in-memory update's rows" $? \
+        "build $secure --memory 1M into an existing file: rows differ from the in-memory update's"
+    [ "$(sqlite3 "$spill/upd_spill.db" 'SELECT count(*) FROM preimages')" = "$(sqlite3 "$spill/upd_mem.db" 'SELECT count(*) FROM preimages')" ]
+    case_result "spill: build $secure --memory 1M into an existing file: the in-memory update's preimages" $? \
+        "build $secure --memory 1M into an existing file: preimages differ"
+    expect "spill: the file updated in pieces $secure checks" 0 '^ok: ([0-9]+) rows, \1 reachable, 0 problems$' '^$' -- \
         "$MPT" check "$spill/upd_spill.db"
 done
 want=$("$MPT" root "$spill/ordered.json")
@@ -126,14 +134,18 @@ expect "spill: build --trie other --memory 1M beside a trie" 0 "^$want\$" '^$' -
     "$MPT" build --trie other --memory 1M --tmp "$spill/tmp" "$spill/ordered.json" -o "$spill/upd_spill.db"
 expect "spill: build --replace --memory 1M" 0 "^$want\$" '^$' -- \
     "$MPT" build --replace --memory 1M --tmp "$spill/tmp" "$spill/ordered.json" -o "$spill/upd_spill.db"
-[ "$(rows_of "$spill/upd_spill.db" other)" = "$(rows_of "$spill/upd_spill.db")" ] && spill_ok ||
-    spill_bad "spill: a new trie and a replaced one from the same input hold different rows"
+[ "$(rows_of "$spill/upd_spill.db" other)" = "$(rows_of "$spill/upd_spill.db")" ]
+case_result "spill: a new trie and a replaced one from the same input: the same rows" $? \
+    "a new trie and a replaced one from the same input hold different rows"
 rm -f "$spill/upd_bad.db"
 cp "$spill/base.db" "$spill/upd_bad.db"
 before=$(rows_of "$spill/upd_bad.db")
 expect "spill: a bad entry at the end of an update in pieces, as in memory" 2 '^$' \
     "^$("$MPT" build "$spill/bad.json" -o "$spill/upd_bad.db" 2>&1 | sed 's/[][\.*^$()]/\\&/g')\$" -- \
     "$MPT" build --memory 1M --tmp "$spill/tmp" "$spill/bad.json" -o "$spill/upd_bad.db"
-[ "$(rows_of "$spill/upd_bad.db")" = "$before" ] && [ "$("$MPT" root "$spill/upd_bad.db")" = "$("$MPT" root "$spill/base.db")" ] &&
-    spill_ok || spill_bad "spill: a failed update in pieces changed the file"
-[ -z "$(ls -A "$spill/tmp")" ] && spill_ok || spill_bad "spill: temporary files left in $spill/tmp: $(ls -A "$spill/tmp")"
+[ "$(rows_of "$spill/upd_bad.db")" = "$before" ] && [ "$("$MPT" root "$spill/upd_bad.db")" = "$("$MPT" root "$spill/base.db")" ]
+case_result "spill: a failed update in pieces leaves the file as it was" $? \
+    "a failed update in pieces changed the file"
+[ -z "$(ls -A "$spill/tmp")" ]
+case_result "spill: a failed update leaves no temporary file" $? \
+    "temporary files left in $spill/tmp: $(ls -A "$spill/tmp")"

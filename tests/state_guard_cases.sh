@@ -5,8 +5,9 @@
 guard_storage=0x$("$MPT" tries --json "$tmp/guard.db" | grep -o '"name":"0x[0-9a-f]\{64\}"' | head -1 | cut -d'"' -f4 | cut -c3-)
 cp "$tmp/guard.db" "$tmp/guard.before"
 guard_unchanged() {
-    cmp -s "$tmp/guard.db" "$tmp/guard.before" && pass=$((pass + 1)) ||
-        { fail=$((fail + 1)); echo "FAIL $1: the state file changed"; cp "$tmp/guard.before" "$tmp/guard.db"; }
+    cmp -s "$tmp/guard.db" "$tmp/guard.before"
+    case_result "$1: the state file unchanged" $? "the state file changed" ||
+        cp "$tmp/guard.before" "$tmp/guard.db"
 }
 which='key/value input does not write it \(mpt build --state does\)$'
 expect "guard: key/value into the account trie" 2 '^$' "^mpt: error: bad input: .*guard.db: trie main holds accounts: $which" -- \
@@ -119,13 +120,15 @@ cp "$tmp/st1.db" "$tmp/dmg.db"
 sqlite3 "$tmp/dmg.db" "UPDATE nodes SET rlp = rlp || X'00' WHERE trie = (SELECT id FROM tries WHERE name = '$acct_trie') AND path = X''"
 expect "check state: a damaged storage trie" 1 "^trie $acct_trie: hash mismatch at path \(root\)\$" '^$' -- "$MPT" check "$tmp/dmg.db"
 expect "check state: a tampered preimage" 1 '^the address of account 0x[0-9a-f]{64}: the preimage recorded for 0x[0-9a-f]{64} does not hash to it$' '^$' -- "$MPT" check "$tmp/pre.db"
-[ "$(grep -c 'does not hash' "$tmp/out")" -eq 1 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL check state: a tampered preimage told $(grep -c 'does not hash' "$tmp/out") times"; }
+[ "$(grep -c 'does not hash' "$tmp/out")" -eq 1 ]
+case_result "check state: a tampered preimage told once" $? "told $(grep -c 'does not hash' "$tmp/out") times"
 # A slot's preimage that two storage tries read is one problem, told by the first.
 printf '{"0x%040d":{"balance":"1","storage":{"0x01":"0x02"}},"0x%040d":{"balance":"1","storage":{"0x01":"0x03"}}}' 1 2 >"$tmp/shared_slot.json"
 "$MPT" build --state "$tmp/shared_slot.json" -o "$tmp/shared_slot.db" >/dev/null
 sqlite3 "$tmp/shared_slot.db" "UPDATE preimages SET preimage = X'$(printf '%064d' 2)' WHERE preimage = X'$(printf '%064d' 1)'"
 expect "check state: a tampered slot preimage two tries read" 1 '^the slot of key 0x[0-9a-f]{64}: the preimage recorded for 0x[0-9a-f]{64} does not hash to it$' '^$' -- "$MPT" check "$tmp/shared_slot.db"
-[ "$(grep -c 'does not hash' "$tmp/out")" -eq 1 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL check state: a tampered slot preimage told $(grep -c 'does not hash' "$tmp/out") times"; }
+[ "$(grep -c 'does not hash' "$tmp/out")" -eq 1 ]
+case_result "check state: a tampered slot preimage told once" $? "told $(grep -c 'does not hash' "$tmp/out") times"
 
 # A dump's own claims are checked: build --state of a dump whose root, or an account's storage
 # root beside its slots, is not what its accounts give makes no file (exit 1, both roots).
@@ -133,7 +136,8 @@ sed 's/"root": "0e26/"root": "1e26/' "$FIX/state_geth_dump.json" >"$tmp/dump_bad
 rm -f "$tmp/dump_bad.db"
 expect "build --state of a dump with another root" 1 '^$' "^mpt: root mismatch: .*dump_bad_root.json: the document gives root 0x1e2696d3[0-9a-f]{56}, its accounts 0x0e2696d3[0-9a-f]{56}; no file written \(--ignore-stated-roots builds it anyway\)\$" -- \
     "$MPT" build --state "$tmp/dump_bad_root.json" -o "$tmp/dump_bad.db"
-[ ! -e "$tmp/dump_bad.db" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL a refused dump left a file"; }
+[ ! -e "$tmp/dump_bad.db" ]
+case_result "build --state of a dump with another root: no file" $? "the refused dump left a file"
 expect "build --state --ignore-stated-roots" 0 '^0x0e2696d3' '^$' -- \
     "$MPT" build --state --ignore-stated-roots "$tmp/dump_bad_root.json" -o "$tmp/dump_bad.db"
 cp "$tmp/guard.before" "$tmp/guard.db"
@@ -144,7 +148,8 @@ sed 's/"root": "0x09cf0d8f/"root": "0x19cf0d8f/' "$FIX/state_geth_dump.json" >"$
 rm -f "$tmp/dump_bad.db"
 expect "build --state of a dump with another storage root" 1 '^$' "^mpt: root mismatch: .*dump_bad_storage.json: account 0x000f3df6d732807ef1319fb7b8bb8522d0beac02 \(line 4\): the document gives storage root 0x19cf0d8f[0-9a-f]{56}, its slots 0x09cf0d8f" -- \
     "$MPT" build --state "$tmp/dump_bad_storage.json" -o "$tmp/dump_bad.db"
-[ ! -e "$tmp/dump_bad.db" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL a refused dump left a file"; }
+[ ! -e "$tmp/dump_bad.db" ]
+case_result "build --state of a dump with another storage root: no file" $? "the refused dump left a file"
 expect "build --state of a dump as it is" 0 '^0x0e2696d3' '^$' -- "$MPT" build --state "$FIX/state_geth_dump.json" -o "$tmp/dump_ok.db"
 
 # check reads the whole file: one cut short is damage.
@@ -159,13 +164,10 @@ for f in guard.before plain_guard.db; do
     # ok.
     "$MPT" check "$tmp/cut.db" >"$tmp/out" 2>"$tmp/err"
     rc=$?
-    if { [ $rc -eq 1 ] && grep -Eq "^the file is cut short: [0-9]+ bytes, where its header counts [0-9]+ pages of $page\$" "$tmp/out"; } ||
-        { [ $rc -eq 3 ] && grep -q '^mpt: error: ' "$tmp/err"; }; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL check of $f short of a page: exit $rc, $(head -c 200 "$tmp/out") $(head -c 200 "$tmp/err")"
-    fi
+    { [ $rc -eq 1 ] && grep -Eq "^the file is cut short: [0-9]+ bytes, where its header counts [0-9]+ pages of $page\$" "$tmp/out"; } ||
+        { [ $rc -eq 3 ] && grep -q '^mpt: error: ' "$tmp/err"; }
+    case_result "check of $f short of a page" $? \
+        "exit $rc, $(head -c 200 "$tmp/out") $(head -c 200 "$tmp/err")"
 done
 
 # A missing preimage is marked: pre(0x<hash>) in dump's storage and diff's text, "key" and

@@ -64,12 +64,9 @@ sf_signal_case() {
     exec 9>&-
     local left
     left=$(find "$tmp/sf_tmp" -mindepth 1 | wc -l)
-    if [ "$made" -eq 1 ] && [ "$rc" -eq "$want" ] && [ "$left" -eq 0 ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL diff stopped by SIG$sig: file made $made, exit $rc (want $want), $left left"
-    fi
+    [ "$made" -eq 1 ] && [ "$rc" -eq "$want" ] && [ "$left" -eq 0 ]
+    case_result "diff stopped by SIG$sig: exit $want, no temporary file left" $? \
+        "file made $made, exit $rc (want $want), $left left"
 }
 sf_signal_case TERM 143
 sf_signal_case INT 130
@@ -80,12 +77,9 @@ rm -rf "$tmp/sf_tmp"/*
 TMPDIR=$tmp/sf_tmp "$MPT" diff --state "$FIX/state_a.json" "$tmp/sf_many.json" 2>/dev/null | true
 sf_rc=${PIPESTATUS[0]}
 sf_left=$(find "$tmp/sf_tmp" -mindepth 1 | wc -l)
-if [ "$sf_rc" -eq 141 ] && [ "$sf_left" -eq 0 ]; then
-    pass=$((pass + 1))
-else
-    fail=$((fail + 1))
-    echo "FAIL diff stopped by SIGPIPE: exit $sf_rc (want 141), $sf_left left"
-fi
+[ "$sf_rc" -eq 141 ] && [ "$sf_left" -eq 0 ]
+case_result "diff stopped by SIGPIPE: exit 141, no temporary file left" $? \
+    "exit $sf_rc (want 141), $sf_left left"
 # Ended normally, it leaves nothing either.
 expect "diff leaves no temporary file" 0 '^$' '^$' -- sh -c "TMPDIR='$tmp/sf_tmp' '$MPT' diff --state '$FIX/state_a.json' '$FIX/state_a.json' && test -z \"\$(ls -A '$tmp/sf_tmp')\""
 

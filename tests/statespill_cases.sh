@@ -4,16 +4,10 @@
 # JSON counts, file (byte for byte) and errors, and leave no temporary file. 1M (the least
 # budget) holds about 230 KB of a document whole for a root, 150 KB for a build.
 ss=$tmp/statespill
-ss_ok() { pass=$((pass + 1)); }
-ss_bad() {
-    fail=$((fail + 1))
-    echo "FAIL $1"
-}
 mkdir -p "$ss/tmp"
 GENSTATE=$(dirname "$GEN")/mpt_gen_state
-if [ ! -x "$GENSTATE" ]; then
-    ss_bad "statespill: no $GENSTATE (built beside mpt_gen_kv)"
-else
+[ -x "$GENSTATE" ]
+if case_result "statespill: the state generator" $? "no $GENSTATE (built beside mpt_gen_kv)"; then
     # 3,000 accounts, 60,000 slots over every third (2.7 MB), as an alloc and as a genesis.
     "$GENSTATE" 3000 60000 "$ss/alloc.json" --every 3
     "$GENSTATE" 3000 60000 "$ss/genesis.json" --every 3 --genesis --code 40
@@ -48,7 +42,8 @@ else
         "$MPT" build --state --ignore-stated-roots "$ss/$f" -o "$ss/whole.mpt" >/dev/null
         expect "statespill: build --state --memory 1M of $f" 0 "^$(printf '%s' "$want" | sed 's/.*"root":"\(0x[0-9a-f]*\)".*/\1/')\$" '^$' -- \
             "$MPT" build --state --ignore-stated-roots --memory 1M --tmp "$ss/tmp" "$ss/$f" -o "$ss/spilled.mpt"
-        cmp -s "$ss/whole.mpt" "$ss/spilled.mpt" && ss_ok || ss_bad "statespill: build --state --memory 1M of $f: not the same file"
+        cmp -s "$ss/whole.mpt" "$ss/spilled.mpt"
+        case_result "statespill: build --state --memory 1M of $f: the whole path's file" $? "not the same file"
     done
     # 10,000 contracts with one slot each: the tries table, made in a temporary database a
     # batch of 4,096 tries at a time, is the one made in memory.
@@ -57,7 +52,8 @@ else
     "$MPT" build --state "$ss/contracts.json" -o "$ss/whole.mpt" >/dev/null
     expect "statespill: build --state --memory 1M of 10,000 contracts" 0 '^\{"root":"0x[0-9a-f]{64}","accounts":10000,"storage_tries":10000,.*"temp_files":[1-9]' '^$' -- \
         "$MPT" build --state --json --memory 1M --tmp "$ss/tmp" "$ss/contracts.json" -o "$ss/spilled.mpt"
-    cmp -s "$ss/whole.mpt" "$ss/spilled.mpt" && ss_ok || ss_bad "statespill: build --state --memory 1M of 10,000 contracts: not the same file"
+    cmp -s "$ss/whole.mpt" "$ss/spilled.mpt"
+    case_result "statespill: build --state --memory 1M of 10,000 contracts: the whole path's file" $? "not the same file"
     expect "statespill: root --state --memory 1M from a pipe" 0 "^$root\$" '^$' -- \
         bash -c "cat '$ss/alloc.json' | exec '$MPT' root --memory 1M --tmp '$ss/tmp' --state -"
     expect "statespill: build --state --json past --memory" 0 \
@@ -66,7 +62,8 @@ else
     # Into an existing file: through the store, the document held whole, as without --memory.
     expect "statespill: build --state --replace --memory into an existing file" 0 "^$root\$" '^$' -- \
         "$MPT" build --state --replace --memory 1M "$ss/alloc.json" -o "$ss/json.mpt"
-    [ -z "$(ls -A "$ss/tmp")" ] && ss_ok || ss_bad "statespill: temporary files left in --tmp"
+    [ -z "$(ls -A "$ss/tmp")" ]
+    case_result "statespill: builds leave no temporary file" $? "temporary files left in --tmp"
 
     # A dump whose root is not the state's: exit 1, as in memory.
     sed "1 s/\"root\":\"0x./\"root\":\"0x0/" "$ss/reth_lines.jsonl" >"$ss/wrong_root.jsonl"
@@ -85,7 +82,8 @@ else
     expect "statespill: build --state --memory 1M of a dump with another storage root" 1 '^$' \
         "^mpt: root mismatch: .*bad_storage_root.json: account 0x[0-9a-f]{40}: the document gives storage root $one, its slots 0x[0-9a-f]{64}; no file written" -- \
         "$MPT" build --state --memory 1M --tmp "$ss/tmp" "$ss/bad_storage_root.json" -o "$ss/refused.mpt"
-    [ ! -e "$ss/refused.mpt" ] && ss_ok || ss_bad "statespill: a refused dump left $ss/refused.mpt"
+    [ ! -e "$ss/refused.mpt" ]
+    case_result "statespill: a refused dump leaves no file" $? "a refused dump left $ss/refused.mpt"
     expect "statespill: the whole path refuses the same dump" 1 '^$' 'the document gives storage root' -- \
         "$MPT" build --state "$ss/bad_storage_root.json" -o "$ss/refused.mpt"
     expect "statespill: build --state --memory 1M --ignore-stated-roots" 0 "^$root\$" '^$' -- \
@@ -104,16 +102,19 @@ else
         rm -f "$ss/bad.mpt"
         want=$("$MPT" root --state "$ss/$f" 2>&1)
         code=$?
-        [ $code -eq 2 ] && ss_ok || ss_bad "statespill: $f: exit $code in memory, want 2"
+        [ $code -eq 2 ]
+        case_result "statespill: root --state of $f in memory: exit 2" $? "exit $code"
         expect "statespill: root --state --memory 1M of $f, the whole path's error" 2 '^$' \
             "^$(printf '%s' "$want" | sed 's/[][\.*^$()]/\\&/g')\$" -- \
             "$MPT" root --memory 1M --tmp "$ss/tmp" --state "$ss/$f"
         expect "statespill: build --state --memory 1M of $f, the whole path's error" 2 '^$' \
             "^$(printf '%s' "$want" | sed 's/[][\.*^$()]/\\&/g')\$" -- \
             "$MPT" build --state --memory 1M --tmp "$ss/tmp" "$ss/$f" -o "$ss/bad.mpt"
-        [ ! -e "$ss/bad.mpt" ] && ss_ok || ss_bad "statespill: build of $f left a file"
+        [ ! -e "$ss/bad.mpt" ]
+        case_result "statespill: build --state --memory 1M of $f leaves no file" $? "it left a file"
     done
-    [ -z "$(ls -A "$ss/tmp")" ] && ss_ok || ss_bad "statespill: temporary files left after errors"
+    [ -z "$(ls -A "$ss/tmp")" ]
+    case_result "statespill: errors leave no temporary file" $? "temporary files left after errors"
     # One account larger than a quarter of the budget: refused, exit 2.
     {
         printf '{"0x1000000000000000000000000000000000000001": {"balance": "1", "code": "0x'
@@ -131,36 +132,4 @@ else
     expect "statespill: root --state within --memory stays in memory" 0 \
         '^\{"root":"0x[0-9a-f]{64}","shape":"alloc","accounts":[0-9]+,"storage_slots":[0-9]+,"tries":[0-9]+\}$' '^$' -- \
         "$MPT" root --json --memory 1M --state "$FIX/state_alloc.json"
-
-    # ethereum/tests BlockchainTests, when the folder is given: the pre and postState of each
-    # bcStateTests fixture's first test behind an "alloc" member of 2.7 MB that theirs
-    # replaces, against the root of their alloc alone. (The unit tests stream every
-    # allocation of every fixture; this is the command's part, with its --memory and --tmp.)
-    if [ -n "$ETHEREUM_TESTS" ]; then
-        n=0
-        for f in "$ETHEREUM_TESTS"/BlockchainTests/ValidBlocks/bcStateTests/*.json; do
-            for member in pre postState; do
-                jq -c ".[] | .$member // empty" "$f" | head -1 | while IFS= read -r alloc; do
-                    printf '%s' "$alloc" >"$ss/bc_alloc.json"
-                    want=$("$MPT" root --state "$ss/bc_alloc.json")
-                    {
-                        printf '{"config": {"chainId": 1}, "alloc": '
-                        cat "$ss/alloc.json"
-                        printf ', "alloc": %s}' "$alloc"
-                    } >"$ss/bc_padded.json"
-                    got=$("$MPT" root --json --memory 1M --tmp "$ss/tmp" --state "$ss/bc_padded.json")
-                    case $got in
-                        *"\"root\":\"$want\""*temp_files*) echo ok ;;
-                        *) echo "FAIL $f $member: $got, want $want" ;;
-                    esac
-                done
-            done
-        done >"$ss/bc_results"
-        n=$(grep -c '^ok$' "$ss/bc_results")
-        if grep -q '^FAIL' "$ss/bc_results" || [ "$n" -lt 50 ]; then
-            ss_bad "statespill: BlockchainTests allocations past --memory ($n ok): $(grep -m1 '^FAIL' "$ss/bc_results")"
-        else
-            ss_ok
-        fi
-    fi
 fi

@@ -1,11 +1,9 @@
 # Cases of the tries of a file (canonical names, tries, drop, copy, vacuum, the rows of the
-# tries table checked where read) and of mpt tree, for cli_test.sh; sourced after
-# cli_cases.sh, whose $tmp/kv10k.json it reads. Needs sqlite3 and dot (graphviz).
+# tries table checked where read) and of mpt tree, for cli_test.sh. Needs sqlite3 and dot
+# (graphviz).
 for tool in sqlite3 dot; do
-    if ! command -v $tool >/dev/null; then
-        echo "FAIL tries_cases.sh: $tool not found (scripts/setup.sh installs it)"
-        fail=$((fail + 1))
-    fi
+    command -v $tool >/dev/null
+    case_result "tries: $tool installed" $? "$tool not found (scripts/setup.sh installs it)"
 done
 
 dogs_root=0x8aad789dff2f538bca5d8ea56e8abe10f4c7ba3a5dea95fea4cd6e7c3a1168d3
@@ -88,18 +86,16 @@ expect "copy of a state trie keeps its kind" 0 '^\{"from":"main","to":"s","kind"
 expect "copy: the state copy reads accounts" 0 '"balance":"0x16345785d8a0000"' '^$' -- "$MPT" get "$tmp/kinds.db" --trie s --account 0xa94f5374fce5edbc8e2a8697c15331677e6ebf0b
 
 # vacuum: smaller after a drop, the same tries; a kill leaves the old or the new file.
+"$GEN" 10000 "$tmp/kv10k.json"
 "$MPT" build "$tmp/kv10k.json" -o "$tmp/vac.db" --trie big >/dev/null
 "$MPT" build "$FIX/dogs.json" -o "$tmp/vac.db" >/dev/null
 "$MPT" drop "$tmp/vac.db" --trie big >/dev/null
 before=$(($(stat -c %s "$tmp/vac.db") + $(stat -c %s "$tmp/vac.db-wal" 2>/dev/null || echo 0)))
 expect "vacuum" 0 "^$before bytes before, [0-9]+ after\$" '^$' -- "$MPT" vacuum "$tmp/vac.db"
 after=$(stat -c %s "$tmp/vac.db")
-if [ "$after" -lt $((before / 4)) ] && [ ! -s "$tmp/vac.db-wal" ]; then
-    pass=$((pass + 1))
-else
-    fail=$((fail + 1))
-    echo "FAIL vacuum: $before bytes before, $after after, log $(stat -c %s "$tmp/vac.db-wal" 2>/dev/null)"
-fi
+[ "$after" -lt $((before / 4)) ] && [ ! -s "$tmp/vac.db-wal" ]
+case_result "vacuum: a quarter of the size or less, the log folded" $? \
+    "$before bytes before, $after after, log $(stat -c %s "$tmp/vac.db-wal" 2>/dev/null)"
 expect "vacuum: the trie checks" 0 '^ok: 3 rows, 3 reachable, 0 problems$' '^$' -- "$MPT" check "$tmp/vac.db"
 expect "vacuum --json" 0 "^\{\"bytes_before\":$after,\"bytes_after\":$after,\"log_folded\":true\}\$" '^$' -- "$MPT" vacuum --json "$tmp/vac.db"
 expect "vacuum of a key/value file" 3 '^$' '^mpt: error: not an mpt trie file: ' -- "$MPT" vacuum "$FIX/dogs.json"
@@ -120,6 +116,7 @@ start=$(date +%s%N)
 took_us=$((($(date +%s%N) - start) / 1000))
 killed=0
 broken=0
+broken_at=
 for i in $(seq 1 24); do
     fresh_copy
     "$MPT" vacuum "$tmp/vk.db" >/dev/null 2>&1 &
@@ -130,17 +127,14 @@ for i in $(seq 1 24); do
     if ! "$MPT" check "$tmp/vk.db" --trie b 2>&1 | grep -q '^ok: ' ||
         [ "$("$MPT" root --trie b "$tmp/vk.db" 2>&1)" != "$kill_root" ]; then
         broken=$((broken + 1))
-        echo "FAIL vacuum killed at $i/20 of ${took_us}us: $("$MPT" check "$tmp/vk.db" --trie b 2>&1 | tail -1)"
+        broken_at="$broken_at killed at $i/20 of ${took_us}us: $("$MPT" check "$tmp/vk.db" --trie b 2>&1 | tail -1);"
     fi
 done
-[ $broken -eq 0 ] && pass=$((pass + 1)) || fail=$((fail + 1))
-# Some of the kills must land while vacuum runs, or the cases above test nothing.
-if [ $killed -gt 0 ]; then
-    pass=$((pass + 1))
-else
-    fail=$((fail + 1))
-    echo "FAIL vacuum kill: every vacuum ended before its kill"
-fi
+[ $broken -eq 0 ]
+case_result "vacuum killed at 24 points: the old or the new file" $? "$broken broken:$broken_at"
+# Some of the kills must land while vacuum runs, or the case above tests nothing.
+[ $killed -gt 0 ]
+case_result "vacuum kill: some kills land while vacuum runs" $? "every vacuum ended before its kill"
 
 # Rows of the tries table are checked where they are read, not at open: a damaged storage
 # trie's row stops the commands that read it, and only those.
@@ -196,12 +190,9 @@ dot_nodes=$(grep -c '^  n[0-9]* \[label=' "$tmp/tree.dot")
 notes=$(grep -c '^  \(c[0-9]*\|cut\) \[label=' "$tmp/tree.dot")
 svg_nodes=$(grep -c 'class="node"' "$tmp/tree.svg")
 svg_edges=$(grep -c 'class="edge"' "$tmp/tree.svg")
-if [ "$text_nodes" -gt 16 ] && [ "$dot_nodes" -eq "$text_nodes" ] && [ "$svg_nodes" -eq $((dot_nodes + notes)) ] &&
-    [ "$svg_edges" -eq $((dot_nodes - 1 + notes - 1)) ]; then
-    pass=$((pass + 1))
-else
-    fail=$((fail + 1))
-    echo "FAIL tree --dot: $text_nodes text nodes, $dot_nodes dot nodes, $notes notes, svg $svg_nodes nodes, $svg_edges edges"
-fi
+[ "$text_nodes" -gt 16 ] && [ "$dot_nodes" -eq "$text_nodes" ] && [ "$svg_nodes" -eq $((dot_nodes + notes)) ] &&
+    [ "$svg_edges" -eq $((dot_nodes - 1 + notes - 1)) ]
+case_result "tree --dot: the text tree's nodes, rendered" $? \
+    "$text_nodes text nodes, $dot_nodes dot nodes, $notes notes, svg $svg_nodes nodes, $svg_edges edges"
 expect "tree --dot: a branch's edges carry its nibble" 0 '^  n0 -> n1 \[label="0"\];$' '^$' -- cat "$tmp/tree.dot"
 expect "tree --dot of dogs renders" 0 '646f676' '^$' -- sh -c "'$MPT' tree --dot '$tmp/tree.db' | dot -Tsvg"
