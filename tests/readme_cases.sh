@@ -27,3 +27,24 @@ while IFS= read -r line; do
 done <<<"${tour//fixtures\//$FIX/}"
 [ $tour_lines -ge 10 ]
 case_result "readme tour: at least 10 lines" $? "$tour_lines lines"
+
+# The two commands first: the main job's answer is what its comment says, and the test command
+# is the one CI runs.
+first=$(awk '/^```sh/ { inside = 1; next } inside && /^```/ { exit } inside' "$readme")
+job=$(printf '%s\n' "$first" | sed -n 's/^scripts\/setup.sh && //p' | head -1)
+answer=$(printf '%s\n' "$first" | sed -n 's/^# \(0x[0-9a-f]*\)$/\1/p' | head -1)
+[ -n "$job" ] && [ -n "$answer" ] &&
+    [ "$(cd "$FIX/.." && MPT="$MPT" bash -c "${job//build\/mpt/\"\$MPT\"}" 2>&1)" = "$answer" ]
+case_result "readme: the main job on a shipped example prints its answer" $? \
+    "'$job' does not print '$answer'"
+printf '%s\n' "$first" | grep -qx 'scripts/test.sh' &&
+    grep -q '^step test .*scripts/test.sh$' "$(dirname "$readme")/.ci/run"
+case_result "readme: the test command is the one CI runs" $? \
+    "no line 'scripts/test.sh' in the README's first block, or .ci/run does not run it"
+
+# The command table names every command of the binary's table, and no other.
+table=$(awk '/^## Commands/ { on = 1; next } on && /^## / { exit } on && /^\| `/' "$readme" |
+    grep -o '^| `[^|]*' | grep -o '`[a-z-]*`' | tr -d '`' | sort)
+[ -n "$table" ] && [ "$table" = "$("$MPT" --commands | cut -f1 | sort)" ]
+case_result "readme: the command table is mpt --commands" $? \
+    "the README lists $(echo $table), mpt --commands $("$MPT" --commands | cut -f1 | sort | tr '\n' ' ')"
