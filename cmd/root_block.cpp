@@ -17,9 +17,24 @@
 namespace mpt::cli {
 namespace {
 
+// The text from its first byte past white space.
+std::string_view past_space(std::string_view text) {
+    const size_t at = text.find_first_not_of(" \t\r\n");
+    return at == std::string_view::npos ? std::string_view() : text.substr(at);
+}
+
 int run_list(const std::string& file, bool json) {
     auto text = read_file(file);
     if (!text) return report(text.error());
+    // An encoded list given whole (0x hex, or bytes: an RLP list starts at 0xc0) is not the
+    // JSON array of its items.
+    const std::string_view t = past_space(*text);
+    if (t.starts_with("0x") || (!t.empty() && static_cast<unsigned char>(t[0]) >= 0xc0)) {
+        return report(Error{Errc::bad_input,
+                            "RLP, not JSON: --list reads a JSON array of the encoded items "
+                            "([\"0x...\", ...]); root --block reads a whole block's RLP"},
+                      file);
+    }
     auto tree = JsonTree::parse(*text);
     if (!tree) return report(tree.error(), file);
     const JsonValue list = tree->root();
@@ -54,6 +69,14 @@ std::string optional_hex(const std::optional<Hash256>& h) { return h ? to_hex(*h
 int run_block(const std::string& file, bool json) {
     auto raw = read_raw(file);
     if (!raw) return report(raw.error());
+    // A block's RLP is a list, whose first byte is 0xc0 or more: one that starts with { or [
+    // is JSON, such as an eth_getBlockByNumber answer.
+    if (const std::string_view t = past_space(*raw); t.starts_with('{') || t.starts_with('[')) {
+        return report(Error{Errc::bad_input,
+                            "JSON, not RLP: --block reads a block's RLP, as raw bytes or 0x hex "
+                            "(debug_getRawBlock's answer)"},
+                      file);
+    }
     auto block = hex_or_binary(*raw);
     if (!block) return report(block.error(), file);
     auto r = block_roots(*block);

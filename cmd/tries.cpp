@@ -30,7 +30,13 @@ int run_tries(const TriesOptions& o) {
     if (!tries) return report(tries.error());
     if (o.names) {
         std::string out;
-        for (const TrieInfo& t : *tries) out += t.name + '\n';
+        if (o.json) {
+            nlohmann::ordered_json j = nlohmann::ordered_json::array();
+            for (const TrieInfo& t : *tries) j.push_back(t.name);
+            out = j.dump() + '\n';
+        } else {
+            for (const TrieInfo& t : *tries) out += t.name + '\n';
+        }
         std::fwrite(out.data(), 1, out.size(), stdout);
         return kOk;
     }

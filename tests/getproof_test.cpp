@@ -178,7 +178,10 @@ TEST_CASE("getproof: each changed part is refused and named") {
     other[0] ^= 1;
     auto v = check(doc, other);
     REQUIRE_FALSE(v.ok());
-    CHECK(v.error().detail == "account proof: root node missing");
+    // None of the proof's nodes is the other root's: named as such, with the root it is of.
+    CHECK(v.error().detail == "account proof: the first node hashes to " + to_hex(root) +
+                                  ", not to the trusted root " + to_hex(other) +
+                                  " (another block?)");
     const size_t node = doc.find("\"accountProof\":[\"0x") + 20;
     std::string changed = doc;
     changed[node + 10] = changed[node + 10] == '0' ? '1' : '0';

@@ -41,6 +41,7 @@ expect "get-node of an unknown trie lists the names" 3 '^$' "no trie named nope;
 # tries
 expect "tries --json" 0 "^\[\{\"name\":\"$lower\",\"kind\":\"plain\",\"root\":\"$dogs_root\",\"rows\":3,\"bytes\":147\},\{\"name\":\"main\"," '^$' -- "$MPT" tries --json "$tmp/names.db"
 expect "tries --names" 0 "^main\$" '^$' -- "$MPT" tries --names "$tmp/names.db"
+expect "tries --names --json: an array of the names" 0 "^\[\"$lower\",\"main\"\]\$" '^$' -- "$MPT" tries --names --json "$tmp/names.db"
 expect "tries of a missing file" 3 '^$' '^mpt: error: cannot open trie file: .*no-such.db: No such file' -- "$MPT" tries "$tmp/no-such.db"
 expect "tries of a key/value file" 3 '^$' '^mpt: error: not an mpt trie file: .*dogs.json: not an SQLite database$' -- "$MPT" tries "$FIX/dogs.json"
 "$MPT" build --state "$FIX/state_genesis.json" -o "$tmp/kinds.db" >/dev/null

@@ -249,6 +249,16 @@ Hash256 self_root(const GetProofDoc& doc) noexcept {
 
 Result<GetProofVerdict> verify_get_proof(const GetProofDoc& doc, const Hash256& root) {
     GetProofVerdict verdict;
+    // A proof none of whose nodes is the trusted root's is most likely of another state (another
+    // block): say so, rather than that the root node is missing. The empty trie needs no node.
+    if (!doc.account_proof.empty() && root != kEmptyRoot &&
+        std::none_of(doc.account_proof.begin(), doc.account_proof.end(),
+                     [&](const bytes& node) { return keccak256(node) == root; })) {
+        return Error{Errc::invalid_proof, "account proof: the first node hashes to " +
+                                              to_hex(keccak256(doc.account_proof.front())) +
+                                              ", not to the trusted root " + to_hex(root) +
+                                              " (another block?)"};
+    }
     const Hash256 account_key = keccak256(doc.address);
     auto proven = verify_proof(root, account_key, doc.account_proof);
     if (!proven) return in_part(std::move(proven).error(), "account proof");
