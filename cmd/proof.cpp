@@ -267,7 +267,8 @@ void register_proof(CLI::App* sub, Runner& runner) {
                   "state trie");
     sub->add_option("--verify", o->verify,
                     "Proof document {\"root\",\"key\",\"value\",\"proof\"} or eth_getProof "
-                    "result or response to check (- for stdin)");
+                    "result or response to check (- for stdin); several, one after another "
+                    "or in arrays, each get a verdict");
     sub->add_option("--root", o->root,
                     "With --verify: the trusted state root (0x, 32 bytes) to check against");
     sub->add_flag("--json", o->json,

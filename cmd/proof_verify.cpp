@@ -1,6 +1,7 @@
 // mpt proof --verify: checks a proof document {"root","key","value","proof"}, or an
 // eth_getProof result (alone or as a JSON-RPC response), against its own root or a trusted
-// --root.
+// --root; or a batch of them: documents one after another (JSON lines), arrays of them, and
+// JSON-RPC batch responses, one verdict each.
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -37,24 +38,25 @@ Result<SingleProofDocument> read_single_proof(const JsonDoc& doc) {
     return d;
 }
 
-void print_verdict(bool json, const Status& s, nlohmann::ordered_json extra,
-                   const std::string& valid_line) {
+// Appends one verdict to out: a line, or with json a JSON object (no newline).
+void add_verdict(std::string& out, bool json, const Status& s, nlohmann::ordered_json extra,
+                 const std::string& valid_line) {
     if (json) {
-        nlohmann::ordered_json out{{"valid", s.ok()}, {"error", nullptr}};
-        if (!s.ok()) out["error"] = s.error().detail;
-        for (auto& [k, v] : extra.items()) out[k] = v;
-        fmt::print("{}\n", out.dump());
+        nlohmann::ordered_json v{{"valid", s.ok()}, {"error", nullptr}};
+        if (!s.ok()) v["error"] = s.error().detail;
+        for (auto& [k, e] : extra.items()) v[k] = e;
+        out += v.dump();
     } else if (s.ok()) {
-        fmt::print("{}\n", valid_line);
+        out += valid_line + "\n";
     } else {
-        fmt::print("invalid: {}\n", s.error().detail);
+        out += "invalid: " + s.error().detail + "\n";
     }
 }
 
 // The {"root","key","value","proof"} form. Without a trusted root the answer is what it has
 // always been; with one, the document's root must be it.
 int verify_single(const std::string& file, const JsonDoc& parsed,
-                  const std::optional<Hash256>& trusted, bool json) {
+                  const std::optional<Hash256>& trusted, bool json, std::string& out) {
     auto doc = read_single_proof(parsed);
     if (!doc) return report(doc.error(), file);
     Status s;
@@ -82,12 +84,12 @@ int verify_single(const std::string& file, const JsonDoc& parsed,
         if (s.ok() && proven) extra["value"] = to_hex(*proven);
         line = proven ? "proves value " + to_hex(*proven) : "proves absence";
     }
-    print_verdict(json, s, std::move(extra), line);
+    add_verdict(out, json, s, std::move(extra), line);
     return s.ok() ? kOk : kNegative;
 }
 
 int verify_get_proof_document(const std::string& file, const JsonValue& top,
-                              const std::optional<Hash256>& trusted, bool json) {
+                              const std::optional<Hash256>& trusted, bool json, std::string& out) {
     auto doc = read_get_proof(top);
     if (!doc) return report(doc.error(), file);
     const Hash256 root = trusted ? *trusted : self_root(*doc);
@@ -116,8 +118,56 @@ int verify_get_proof_document(const std::string& file, const JsonValue& top,
         trusted ? "valid: " + what + ", under the trusted root " + to_hex(root)
                 : "valid against itself: " + what + ", under its own root " + to_hex(root) +
                       " (the hash of its first account proof node; no trusted --root given)";
-    print_verdict(json, s, std::move(extra), line);
+    add_verdict(out, json, s, std::move(extra), line);
     return s.ok() ? kOk : kNegative;
+}
+
+bool is_get_proof(const JsonValue& v) {
+    return v.find("accountProof") || v.find("result") || v.find("error");
+}
+
+// Several documents: each top-level value, an array's items in their place. One verdict per
+// document, in order (with json a JSON array of them); exit 1 when any is invalid, 2 at the
+// first that cannot be read, before anything is printed.
+int verify_batch(const std::string& file, const JsonTree& tree,
+                 const std::optional<Hash256>& trusted, bool json) {
+    std::vector<JsonValue> docs;
+    const JsonValue top = tree.root();
+    for (size_t i = 0; i < top.size(); ++i) {
+        const JsonValue v = top[i];
+        if (v.is_array()) {
+            for (size_t j = 0; j < v.size(); ++j) docs.push_back(v[j]);
+        } else {
+            docs.push_back(v);
+        }
+    }
+    if (docs.empty())
+        return report(Error{Errc::bad_input, "an empty array: no proof document"}, file);
+    std::string out = json ? "[" : "";
+    int status = kOk;
+    for (size_t i = 0; i < docs.size(); ++i) {
+        const JsonValue& d = docs[i];
+        if (!d.is_object()) {
+            return report(
+                Error{Errc::bad_input, "document " + std::to_string(i + 1) + " (" + d.where() +
+                                           "): not a proof document (an object)"},
+                file);
+        }
+        if (json && i > 0) out += ",\n";
+        int rc;
+        if (is_get_proof(d)) {
+            rc = verify_get_proof_document(file, d, trusted, json, out);
+        } else {
+            auto parsed = JsonDoc::parse(d.source());
+            if (!parsed) return report(parsed.error(), file);
+            rc = verify_single(file, *parsed, trusted, json, out);
+        }
+        if (rc != kOk && rc != kNegative) return rc;
+        if (rc == kNegative) status = kNegative;
+    }
+    if (json) out += "]\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return status;
 }
 
 }  // namespace
@@ -136,13 +186,31 @@ int run_proof_verify(const std::string& file, const std::optional<std::string>& 
     // has, and says whether the document is an eth_getProof answer instead, which nests and
     // is read as a tree.
     auto doc = JsonDoc::parse(*text);
-    if (!doc) return report(doc.error(), file);
+    std::string out;
+    if (!doc) {
+        // Not one object: several documents, or an array of them.
+        auto tree = JsonTree::parse_sequence(*text);
+        if (!tree) {
+            // The first document's own error, unless it is whole and a later one is not.
+            const bool first_whole =
+                doc.error().detail.find("unexpected data after the document") != std::string::npos;
+            return report(first_whole ? tree.error() : doc.error(), file);
+        }
+        const JsonValue top = tree->root();
+        if (top.size() == 1 && !top[0].is_array()) return report(doc.error(), file);
+        return verify_batch(file, *tree, trusted, json);
+    }
+    int rc;
     if (doc->has("accountProof") || doc->has("result") || doc->has("error")) {
         auto tree = JsonTree::parse(*text);
         if (!tree) return report(tree.error(), file);
-        return verify_get_proof_document(file, tree->root(), trusted, json);
+        rc = verify_get_proof_document(file, tree->root(), trusted, json, out);
+    } else {
+        rc = verify_single(file, *doc, trusted, json, out);
     }
-    return verify_single(file, *doc, trusted, json);
+    if (json && !out.empty()) out += "\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return rc;
 }
 
 }  // namespace mpt::cli

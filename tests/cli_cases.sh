@@ -143,7 +143,7 @@ expect "proof: flipped byte" 1 '^invalid: node for hash 0xdb64f38b[0-9a-f]{56} m
 printf '{"root": "0x12",' >"$tmp/p_trunc.json"
 expect "proof: malformed JSON" 2 '^$' '^mpt: error: malformed JSON: .*p_trunc.json: ' -- "$MPT" proof --verify "$tmp/p_trunc.json"
 echo '[]' >"$tmp/p_array.json"
-expect "proof: not an object" 2 '^$' '^mpt: error: .*not a JSON object' -- "$MPT" proof --verify "$tmp/p_array.json"
+expect "proof: an empty array" 2 '^$' '^mpt: error: bad input: .*p_array.json: an empty array: no proof document$' -- "$MPT" proof --verify "$tmp/p_array.json"
 sed '/"proof"/d; s/"value": \("0xc*"\),/"value": \1/' "$FIX/proof_present.json" >"$tmp/p_no_proof.json"
 expect "proof: missing field" 2 '^$' '^mpt: error: .*missing field "proof"' -- "$MPT" proof --verify "$tmp/p_no_proof.json"
 sed 's/"key": "0x30"/"key": "0x3"/' "$FIX/proof_present.json" >"$tmp/p_odd_key.json"
@@ -390,6 +390,14 @@ expect "getproof: another root" 1 '^invalid: account proof: the first node hashe
 expect "getproof: the empty root" 1 '^invalid: account proof: proves the account absent, yet' '^$' -- "$MPT" proof --verify "$tmp/gp/response.json" --root 0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421
 sed 's/"value":"0x109"/"value":"0x10a"/' "$tmp/gp/response.json" >"$tmp/gp_value.json"
 expect "getproof: changed storage value" 1 '^invalid: storage proof 10 \(key 0x9\): value mismatch$' '^$' -- "$MPT" proof --verify "$tmp/gp_value.json" --root "$gp_root"
+# Batches: documents one after another, arrays of them, JSON-RPC batch responses; one verdict
+# each, in order, exit 1 when any is invalid.
+expect "verify a batch of proof lines" 0 '^valid valid $' '^$' -- bash -c "set -o pipefail; '$MPT' proof '$tmp/dogs.db' dog doe | '$MPT' proof --verify - | tr '\n' ' '"
+expect "verify a batch, one invalid" 1 '^valid invalid: value mismatch $' '^$' -- bash -c "{ '$MPT' proof '$tmp/dogs.db' dog; '$MPT' proof '$tmp/dogs.db' doe | sed 's/\"value\":\"0x./\"value\":\"0x0/'; } | '$MPT' proof --verify - | tr '\n' ' '; exit \${PIPESTATUS[1]}"
+expect "verify a batch --json: an array of verdicts" 0 '^\[\{"valid":true,"error":null\}, \{"valid":true,"error":null\}\] $' '^$' -- bash -c "set -o pipefail; '$MPT' proof '$tmp/dogs.db' dog doe --json | '$MPT' proof --verify - --json | tr '\n' ' '"
+expect "verify a JSON-RPC batch response" 0 "^valid: account 0x0+12c present, 10 storage proofs, under the trusted root $gp_root valid: account 0x0+12c present" '^$' -- bash -c "set -o pipefail; { echo '['; cat '$tmp/gp/response.json'; echo ','; cat '$tmp/gp/response.json'; echo ']'; } | '$MPT' proof --verify - --root $gp_root | tr '\n' ' '"
+expect "verify a JSON-RPC batch, one another state's" 1 "^valid: .* invalid: storage proof 10 \\(key 0x9\\): value mismatch \$" '^$' -- bash -c "{ echo '['; cat '$tmp/gp/response.json'; echo ','; cat '$tmp/gp_value.json'; echo ']'; } | '$MPT' proof --verify - --root $gp_root | tr '\n' ' '; exit \${PIPESTATUS[1]}"
+expect "verify a batch with a number in it: nothing printed" 2 '^$' '^mpt: error: bad input: -: document 2 \(line 2, column 1\): not a proof document \(an object\)$' -- sh -c "{ '$MPT' proof '$tmp/dogs.db' dog; echo 5; } | '$MPT' proof --verify -"
 sed 's/"value":"0x0"/"value":"0x102"/' "$tmp/gp/response.json" >"$tmp/gp_empty_slot.json"
 expect "getproof: value for an empty slot" 1 '^invalid: storage proof 3 \(key 0x2\): the path diverges yet a value is claimed$' '^$' -- "$MPT" proof --verify "$tmp/gp_empty_slot.json" --root "$gp_root"
 sed 's/"balance":"0x76"/"balance":"0x77"/' "$tmp/gp/response.json" >"$tmp/gp_balance.json"

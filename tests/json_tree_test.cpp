@@ -88,3 +88,24 @@ TEST_CASE("json_tree: member names that differ only in case are refused, at ever
     // The same spelling twice is one reading for every decoder (the last); other names pass.
     CHECK(JsonTree::parse(R"({"a": 1, "a": 2, "b": 3, "ab": 4, "\u00c4": 5, "\u00e4": 6})").ok());
 }
+
+TEST_CASE("json_tree: a sequence of values is an array of them, each with its source") {
+    auto t = JsonTree::parse_sequence("{\"a\": [1, 2]}\n{\"b\": \"x\"} [3]\"s\"7");
+    REQUIRE(t.ok());
+    const JsonValue r = t->root();
+    REQUIRE(r.is_array());
+    REQUIRE(r.size() == 5);
+    CHECK(r[0].source() == "{\"a\": [1, 2]}");
+    CHECK(r[0].find("a")->source() == "[1, 2]");
+    CHECK(r[1].where() == "line 2, column 1");
+    CHECK(r[1].source() == "{\"b\": \"x\"}");
+    CHECK(r[2].source() == "[3]");
+    CHECK(r[3].source() == "\"s\"");  // a string, then a number with nothing between
+    CHECK(r[4].text() == "7");
+    // One value is an array of one; nothing, or a bad value anywhere, is an error.
+    CHECK(JsonTree::parse_sequence(" 5 ")->root().size() == 1);
+    CHECK(JsonTree::parse_sequence("  ").error().detail.find("empty document") !=
+          std::string::npos);
+    CHECK(JsonTree::parse_sequence("{} {").error().detail.find("line 1, column 5") !=
+          std::string::npos);
+}

@@ -22,11 +22,41 @@ public:
         return std::move(tree_);
     }
 
+    // Values one after another, as the items of an array at the root (index 0).
+    Result<JsonTree> parse_sequence() {
+        if (static_cast<uint64_t>(end_ - begin_) > UINT32_MAX) {
+            return Error{Errc::bad_input, "document larger than 4 GiB"};
+        }
+        skip_ws();
+        if (p_ == end_) return fail("empty document; expected a value");
+        JsonTree::Node root;
+        root.kind = JsonKind::array;
+        tree_.nodes_.push_back(root);
+        while (p_ != end_) {
+            MPT_TRY(const uint32_t item, parse_value(1, {}));
+            pending_.push_back(item);
+            skip_ws();
+        }
+        JsonTree::Node& n = tree_.nodes_[0];
+        n.first = static_cast<uint32_t>(tree_.kids_.size());
+        n.count = static_cast<uint32_t>(pending_.size());
+        n.end = static_cast<uint32_t>(end_ - begin_);
+        tree_.kids_.insert(tree_.kids_.end(), pending_.begin(), pending_.end());
+        pending_.clear();
+        return std::move(tree_);
+    }
+
 private:
     // Parses the value at p_ into a new node and returns its index. The node is appended
     // before its children, which are parsed into pending_ and moved into kids_ as one run
     // when the container ends, so that a container's children are contiguous.
     Result<uint32_t> parse_value(int depth, std::string_view name) {
+        MPT_TRY(const uint32_t index, parse_value_at(depth, name));
+        tree_.nodes_[index].end = static_cast<uint32_t>(p_ - begin_);
+        return index;
+    }
+
+    Result<uint32_t> parse_value_at(int depth, std::string_view name) {
         if (tree_.nodes_.size() == UINT32_MAX) return fail("too many values");
         const auto index = static_cast<uint32_t>(tree_.nodes_.size());
         JsonTree::Node node;
@@ -136,6 +166,15 @@ private:
 
 Result<JsonTree> JsonTree::parse(std::string_view text) {
     return JsonTreeParser(json_detail::without_bom(text)).parse();
+}
+
+Result<JsonTree> JsonTree::parse_sequence(std::string_view text) {
+    return JsonTreeParser(json_detail::without_bom(text)).parse_sequence();
+}
+
+std::string_view JsonValue::source() const noexcept {
+    const JsonTree::Node& n = tree_->nodes_[index_];
+    return tree_->text_.substr(n.offset, n.end - n.offset);
 }
 
 JsonKind JsonValue::kind() const noexcept { return tree_->nodes_[index_].kind; }

@@ -49,6 +49,8 @@ public:
 
     // "line L, column C" of the value's first character (columns count bytes from 1).
     std::string where() const;
+    // The value's text as written, from its first character to its last.
+    std::string_view source() const noexcept;
 
 private:
     friend class JsonTree;
@@ -64,6 +66,10 @@ public:
     // The text must outlive the tree. Any JSON value is a document. Errc::bad_json, naming
     // the line and column, for a syntax error, invalid UTF-8 or nesting past kMaxDepth.
     static Result<JsonTree> parse(std::string_view text);
+    // Values one after another, separated by white space or by nothing (JSON lines, or
+    // several documents in one stream): the root is an array of them, each item's where()
+    // and source() in the text. At least one value.
+    static Result<JsonTree> parse_sequence(std::string_view text);
 
     JsonValue root() const noexcept { return {this, 0}; }
 
@@ -75,6 +81,7 @@ private:
         uint32_t first = 0;  // a container's children: kids_[first, first + count)
         uint32_t count = 0;
         uint32_t offset = 0;    // where the value starts in the text
+        uint32_t end = 0;       // and where it ends
         std::string_view text;  // see JsonValue::text()
         std::string_view name;  // the member name, for a member of an object
     };
