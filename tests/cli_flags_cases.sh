@@ -49,8 +49,10 @@ expect "vectors: --trie is a usage error" 2 '^$' '^mpt: error: usage: root: --tr
 expect "diff --trie on key/value input" 2 '^$' '^mpt: error: usage: diff: --trie applies to a trie file A, not to key/value input$' -- "$MPT" diff --trie x "$FIX/diff_a.json" "$FIX/diff_b.json"
 expect "diff --trie-b on key/value input" 2 '^$' '^mpt: error: usage: diff: --trie-b applies to a trie file B, not to key/value input$' -- "$MPT" diff --trie-b x "$tmp/diff_a.db" "$FIX/diff_b.json"
 expect "diff --trie on a trie file still works" 0 '^$' '^$' -- "$MPT" diff --trie main --trie-b main "$tmp/diff_a.db" "$tmp/diff_a.db"
-for cmd in get dump check stats get-node proof diff root; do
+for cmd in get dump check stats get-node proof diff root tries drop copy vacuum tree; do
     case $cmd in
+        drop) args="$tmp/flags-missing.db --trie main" ;;
+        copy) args="$tmp/flags-missing.db --to other" ;;
         get | proof) args="$tmp/flags-missing.db 0x00" ;;
         get-node) args="$tmp/flags-missing.db 0x00" ;;
         diff) args="$tmp/flags-missing.db $tmp/dogs.db" ;;

@@ -42,7 +42,7 @@ expect "get-node of an unknown trie lists the names" 3 '^$' "no trie named nope;
 expect "tries --json" 0 "^\[\{\"name\":\"$lower\",\"kind\":\"plain\",\"root\":\"$dogs_root\",\"rows\":3,\"bytes\":147\},\{\"name\":\"main\"," '^$' -- "$MPT" tries --json "$tmp/names.db"
 expect "tries --names" 0 "^main\$" '^$' -- "$MPT" tries --names "$tmp/names.db"
 expect "tries --names --json: an array of the names" 0 "^\[\"$lower\",\"main\"\]\$" '^$' -- "$MPT" tries --names --json "$tmp/names.db"
-expect "tries of a missing file" 3 '^$' '^mpt: error: cannot open trie file: .*no-such.db: No such file' -- "$MPT" tries "$tmp/no-such.db"
+expect "tries of a missing file" 2 '^$' '^mpt: error: bad input: .*no-such.db: No such file or directory$' -- "$MPT" tries "$tmp/no-such.db"
 expect "tries of a key/value file" 3 '^$' '^mpt: error: not an mpt trie file: .*dogs.json: not an SQLite database$' -- "$MPT" tries "$FIX/dogs.json"
 "$MPT" build --state "$FIX/state_genesis.json" -o "$tmp/kinds.db" >/dev/null
 expect "tries: a state file's kinds" 0 '^main state 0x0e2696d3[0-9a-f]{56} 4 464$' '^$' -- "$MPT" tries "$tmp/kinds.db"
