@@ -7,6 +7,7 @@
 #include <mpt/input/kv_input.hpp>
 #include <mpt/state/block.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,11 @@ int run_list(const std::string& file, bool json) {
     }
     auto tree = JsonTree::parse(*text);
     if (!tree) return report(tree.error(), file);
-    const JsonValue list = tree->root();
+    // A JSON-RPC response's result: debug_getRawReceipts and debug_getRawTransactions answer
+    // with such an array.
+    auto rpc = json_rpc_result(tree->root());
+    if (!rpc) return report(rpc.error(), file);
+    const JsonValue list = *rpc ? **rpc : tree->root();
     if (!list.is_array()) {
         return report(Error{Errc::bad_input, "not a JSON array of 0x hex items"}, file);
     }
@@ -71,13 +76,25 @@ int run_block(const std::string& file, bool json) {
     if (!raw) return report(raw.error());
     // A block's RLP is a list, whose first byte is 0xc0 or more: one that starts with { or [
     // is JSON, such as an eth_getBlockByNumber answer.
-    if (const std::string_view t = past_space(*raw); t.starts_with('{') || t.starts_with('[')) {
-        return report(Error{Errc::bad_input,
-                            "JSON, not RLP: --block reads a block's RLP, as raw bytes or 0x hex "
-                            "(debug_getRawBlock's answer)"},
-                      file);
+    std::string_view text = *raw;
+    std::optional<JsonTree> tree;
+    if (const std::string_view t = past_space(text); t.starts_with('{') || t.starts_with('[')) {
+        // JSON: debug_getRawBlock's response carries the block as 0x hex; any other (such as
+        // eth_getBlockByNumber's objects) is not a block's RLP.
+        auto parsed = JsonTree::parse(text);
+        if (!parsed) return report(parsed.error(), file);
+        tree = std::move(*parsed);
+        auto rpc = json_rpc_result(tree->root());
+        if (!rpc) return report(rpc.error(), file);
+        if (!*rpc || !(*rpc)->is_string() || !(*rpc)->text().starts_with("0x")) {
+            return report(Error{Errc::bad_input,
+                                "JSON, not RLP: --block reads a block's RLP, as raw bytes or 0x "
+                                "hex, or debug_getRawBlock's answer"},
+                          file);
+        }
+        text = (*rpc)->text();
     }
-    auto block = hex_or_binary(*raw);
+    auto block = hex_or_binary(text);
     if (!block) return report(block.error(), file);
     auto r = block_roots(*block);
     if (!r) return report(r.error(), file);

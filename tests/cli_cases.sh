@@ -367,9 +367,18 @@ expect "root --block withdrawals" 0 "^withdrawalsRoot  $w_root computed $w_root 
 expect "root --block binary stdin" 0 "\"match\":true\\}\$" '^$' -- sh -c "perl -ne 'chomp; s/^0x//; print pack(q(H*), \$_)' '$tmp/block.hex' | '$MPT' root --block - --json"
 # JSON where a block's RLP goes, and RLP where the JSON array of items goes, are named so.
 echo '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1","transactions":[]}}' >"$tmp/block_rpc.json"
-expect "root --block of JSON" 2 '^$' '^mpt: error: bad input: .*block_rpc.json: JSON, not RLP: --block reads a block.s RLP, as raw bytes or 0x hex \(debug_getRawBlock.s answer\)$' -- "$MPT" root --block "$tmp/block_rpc.json"
+expect "root --block of JSON" 2 '^$' '^mpt: error: bad input: .*block_rpc.json: JSON, not RLP: --block reads a block.s RLP, as raw bytes or 0x hex, or debug_getRawBlock.s answer$' -- "$MPT" root --block "$tmp/block_rpc.json"
 expect "root --list of a block's RLP" 2 '^$' '^mpt: error: bad input: .*block.hex: RLP, not JSON: --list reads a JSON array of the encoded items' -- "$MPT" root --list "$tmp/block.hex"
 expect "root --list of binary RLP" 2 '^$' '^mpt: error: bad input: -: RLP, not JSON' -- sh -c "printf '\\300' | '$MPT' root --list -"
+# A JSON-RPC response is read for its result: debug_getRawBlock's block, debug_getRawReceipts'
+# list; an error answer is refused with the node's message.
+printf '{"jsonrpc":"2.0","id":1,"result":"%s"}' "$(cat "$tmp/block.hex")" >"$tmp/block_raw_rpc.json"
+expect "root --block of a debug_getRawBlock answer" 0 "^transactionsRoot $tx_root computed $tx_root \\(2 transactions\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block_raw_rpc.json"
+printf '{"jsonrpc":"2.0","id":1,"result":%s}' "$(cat "$tmp/block_txs.json")" >"$tmp/list_rpc.json"
+expect "root --list of a JSON-RPC answer" 0 "^$tx_root\$" '^$' -- "$MPT" root --list "$tmp/list_rpc.json"
+echo '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid argument 0"}}' >"$tmp/rpc_error.json"
+expect "root --block of an error answer" 2 '^$' '^mpt: error: bad input: .*rpc_error.json: the JSON-RPC response carries an error \(line 1, column 33\): "invalid argument 0"$' -- "$MPT" root --block "$tmp/rpc_error.json"
+expect "root --list of an error answer" 2 '^$' 'the JSON-RPC response carries an error' -- "$MPT" root --list "$tmp/rpc_error.json"
 block_of "$w_root" "$w_root" >"$tmp/block_bad_tx.hex"
 expect "root --block, another transactionsRoot" 1 "^transactionsRoot $w_root computed $tx_root \\(2 transactions\\) MISMATCH\$" '^$' -- "$MPT" root --block "$tmp/block_bad_tx.hex"
 expect "root --block --json, another transactionsRoot" 1 '^\{"transactionsRoot":\{"header":"0x[0-9a-f]{64}","computed":"0x[0-9a-f]{64}","count":2,"match":false\},"withdrawalsRoot":\{.*"match":true\},"match":false\}$' '^$' -- "$MPT" root --block "$tmp/block_bad_tx.hex" --json

@@ -172,6 +172,23 @@ Result<JsonTree> JsonTree::parse_sequence(std::string_view text) {
     return JsonTreeParser(json_detail::without_bom(text)).parse_sequence();
 }
 
+Result<std::optional<JsonValue>> json_rpc_result(const JsonValue& v) {
+    if (!v.is_object()) return std::optional<JsonValue>();
+    if (auto e = v.find("error"); e && !e->is_null()) {
+        std::string why;
+        if (auto m = e->find("message"); m && m->is_string()) {
+            constexpr size_t kQuoteLimit = 80;  // of the node's message
+            const std::string_view text = m->text();
+            why = ": \"" + std::string(text.substr(0, kQuoteLimit)) +
+                  (text.size() > kQuoteLimit ? "...\"" : "\"");
+        }
+        return Error{Errc::bad_input,
+                     "the JSON-RPC response carries an error (" + e->where() + ")" + why};
+    }
+    if (auto r = v.find("result")) return std::optional<JsonValue>(*r);
+    return std::optional<JsonValue>();
+}
+
 std::string_view JsonValue::source() const noexcept {
     const JsonTree::Node& n = tree_->nodes_[index_];
     return tree_->text_.substr(n.offset, n.end - n.offset);

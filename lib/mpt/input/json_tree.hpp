@@ -59,6 +59,11 @@ private:
     uint32_t index_;
 };
 
+// The answer of a JSON-RPC response {"jsonrpc", "id", "result"}: its "result"; Errc::bad_input
+// naming the place and the node's message when it carries an "error" instead; nullopt when v
+// is no response (an object with neither member, or not an object), to be read as it is.
+Result<std::optional<JsonValue>> json_rpc_result(const JsonValue& v);
+
 class JsonTree {
 public:
     static constexpr int kMaxDepth = 256;

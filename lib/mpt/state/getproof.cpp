@@ -225,13 +225,7 @@ Result<GetProofDoc> read_get_proof(const JsonValue& v) {
         Reader rd("");
         return read_result(v, rd);
     }
-    if (auto e = v.find("error"); e && !e->is_null()) {
-        std::string why;
-        if (auto m = e->find("message"); m && m->is_string()) why = ": " + quoted(m->text());
-        return Error{Errc::bad_input,
-                     "the JSON-RPC response carries an error (" + e->where() + ")" + why};
-    }
-    auto r = v.find("result");
+    MPT_TRY(const std::optional<JsonValue> r, json_rpc_result(v));
     if (!r) return Error{Errc::bad_input, "neither an eth_getProof result nor a JSON-RPC response"};
     if (!r->is_object()) {
         return Error{Errc::bad_input,
