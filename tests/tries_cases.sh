@@ -26,6 +26,11 @@ for name in "$upper" "$lower"; do
 done
 expect "build into 0xabab... updates the 0xABAB... trie" 0 "\"created\":false" '^$' -- "$MPT" build --json "$FIX/dogs.json" -o "$tmp/names.db" --trie "$lower"
 expect "tries: still two" 0 "^main plain $dogs_root 3 147\$" '^$' -- sh -c "'$MPT' tries '$tmp/names.db' | sed -n 2p; test \$('$MPT' tries '$tmp/names.db' | wc -l) -eq 2"
+# A new file, written whole, stores the name as every other write does.
+rm -f "$tmp/names_new.db"
+"$MPT" build "$FIX/dogs.json" -o "$tmp/names_new.db" --trie "$upper" >/dev/null
+expect "build --trie 0xABAB... of a new file: the name is written lowercase" 0 "^$lower\$" '^$' -- "$MPT" tries --names "$tmp/names_new.db"
+expect "build into the new file's 0xabab... updates it" 0 '"created":false' '^$' -- "$MPT" build --json "$FIX/dogs.json" -o "$tmp/names_new.db" --trie "$lower"
 
 # An unknown name lists what the file holds: the first five and the count.
 for c in get dump check stats proof tree; do

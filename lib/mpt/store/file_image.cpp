@@ -5,6 +5,7 @@
 #include <mpt/store/detail/sqlite_stmt.hpp>
 #include <mpt/store/detail/tries_table.hpp>
 #include <mpt/store/file_image.hpp>
+#include <mpt/store/node_store.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -131,7 +132,9 @@ Result<FileImage> make_image(std::string_view name, TrieKind kind, const Hash256
 Result<FileImage> new_file_image(std::string_view name, TrieKind kind, const Hash256& root,
                                  std::span<const Preimage> preimages) {
     MPT_RETURN_IF_ERROR(check_trie_name(name));
-    auto image = make_image(name, kind, root, preimages);
+    // The name as every other write stores it (a storage trie's hash in lower case), so that
+    // a new file holds the trie the name reads back.
+    auto image = make_image(canonical_trie_name(name), kind, root, preimages);
     if (image) return image;
     // The image has no file: its errors name the in-memory database in the detail.
     Error e = std::move(image).error();
