@@ -32,6 +32,7 @@ expect "mpt help of an unknown command" 2 '^$' '^mpt: error: usage: unknown comm
 # Help: no CLI11 type tags, mpt as the program's name however it was run, one footer.
 for cmd in $("$MPT" --help | awk '/^Subcommands:/ { s = 1; next } s && /^  [a-z]/ { print $1 }'); do
     expect "help of $cmd: no type tags" 0 '^$' '^$' -- sh -c "'$MPT' $cmd --help | grep -E '\\b(TEXT|UINT|INT|REQUIRED)\\b|:(COUNT|UINT)'"'; [ $? -eq 1 ]'
+    expect "help of $cmd: every option's value named" 0 '^$' '^$' -- sh -c "'$MPT' $cmd --help | grep -E '^  -[^ ]* VALUE'"'; [ $? -eq 1 ]'
     expect "help of $cmd: program name" 0 "^Usage: mpt $cmd " '^$' -- "$MPT" "$cmd" --help
     expect "help of $cmd: the footer" 0 '^Exit codes: 0 success' '^$' -- "$MPT" "$cmd" --help
 done
