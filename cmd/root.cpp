@@ -4,6 +4,7 @@
 #include "common.hpp"
 
 #include <mpt/core/hex.hpp>
+#include <mpt/input/json_lexer.hpp>
 #include <mpt/ops/kv_root.hpp>
 #include <mpt/ops/state_root.hpp>
 #include <mpt/ops/state_spill.hpp>
@@ -31,9 +32,9 @@ using ojson = nlohmann::ordered_json;
 bool looks_like_kv_input(const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr) return false;
-    char head[3] = {};
-    const size_t got = std::fread(head, 1, 3, f);
-    if (got != 3 || std::memcmp(head, "\xEF\xBB\xBF", 3) != 0) std::rewind(f);
+    char head[json_detail::kByteOrderMark.size()] = {};
+    const size_t got = std::fread(head, 1, sizeof head, f);
+    if (std::string_view(head, got) != json_detail::kByteOrderMark) std::rewind(f);
     int c;
     while ((c = std::fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r') {
     }

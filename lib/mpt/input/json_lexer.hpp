@@ -14,10 +14,14 @@
 
 namespace mpt::json_detail {
 
-// text without a leading UTF-8 byte order mark, which RFC 8259 (section 8.1) lets a parser
-// ignore: every document reader starts from here, so lines and columns count from after it.
+// The UTF-8 byte order mark, which RFC 8259 (section 8.1) lets a parser ignore before a
+// document; the readers of pieces and of streams, which cannot take without_bom, test for it.
+inline constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
+// text without a leading byte order mark: every document reader starts from here, so lines
+// and columns count from after it.
 inline std::string_view without_bom(std::string_view text) noexcept {
-    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+    if (text.starts_with(kByteOrderMark)) text.remove_prefix(kByteOrderMark.size());
     return text;
 }
 

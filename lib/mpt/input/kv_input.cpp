@@ -68,7 +68,9 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path, uint64_t 
         const size_t n = std::fread(buf, 1, sizeof buf, f);
         const char* begin = buf;
         const char* const end = buf + n;
-        if (data.empty() && n >= 3 && std::memcmp(buf, "\xEF\xBB\xBF", 3) == 0) begin += 3;
+        if (data.empty() && std::string_view(buf, n).starts_with(json_detail::kByteOrderMark)) {
+            begin += json_detail::kByteOrderMark.size();
+        }
         const char* bad = std::find_if_not(begin, end, text ? +text_byte : +json_byte);
         if (!opened) {
             const char* first = std::find_if_not(begin, bad, json_detail::is_ws);

@@ -99,8 +99,8 @@ Status KvStreamReader::read_more(size_t want) {
             if (!opened_) {
                 auto b = std::find_if_not(first, bad, is_ws);
                 // A byte order mark before the document (read_file's rule).
-                if (b == buf_.begin() && text().starts_with("\xEF\xBB\xBF")) {
-                    b = std::find_if_not(b + 3, bad, is_ws);
+                if (b == buf_.begin() && text().starts_with(json_detail::kByteOrderMark)) {
+                    b = std::find_if_not(b + json_detail::kByteOrderMark.size(), bad, is_ws);
                 }
                 if (b != bad) {
                     opened_ = true;
@@ -128,7 +128,7 @@ void KvStreamReader::scan() noexcept {
     if (form_ == Form::unknown) {
         // A text dump's first byte is the 0 of 0x; a JSON document's is '{' or '['.
         std::string_view rest(base, buf_.size());
-        if (!state_.started && rest.starts_with("\xEF\xBB\xBF")) rest.remove_prefix(3);
+        if (!state_.started) rest = json_detail::without_bom(rest);
         const auto b = std::find_if_not(rest.begin(), rest.end(), is_ws);
         if (b != rest.end()) form_ = *b == '0' ? Form::text : Form::json;
     }

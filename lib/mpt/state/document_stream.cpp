@@ -13,6 +13,7 @@
 // of an account (a codeHash or key that does not match), which a parse error anywhere after
 // it would have come first.
 
+#include <mpt/input/json_lexer.hpp>
 #include <mpt/input/kv_stream.hpp>
 #include <mpt/state/document_parse.hpp>
 #include <mpt/state/document_stream.hpp>
@@ -413,7 +414,9 @@ Status StateStreamParser::lines() {
 Result<StateStreamResult> StateStreamParser::parse() {
     StateStreamResult out;
     MPT_RETURN_IF_ERROR(in_.fill(3));
-    if (std::string_view(buf_).starts_with("\xEF\xBB\xBF")) pos_ = mark_ = 3;
+    if (std::string_view(buf_).starts_with(json_detail::kByteOrderMark)) {
+        pos_ = mark_ = json_detail::kByteOrderMark.size();
+    }
     MPT_TRY(bool any, skip_ws());
     if (!any) {
         piece(pos_, pos_);
