@@ -198,10 +198,15 @@ Status require_input_file(const std::string& file) {
     return file_error(Errc::bad_input, file, std::strerror(ENOENT));
 }
 
-Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
+Result<std::unique_ptr<SqliteNodeStore>> open_trie_file(const std::string& file,
+                                                        SqliteNodeStore::Mode mode) {
     MPT_RETURN_IF_ERROR(require_input_file(file));
+    return SqliteNodeStore::open(file, mode);
+}
+
+Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
     OpenTrie t;
-    MPT_TRY(t.store, SqliteNodeStore::open(file, SqliteNodeStore::Mode::read_only));
+    MPT_TRY(t.store, open_trie_file(file, SqliteNodeStore::Mode::read_only));
     MPT_RETURN_IF_ERROR(t.store->begin_read());
     auto info = require_trie(*t.store, trie);
     if (!info) {

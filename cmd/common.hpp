@@ -100,7 +100,12 @@ struct OpenTrie {
 // as much as a key/value file: an error with the file named, or ok.
 Status require_input_file(const std::string& file);
 
-// Opens a trie file to read (require_input_file first).
+// Opens an existing trie file in mode (read_only or read_write): require_input_file first,
+// so that a missing file is an input error in every command, then the store.
+Result<std::unique_ptr<SqliteNodeStore>> open_trie_file(const std::string& file,
+                                                        SqliteNodeStore::Mode mode);
+
+// Opens a trie file to read (open_trie_file) at the trie named trie.
 Result<OpenTrie> open_trie(const std::string& file, const std::string& trie);
 
 // Reads the trie's root row and checks it against the stored root: a missing row or another

@@ -20,9 +20,7 @@ struct CopyOptions {
 };
 
 int run_copy(const CopyOptions& o) {
-    // A missing file is an input error (exit 2), as in every command.
-    if (auto s = require_input_file(o.db); !s) return report(s.error());
-    auto store = SqliteNodeStore::open(o.db, SqliteNodeStore::Mode::read_write);
+    auto store = open_trie_file(o.db, SqliteNodeStore::Mode::read_write);
     if (!store) return report(store.error());
     auto r = copy_trie(**store, o.from, o.to, o.replace);
     if (!r) return report(r.error(), o.db);

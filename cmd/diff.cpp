@@ -95,9 +95,8 @@ Result<Side> load_kv(const std::string& path, bool secure, uint64_t limit) {
 Result<Side> load_side(const std::string& path, const std::string& trie, const DiffOptions& o,
                        uint64_t kv_limit) {
     if (path == "-" || !looks_like_sqlite(path)) return load_kv(path, o.secure, kv_limit);
-    MPT_RETURN_IF_ERROR(require_input_file(path));
     Side side;
-    MPT_TRY(auto store, SqliteNodeStore::open(path, SqliteNodeStore::Mode::read_only));
+    MPT_TRY(auto store, open_trie_file(path, SqliteNodeStore::Mode::read_only));
     auto info = store->find_trie(trie);
     if (!info) return info.error();
     if (!*info) {

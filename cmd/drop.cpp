@@ -17,9 +17,7 @@ struct DropOptions {
 };
 
 int run_drop(const DropOptions& o) {
-    // A missing file is an input error (exit 2), as in every command.
-    if (auto s = require_input_file(o.db); !s) return report(s.error());
-    auto store = SqliteNodeStore::open(o.db, SqliteNodeStore::Mode::read_write);
+    auto store = open_trie_file(o.db, SqliteNodeStore::Mode::read_write);
     if (!store) return report(store.error());
     auto rows = drop_trie(**store, o.trie);
     if (!rows) return report(rows.error(), o.db);

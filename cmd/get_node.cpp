@@ -119,8 +119,7 @@ void register_get_node(CLI::App* sub, Runner& runner) {
     add_get_node_options(*sub, *o);
     sub->final_callback([o, &runner] {
         runner = [o] {
-            if (auto s = require_input_file(o->db); !s) return report(s.error());
-            auto store = SqliteNodeStore::open(o->db, SqliteNodeStore::Mode::read_only);
+            auto store = open_trie_file(o->db, SqliteNodeStore::Mode::read_only);
             if (!store) return report(store.error());
             return run_get_node_on(**store, *o);
         };

@@ -19,9 +19,7 @@ struct TriesOptions {
 };
 
 int run_tries(const TriesOptions& o) {
-    // A missing file is an input error (exit 2), as in every command.
-    if (auto s = require_input_file(o.db); !s) return report(s.error());
-    auto store = SqliteNodeStore::open(o.db, SqliteNodeStore::Mode::read_only);
+    auto store = open_trie_file(o.db, SqliteNodeStore::Mode::read_only);
     if (!store) return report(store.error());
     if (auto s = (*store)->begin_read(); !s) return report(s.error());
     struct EndRead {

@@ -14,9 +14,7 @@ struct VacuumOptions {
 };
 
 int run_vacuum(const VacuumOptions& o) {
-    // A missing file is an input error (exit 2), as in every command.
-    if (auto s = require_input_file(o.db); !s) return report(s.error());
-    auto store = SqliteNodeStore::open(o.db, SqliteNodeStore::Mode::read_write);
+    auto store = open_trie_file(o.db, SqliteNodeStore::Mode::read_write);
     if (!store) return report(store.error());
     auto before = (*store)->bytes_with_log();
     if (!before) return report(before.error());
