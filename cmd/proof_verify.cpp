@@ -122,10 +122,6 @@ int verify_get_proof_document(const std::string& file, const JsonValue& top,
     return s.ok() ? kOk : kNegative;
 }
 
-bool is_get_proof(const JsonValue& v) {
-    return v.find("accountProof") || v.find("result") || v.find("error");
-}
-
 // Several documents: each top-level value, an array's items in their place. One verdict per
 // document, in order (with json a JSON array of them); exit 1 when any is invalid, 2 at the
 // first that cannot be read, before anything is printed.
@@ -155,7 +151,7 @@ int verify_batch(const std::string& file, const JsonTree& tree,
         }
         if (json && i > 0) out += ",\n";
         int rc;
-        if (is_get_proof(d)) {
+        if (looks_like_get_proof(d)) {
             rc = verify_get_proof_document(file, d, trusted, json, out);
         } else {
             auto parsed = JsonDoc::parse(d.source());

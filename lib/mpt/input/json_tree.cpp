@@ -172,16 +172,20 @@ Result<JsonTree> JsonTree::parse_sequence(std::string_view text) {
     return JsonTreeParser(json_detail::without_bom(text)).parse_sequence();
 }
 
+std::string quoted(std::string_view text) {
+    constexpr size_t kQuoteLimit = 80;
+    std::string out(1, '"');
+    out.append(text.substr(0, kQuoteLimit));
+    if (text.size() > kQuoteLimit) out.append("...");
+    out.push_back('"');
+    return out;
+}
+
 Result<std::optional<JsonValue>> json_rpc_result(const JsonValue& v) {
     if (!v.is_object()) return std::optional<JsonValue>();
     if (auto e = v.find("error"); e && !e->is_null()) {
         std::string why;
-        if (auto m = e->find("message"); m && m->is_string()) {
-            constexpr size_t kQuoteLimit = 80;  // of the node's message
-            const std::string_view text = m->text();
-            why = ": \"" + std::string(text.substr(0, kQuoteLimit)) +
-                  (text.size() > kQuoteLimit ? "...\"" : "\"");
-        }
+        if (auto m = e->find("message"); m && m->is_string()) why = ": " + quoted(m->text());
         return Error{Errc::bad_input,
                      "the JSON-RPC response carries an error (" + e->where() + ")" + why};
     }

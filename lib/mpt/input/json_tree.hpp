@@ -59,6 +59,10 @@ private:
     uint32_t index_;
 };
 
+// A value of a document shown in an error: text in double quotes, at most 80 bytes of it and
+// then "..." when there is more.
+std::string quoted(std::string_view text);
+
 // The answer of a JSON-RPC response {"jsonrpc", "id", "result"}: its "result"; Errc::bad_input
 // naming the place and the node's message when it carries an "error" instead; nullopt when v
 // is no response (an object with neither member, or not an object), to be read as it is.

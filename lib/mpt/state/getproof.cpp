@@ -12,17 +12,6 @@
 namespace mpt {
 namespace {
 
-// At most this much of a bad value is quoted in an error.
-constexpr size_t kQuoteLimit = 80;
-
-std::string quoted(std::string_view s) {
-    std::string out(1, '"');
-    out.append(s.substr(0, kQuoteLimit));
-    if (s.size() > kQuoteLimit) out.append("...");
-    out.push_back('"');
-    return out;
-}
-
 bool has_hex_prefix(std::string_view s) noexcept {
     return s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 }
