@@ -1,8 +1,8 @@
-// The commands of mpt: one table of them (name, manual page, one-line summary, register
-// function), which main.cpp registers, `mpt --help` and `mpt --commands` list, and the
-// man-page check and the completion read through `mpt --commands`. Adding a command is a row
-// here and its register function. A register_* binds the flags of its subcommand, which main
-// made from the row, and once parsing succeeds leaves the function that runs the command in
+// The commands of mpt: one table of them (name, one-line summary, register function; the
+// manual page is man/mpt-<name>.1), which main.cpp registers, `mpt --help` and `mpt --commands`
+// list, and the man-page check and the completion read through `mpt --commands`. Adding a command
+// is a row here and its register function. A register_* binds the flags of its subcommand, which
+// main made from the row, and once parsing succeeds leaves the function that runs the command in
 // runner.
 #pragma once
 
@@ -33,9 +33,8 @@ inline const CLI::Validator kCount(
     "COUNT");
 
 struct Command {
-    const char* name;
-    const char* man_page;  // in man/
-    const char* summary;   // one line
+    const char* name;     // its manual page is man/mpt-<name>.1
+    const char* summary;  // one line
     void (*add)(CLI::App* sub, Runner& runner);
 };
 

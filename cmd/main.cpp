@@ -138,7 +138,7 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registr
         if (args.size() > 1) return report_usage("--commands takes nothing else: " + args[1]);
         return finish_output(run_command([&] {
             for (const Command& c : commands) {
-                fmt::print("{}\t{}\t{}\n", c.name, c.man_page, c.summary);
+                fmt::print("{}\tmpt-{}.1\t{}\n", c.name, c.name, c.summary);
             }
             return 0;
         }));
