@@ -402,11 +402,14 @@ void register_root(CLI::App* sub, Runner& runner) {
                   "*.json: run them");
     sub->add_flag("--list", o->list,
                   "INPUT is a JSON array of 0x items (encoded transactions, receipts, "
-                  "withdrawals; - for stdin), or a JSON-RPC answer holding one "
-                  "(debug_getRawReceipts): the root of rlp(index) -> item");
+                  "withdrawals) or of their JSON objects (- for stdin), or a JSON-RPC answer "
+                  "holding one (debug_getRawReceipts, eth_getBlockReceipts): the root of "
+                  "rlp(index) -> item");
     sub->add_flag("--block", o->block,
-                  "INPUT is a block's RLP, hex or binary, or debug_getRawBlock's answer (- for "
-                  "stdin): its header's transactionsRoot and withdrawalsRoot beside the body's");
+                  "INPUT is a block (its RLP, hex or binary; debug_getRawBlock's answer; "
+                  "eth_getBlockByNumber's with full transactions; a BlockchainTests block) and, "
+                  "if given, its receipts as --list reads them: the header's roots beside the "
+                  "body's; exit 1 on a difference");
     sub->add_flag("--secure", o->secure, "Hash every key with keccak256 (a secure trie)");
     sub->add_flag("--json", o->json, "Print one JSON document");
     sub->add_option("--threads", o->threads,

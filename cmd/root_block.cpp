@@ -1,11 +1,12 @@
 // mpt root --list and --block: the trie of rlp(index) keys over a list of encoded items, and
-// a block's transactions and withdrawals roots beside its header's.
+// a block's transactions, withdrawals and receipts roots beside its header's.
 #include <fmt/core.h>
 
 #include <mpt/core/hex.hpp>
 #include <mpt/input/json_tree.hpp>
 #include <mpt/input/kv_input.hpp>
 #include <mpt/state/block.hpp>
+#include <mpt/state/block_json.hpp>
 
 #include <optional>
 #include <string>
@@ -24,45 +25,51 @@ std::string_view past_space(std::string_view text) {
     return at == std::string_view::npos ? std::string_view() : text.substr(at);
 }
 
-int run_list(const std::string& file, bool json) {
+// An error of file: its detail named by the file, as report(e, file) prints it.
+Error in_file(const Error& e, const std::string& file) {
+    return Error{e.code, file + ": " + e.detail};
+}
+
+// The encodings of a list's items (see list_item_encodings), read from a JSON array or a
+// JSON-RPC answer holding one. Errors name the file.
+Result<std::vector<bytes>> read_list(const std::string& file) {
     auto text = read_file(file);
-    if (!text) return report(text.error());
+    if (!text) return text.error();
     // An encoded list given whole (0x hex, or bytes: an RLP list starts at 0xc0) is not the
     // JSON array of its items.
     const std::string_view t = past_space(*text);
     if (t.starts_with("0x") || (!t.empty() && static_cast<unsigned char>(t[0]) >= 0xc0)) {
-        return report(Error{Errc::bad_input,
-                            "RLP, not JSON: --list reads a JSON array of the encoded items "
-                            "([\"0x...\", ...]); root --block reads a whole block's RLP"},
-                      file);
+        return in_file(Error{Errc::bad_input,
+                             "RLP, not JSON: --list reads a JSON array of the encoded items "
+                             "([\"0x...\", ...]); root --block reads a whole block's RLP"},
+                       file);
     }
     auto tree = JsonTree::parse(*text);
-    if (!tree) return report(tree.error(), file);
-    // A JSON-RPC response's result: debug_getRawReceipts and debug_getRawTransactions answer
-    // with such an array.
+    if (!tree) return in_file(tree.error(), file);
+    // A JSON-RPC response's result: debug_getRawReceipts, debug_getRawTransactions and
+    // eth_getBlockReceipts answer with such an array.
     auto rpc = json_rpc_result(tree->root());
-    if (!rpc) return report(rpc.error(), file);
+    if (!rpc) return in_file(rpc.error(), file);
     const JsonValue list = *rpc ? **rpc : tree->root();
     if (!list.is_array()) {
-        return report(Error{Errc::bad_input, "not a JSON array of 0x hex items"}, file);
+        return in_file(Error{Errc::bad_input,
+                             "not a JSON array of 0x hex items, receipts, transactions or "
+                             "withdrawals"},
+                       file);
     }
-    std::vector<bytes> items;
-    items.reserve(list.size());
-    for (size_t i = 0; i < list.size(); ++i) {
-        const JsonValue v = list[i];
-        const std::string where = "item " + std::to_string(i + 1) + " (" + v.where() + ")";
-        if (!v.is_string() || !v.text().starts_with("0x")) {
-            return report(Error{Errc::bad_input, where + ": not a 0x hex string"}, file);
-        }
-        auto b = from_hex(v.text());
-        if (!b) return report(Error{b.error().code, where + ": " + b.error().detail}, file);
-        items.push_back(std::move(*b));
-    }
-    std::vector<bytes_view> views(items.begin(), items.end());
+    auto items = list_item_encodings(list, "");
+    if (!items) return in_file(items.error(), file);
+    return std::move(*items);
+}
+
+int run_list(const std::string& file, bool json) {
+    auto items = read_list(file);
+    if (!items) return report(items.error());
+    std::vector<bytes_view> views(items->begin(), items->end());
     auto root = ordered_trie_root(views);
     if (!root) return report(root.error(), file);
     if (json) {
-        fmt::print("{{\"root\":\"{}\",\"items\":{}}}\n", to_hex(*root), items.size());
+        fmt::print("{{\"root\":\"{}\",\"items\":{}}}\n", to_hex(*root), items->size());
     } else {
         fmt::print("{}\n", to_hex(*root));
     }
@@ -71,64 +78,126 @@ int run_list(const std::string& file, bool json) {
 
 std::string optional_hex(const std::optional<Hash256>& h) { return h ? to_hex(*h) : "none"; }
 
-int run_block(const std::string& file, bool json) {
+// The roots of the block in file: its RLP (hex or bytes), debug_getRawBlock's answer holding
+// it, an eth_getBlockByNumber or eth_getBlockByHash answer with full transactions, or a
+// BlockchainTests block. Errors name the file.
+Result<JsonBlockRoots> read_block(const std::string& file) {
     auto raw = read_raw(file);
-    if (!raw) return report(raw.error());
+    if (!raw) return raw.error();
     // A block's RLP is a list, whose first byte is 0xc0 or more: one that starts with { or [
-    // is JSON, such as an eth_getBlockByNumber answer.
+    // is JSON.
     std::string_view text = *raw;
     std::optional<JsonTree> tree;
     if (const std::string_view t = past_space(text); t.starts_with('{') || t.starts_with('[')) {
-        // JSON: debug_getRawBlock's response carries the block as 0x hex; any other (such as
-        // eth_getBlockByNumber's objects) is not a block's RLP.
         auto parsed = JsonTree::parse(text);
-        if (!parsed) return report(parsed.error(), file);
+        if (!parsed) return in_file(parsed.error(), file);
         tree = std::move(*parsed);
         auto rpc = json_rpc_result(tree->root());
-        if (!rpc) return report(rpc.error(), file);
-        if (!*rpc || !(*rpc)->is_string() || !(*rpc)->text().starts_with("0x")) {
-            return report(Error{Errc::bad_input,
-                                "JSON, not RLP: --block reads a block's RLP, as raw bytes or 0x "
-                                "hex, or debug_getRawBlock's answer"},
-                          file);
+        if (!rpc) return in_file(rpc.error(), file);
+        const JsonValue v = *rpc ? **rpc : tree->root();
+        if (v.is_object()) {
+            auto r = json_block_roots(v, *rpc ? "result" : "");
+            if (!r) return in_file(r.error(), file);
+            return std::move(*r);
         }
-        text = (*rpc)->text();
+        if (v.is_null()) {
+            return in_file(
+                Error{Errc::bad_input, "the answer's result is null: the node has no such block"},
+                file);
+        }
+        if (!v.is_string() || !v.text().starts_with("0x")) {
+            return in_file(Error{Errc::bad_input,
+                                 "not a block: --block reads a block's RLP (raw bytes or 0x "
+                                 "hex), debug_getRawBlock's answer, a block as JSON "
+                                 "(eth_getBlockByNumber's answer) or a BlockchainTests block"},
+                           file);
+        }
+        text = v.text();
     }
     auto block = hex_or_binary(text);
-    if (!block) return report(block.error(), file);
+    if (!block) return in_file(block.error(), file);
     auto r = block_roots(*block);
-    if (!r) return report(r.error(), file);
-    if (json) {
-        std::string out = fmt::format(
-            "{{\"transactionsRoot\":{{\"header\":\"{}\",\"computed\":\"{}\",\"count\":{},"
-            "\"match\":{}}},",
-            to_hex(r->header_transactions_root), to_hex(r->transactions_root), r->transactions,
-            r->transactions_match());
-        if (r->header_withdrawals_root || r->withdrawals_root) {
-            const auto q = [](const std::optional<Hash256>& h) {
-                return h ? "\"" + to_hex(*h) + "\"" : std::string("null");
-            };
-            out += fmt::format(
-                "\"withdrawalsRoot\":{{\"header\":{},\"computed\":{},\"count\":{},\"match\":{}}},",
-                q(r->header_withdrawals_root), q(r->withdrawals_root), r->withdrawals,
-                r->withdrawals_match());
-        } else {
-            out += "\"withdrawalsRoot\":null,";
-        }
-        out += fmt::format("\"match\":{}}}\n", r->match());
-        std::fwrite(out.data(), 1, out.size(), stdout);
+    if (!r) return in_file(r.error(), file);
+    return JsonBlockRoots{*r, std::nullopt};
+}
+
+std::string quoted_hex(const std::optional<Hash256>& h) {
+    return h ? "\"" + to_hex(*h) + "\"" : std::string("null");
+}
+
+void print_block_json(const JsonBlockRoots& b) {
+    const BlockRoots& r = b.roots;
+    std::string out = fmt::format(
+        "{{\"transactionsRoot\":{{\"header\":\"{}\",\"computed\":\"{}\",\"count\":{},"
+        "\"match\":{}}},",
+        to_hex(r.header_transactions_root), to_hex(r.transactions_root), r.transactions,
+        r.transactions_match());
+    if (r.header_withdrawals_root || r.withdrawals_root) {
+        out += fmt::format(
+            "\"withdrawalsRoot\":{{\"header\":{},\"computed\":{},\"count\":{},\"match\":{}}},",
+            quoted_hex(r.header_withdrawals_root), quoted_hex(r.withdrawals_root), r.withdrawals,
+            r.withdrawals_match());
     } else {
-        fmt::print("transactionsRoot {} computed {} ({}) {}\n", to_hex(r->header_transactions_root),
-                   to_hex(r->transactions_root), count_of(r->transactions, "transaction"),
-                   r->transactions_match() ? "ok" : "MISMATCH");
-        if (r->header_withdrawals_root || r->withdrawals_root) {
-            fmt::print("withdrawalsRoot  {} computed {} ({}) {}\n",
-                       optional_hex(r->header_withdrawals_root), optional_hex(r->withdrawals_root),
-                       count_of(r->withdrawals, "withdrawal"),
-                       r->withdrawals_match() ? "ok" : "MISMATCH");
-        }
+        out += "\"withdrawalsRoot\":null,";
     }
-    return r->match() ? kOk : kNegative;
+    if (r.receipts_root) {
+        out += fmt::format(
+            "\"receiptsRoot\":{{\"header\":{},\"computed\":\"{}\",\"count\":{},\"match\":{}}},",
+            quoted_hex(r.header_receipts_root), to_hex(*r.receipts_root), r.receipts,
+            r.receipts_match());
+    }
+    if (b.suspect) {
+        out +=
+            fmt::format("\"suspect\":{{\"index\":{},\"hash\":\"{}\",\"computed\":\"{}\"}},",
+                        b.suspect->index, to_hex(b.suspect->claimed), to_hex(b.suspect->computed));
+    }
+    out += fmt::format("\"match\":{}}}\n", r.match() && !b.suspect);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+void print_block_text(const JsonBlockRoots& b) {
+    const BlockRoots& r = b.roots;
+    fmt::print("transactionsRoot {} computed {} ({}) {}\n", to_hex(r.header_transactions_root),
+               to_hex(r.transactions_root), count_of(r.transactions, "transaction"),
+               r.transactions_match() ? "ok" : "MISMATCH");
+    if (r.header_withdrawals_root || r.withdrawals_root) {
+        fmt::print("withdrawalsRoot  {} computed {} ({}) {}\n",
+                   optional_hex(r.header_withdrawals_root), optional_hex(r.withdrawals_root),
+                   count_of(r.withdrawals, "withdrawal"),
+                   r.withdrawals_match() ? "ok" : "MISMATCH");
+    }
+    if (r.receipts_root) {
+        fmt::print("receiptsRoot     {} computed {} ({}) {}\n",
+                   optional_hex(r.header_receipts_root), to_hex(*r.receipts_root),
+                   count_of(r.receipts, "receipt"), r.receipts_match() ? "ok" : "MISMATCH");
+    }
+    if (b.suspect) {
+        fmt::print(
+            "suspect: transaction {} (from 0) is given hash {}, but its fields encode to "
+            "one with hash {}\n",
+            b.suspect->index, to_hex(b.suspect->claimed), to_hex(b.suspect->computed));
+    }
+}
+
+// mpt root --block BLOCK [RECEIPTS]
+int run_block(const std::string& file, const std::string* receipts, bool json) {
+    auto b = read_block(file);
+    if (!b) return report(b.error());
+    if (receipts) {
+        auto items = read_list(*receipts);
+        if (!items) return report(items.error());
+        std::vector<bytes_view> views(items->begin(), items->end());
+        auto root = ordered_trie_root(views);
+        if (!root) return report(root.error(), *receipts);
+        b->roots.receipts_root = *root;
+        b->roots.receipts = items->size();
+    }
+    if (json) {
+        print_block_json(*b);
+    } else {
+        print_block_text(*b);
+    }
+    return b->roots.match() && !b->suspect ? kOk : kNegative;
 }
 
 }  // namespace
@@ -141,12 +210,18 @@ int run_root_list_or_block(bool list, bool block, const std::vector<std::string>
         return report_usage("root: " + flag + " takes no --vectors, --state, --trie, --secure " +
                             "or --threads");
     }
-    if (inputs.size() != 1) {
-        return report_usage("root: " + flag + " takes one INPUT (" +
-                            (list ? "a JSON array of encoded items" : "a block's RLP") +
-                            ", or - for stdin)");
+    if (list && inputs.size() != 1) {
+        return report_usage(
+            "root: --list takes one INPUT (a JSON array of encoded items, or - "
+            "for stdin)");
     }
-    return list ? run_list(inputs[0], json) : run_block(inputs[0], json);
+    if (block && (inputs.empty() || inputs.size() > 2)) {
+        return report_usage(
+            "root: --block takes a BLOCK (its RLP or JSON, or - for stdin) and "
+            "optionally its RECEIPTS");
+    }
+    if (list) return run_list(inputs[0], json);
+    return run_block(inputs[0], inputs.size() == 2 ? &inputs[1] : nullptr, json);
 }
 
 }  // namespace mpt::cli

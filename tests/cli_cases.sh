@@ -340,7 +340,7 @@ printf '[%s]' "$python_free_list" >"$tmp/list129.json"
 expect "root --list of 129 items" 0 "^$("$MPT" root "$tmp/list129_kv.json")\$" '^$' -- "$MPT" root --list "$tmp/list129.json"
 expect "root --list of nothing" 0 '^0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421$' '^$' -- sh -c "echo '[]' | '$MPT' root --list -"
 echo '["0x01", 5]' >"$tmp/list_bad.json"
-expect "root --list non-string item" 2 '^$' '^mpt: error: bad input: .*list_bad.json: item 2 \(line 1, column 10\): not a 0x hex string$' -- "$MPT" root --list "$tmp/list_bad.json"
+expect "root --list non-string item" 2 '^$' '^mpt: error: bad input: .*list_bad.json: item 2 \(line 1, column 10\): not a 0x hex string or an object$' -- "$MPT" root --list "$tmp/list_bad.json"
 expect "root --list empty item" 2 '^$' '^mpt: error: bad input: .*: item 1 is empty$' -- sh -c "echo '[\"0x\"]' | '$MPT' root --list -"
 expect "root --list with two inputs" 2 '^$' '^mpt: error: usage: root: --list takes one INPUT \(a JSON array of encoded items, or - for stdin\)$' -- "$MPT" root --list "$tmp/list3.json" "$FIX/dogs.json"
 expect "root --list without an input" 2 '^$' '^mpt: error: usage: root: --list takes one INPUT' -- "$MPT" root --list
@@ -359,7 +359,7 @@ tx_root=$("$MPT" root --list "$tmp/block_txs.json")
 printf '["%s"]' "$("$MPT" rlp encode "$withdrawal")" >"$tmp/block_ws.json"
 w_root=$("$MPT" root --list "$tmp/block_ws.json")
 block_of() {  # TX_ROOT W_ROOT: a block's hex
-    "$MPT" rlp encode "[[\"0x01\",\"0x02\",\"0x03\",\"0x04\",\"$1\",\"0x06\",\"0x07\",\"0x08\",\"0x09\",\"0x0a\",\"0x0b\",\"0x0c\",\"0x0d\",\"0x0e\",\"0x0f\",\"0x10\",\"$2\"],[$legacy,\"$typed\"],[],[$withdrawal]]"
+    "$MPT" rlp encode "[[\"0x01\",\"0x02\",\"0x03\",\"0x04\",\"$1\",\"0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421\",\"0x07\",\"0x08\",\"0x09\",\"0x0a\",\"0x0b\",\"0x0c\",\"0x0d\",\"0x0e\",\"0x0f\",\"0x10\",\"$2\"],[$legacy,\"$typed\"],[],[$withdrawal]]"
 }
 block_of "$tx_root" "$w_root" >"$tmp/block.hex"
 expect "root --block" 0 "^transactionsRoot $tx_root computed $tx_root \\(2 transactions\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block.hex"
@@ -367,7 +367,8 @@ expect "root --block withdrawals" 0 "^withdrawalsRoot  $w_root computed $w_root 
 expect "root --block binary stdin" 0 "\"match\":true\\}\$" '^$' -- sh -c "perl -ne 'chomp; s/^0x//; print pack(q(H*), \$_)' '$tmp/block.hex' | '$MPT' root --block - --json"
 # JSON where a block's RLP goes, and RLP where the JSON array of items goes, are named so.
 echo '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1","transactions":[]}}' >"$tmp/block_rpc.json"
-expect "root --block of JSON" 2 '^$' '^mpt: error: bad input: .*block_rpc.json: JSON, not RLP: --block reads a block.s RLP, as raw bytes or 0x hex, or debug_getRawBlock.s answer$' -- "$MPT" root --block "$tmp/block_rpc.json"
+expect "root --block of JSON without roots" 2 '^$' '^mpt: error: bad input: .*block_rpc.json: missing field "result.transactionsRoot" \(object at line 1, column 34\)$' -- "$MPT" root --block "$tmp/block_rpc.json"
+expect "root --block of a JSON array" 2 '^$' '^mpt: error: bad input: -: not a block: --block reads a block.s RLP \(raw bytes or 0x hex\), debug_getRawBlock.s answer, a block as JSON' -- sh -c "echo '[]' | '$MPT' root --block -"
 expect "root --list of a block's RLP" 2 '^$' '^mpt: error: bad input: .*block.hex: RLP, not JSON: --list reads a JSON array of the encoded items' -- "$MPT" root --list "$tmp/block.hex"
 expect "root --list of binary RLP" 2 '^$' '^mpt: error: bad input: -: RLP, not JSON' -- sh -c "printf '\\300' | '$MPT' root --list -"
 # A JSON-RPC response is read for its result: debug_getRawBlock's block, debug_getRawReceipts'
@@ -384,6 +385,40 @@ expect "root --block, another transactionsRoot" 1 "^transactionsRoot $w_root com
 expect "root --block --json, another transactionsRoot" 1 '^\{"transactionsRoot":\{"header":"0x[0-9a-f]{64}","computed":"0x[0-9a-f]{64}","count":2,"match":false\},"withdrawalsRoot":\{.*"match":true\},"match":false\}$' '^$' -- "$MPT" root --block "$tmp/block_bad_tx.hex" --json
 expect "root --block not a block" 2 '^$' '^mpt: error: bad input: -: the block is not a list \(byte 0\)$' -- sh -c "echo 0x80 | '$MPT' root --block -"
 expect "root --block truncated" 2 '^$' '^mpt: error: RLP truncated: .*block_cut.hex: block: the item runs past the end of the input \(byte 0\)$' -- sh -c "head -c 40 '$tmp/block.hex' > '$tmp/block_cut.hex'; '$MPT' root --block '$tmp/block_cut.hex'"
+
+# mpt root --block of a block as JSON (eth_getBlockByNumber's answer with full transactions):
+# its transactions encoded from their fields, each one's "hash" checked against its encoding;
+# receipts beside it (RLP hex or eth_getBlockReceipts' objects) against its receiptsRoot. Real
+# blocks and receipts: scripts/jsonblocks-check.sh.
+empty_root=0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421
+tx1559='{"type":"0x2","chainId":"0x1","nonce":"0x0","maxPriorityFeePerGas":"0x1","maxFeePerGas":"0x2","gas":"0x5208","to":"0x1111111111111111111111111111111111111111","value":"0x1","input":"0x","accessList":[],"yParity":"0x0","r":"0x1","s":"0x2"}'
+json_tx_root=$(echo "[$tx1559]" | "$MPT" root --list -)
+tx_hash=$("$MPT" keccak "0x02$("$MPT" rlp encode '["0x01","0x","0x01","0x02","0x5208","0x1111111111111111111111111111111111111111","0x01","0x",[],"0x","0x01","0x02"]' | cut -c3-)")
+printf '{"jsonrpc":"2.0","id":1,"result":{"transactionsRoot":"%s","receiptsRoot":"%s","transactions":[%s]}}' "$json_tx_root" "$empty_root" "$(echo "$tx1559" | jq -c ".hash = \"$tx_hash\"")" >"$tmp/block_json.json"
+expect "root --block of a JSON block" 0 "^transactionsRoot $json_tx_root computed $json_tx_root \\(1 transaction\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block_json.json"
+jq -c ".result.transactions[0].hash = \"0x$(printf '00%.0s' $(seq 32))\"" "$tmp/block_json.json" >"$tmp/block_json_badhash.json"
+expect "root --block of a JSON block, a wrong transaction hash" 1 "^suspect: transaction 0 \\(from 0\\) is given hash 0x0{64}, but its fields encode to one with hash $tx_hash\$" '^$' -- "$MPT" root --block "$tmp/block_json_badhash.json"
+expect "root --block --json, a wrong transaction hash" 1 "\"suspect\":\\{\"index\":0,\"hash\":\"0x0{64}\",\"computed\":\"$tx_hash\"\\},\"match\":false\\}\$" '^$' -- "$MPT" root --block "$tmp/block_json_badhash.json" --json
+jq -c '.result.transactions[0].value = "0x2"' "$tmp/block_json.json" >"$tmp/block_json_changed.json"
+expect "root --block of a JSON block, a changed transaction" 1 "MISMATCH" '^$' -- "$MPT" root --block "$tmp/block_json_changed.json"
+jq -c '.result.transactions = ["0x'"$(printf 'ab%.0s' $(seq 32))"'"]' "$tmp/block_json.json" >"$tmp/block_json_hashes.json"
+expect "root --block of a block with transaction hashes" 2 '^$' 'result.transactions\[0\] \(line 1, column [0-9]+\): the block lists its transactions by hash only; ask for full transactions' -- "$MPT" root --block "$tmp/block_json_hashes.json"
+echo '{"jsonrpc":"2.0","id":1,"result":null}' >"$tmp/block_null.json"
+expect "root --block of a null result" 2 '^$' '^mpt: error: bad input: .*block_null.json: the answer.s result is null: the node has no such block$' -- "$MPT" root --block "$tmp/block_null.json"
+jq -c '.result.transactions[0].type = "0x7e"' "$tmp/block_json.json" >"$tmp/block_json_type.json"
+expect "root --block of an unknown transaction type" 2 '^$' 'field "result.transactions\[0\].type" \(line 1, column [0-9]+\): transaction type 126 is none of legacy, EIP-2930, EIP-1559, EIP-4844 and EIP-7702$' -- "$MPT" root --block "$tmp/block_json_type.json"
+jq -c 'del(.result.transactions[0].maxFeePerGas)' "$tmp/block_json.json" >"$tmp/block_json_field.json"
+expect "root --block of a transaction without a field" 2 '^$' 'missing field "result.transactions\[0\].maxFeePerGas"' -- "$MPT" root --block "$tmp/block_json_field.json"
+echo '[]' >"$tmp/receipts_none.json"
+expect "root --block BLOCK RECEIPTS" 0 "^receiptsRoot     $empty_root computed $empty_root \\(0 receipts\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block_json.json" "$tmp/receipts_none.json"
+receipt='{"type":"0x2","status":"0x1","cumulativeGasUsed":"0x5208","logsBloom":"0x'"$(printf '00%.0s' $(seq 256))"'","logs":[{"address":"0x1111111111111111111111111111111111111111","topics":[],"data":"0x"}]}'
+echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":[$receipt]}" >"$tmp/receipts_one.json"
+expect "root --block BLOCK RECEIPTS, another receiptsRoot" 1 "^receiptsRoot     $empty_root computed 0x[0-9a-f]{64} \\(1 receipt\\) MISMATCH\$" '^$' -- "$MPT" root --block "$tmp/block_json.json" "$tmp/receipts_one.json"
+expect "root --list of receipt objects and their RLP" 0 "^$(echo "[$receipt]" | "$MPT" root --list -)\$" '^$' -- sh -c "echo '[\"0x02$("$MPT" rlp encode '["0x01","0x5208","0x'"$(printf '00%.0s' $(seq 256))"'",[["0x1111111111111111111111111111111111111111",[],"0x"]]]' | cut -c3-)\"]' | '$MPT' root --list -"
+expect "root --list of a receipt without a bloom" 2 '^$' 'missing field "item 1.logsBloom"' -- sh -c "echo '[{\"status\":\"0x1\",\"cumulativeGasUsed\":\"0x1\",\"logs\":[]}]' | '$MPT' root --list -"
+expect "root --block of an RLP block, receipts beside" 1 "^receiptsRoot     $empty_root computed 0x[0-9a-f]{64} \\(1 receipt\\) MISMATCH\$" '^$' -- "$MPT" root --block "$tmp/block.hex" "$tmp/receipts_one.json"
+expect "root --block with three inputs" 2 '^$' '^mpt: error: usage: root: --block takes a BLOCK \(its RLP or JSON, or - for stdin\) and optionally its RECEIPTS$' -- "$MPT" root --block "$tmp/block.hex" "$tmp/receipts_one.json" "$tmp/receipts_one.json"
+expect "root --block - -" 2 '^$' '^mpt: error: usage: root: - \(standard input\) given twice$' -- "$MPT" root --block - -
 expect "root --list and --block" 2 '^$' '^mpt: error: usage: root: give --list or --block, not both$' -- "$MPT" root --list "$tmp/list3.json" --block "$tmp/block.hex"
 
 # mpt proof --verify of eth_getProof answers made with mpt (tests/make_getproof.sh): an

@@ -139,6 +139,11 @@ Result<BlockRoots> block_roots(bytes_view block_rlp) {
     }
     BlockRoots out;
     MPT_TRY(out.header_transactions_root, hash_field(r, header, 4, "transactionsRoot"));
+    if (const Piece& f = header[5]; !f.item.is_list && f.item.payload.size() == 32) {
+        Hash256 h;
+        std::memcpy(h.data(), f.item.payload.data(), 32);
+        out.header_receipts_root = h;
+    }
     if (header.size() > 16) {
         MPT_TRY(out.header_withdrawals_root, hash_field(r, header, 16, "withdrawalsRoot"));
     }

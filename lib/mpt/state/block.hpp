@@ -36,22 +36,32 @@ struct BlockRoots {
     std::optional<Hash256> header_withdrawals_root;
     std::optional<Hash256> withdrawals_root;
     size_t withdrawals = 0;
+    // The header's receiptsRoot (field 5; nullopt where it is not 32 bytes), and the root of
+    // receipts given beside the block (nullopt where none are).
+    std::optional<Hash256> header_receipts_root;
+    std::optional<Hash256> receipts_root;
+    size_t receipts = 0;
 
     bool transactions_match() const noexcept {
         return header_transactions_root == transactions_root;
     }
     bool withdrawals_match() const noexcept { return header_withdrawals_root == withdrawals_root; }
-    bool match() const noexcept { return transactions_match() && withdrawals_match(); }
+    bool receipts_match() const noexcept {
+        return !receipts_root || receipts_root == header_receipts_root;
+    }
+    bool match() const noexcept {
+        return transactions_match() && withdrawals_match() && receipts_match();
+    }
 };
 
 // Decodes block_rlp, rlp([header, transactions, ommers, withdrawals?, ...]) as a block's RLP
 // is written (ethereum/tests' "rlp", debug_getRawBlock), and computes the roots of its
 // transactions and withdrawals. Strict: canonical RLP, exactly one item; the header a list of
-// at least 15 fields with a 32-byte transactionsRoot (field 4) and, when it has 17 or more,
-// a 32-byte withdrawalsRoot (field 16); each transaction a list (legacy) or a string whose
-// first byte is a type below 0x80; each withdrawal a list. Errors (Errc::bad_input, or an RLP
-// code) name the part and the byte offset where it starts. A root that differs is no error:
-// see BlockRoots::match().
+// at least 15 fields with a 32-byte transactionsRoot (field 4) and, when it has 17 or more, a
+// 32-byte withdrawalsRoot (field 16); each transaction a list
+// (legacy) or a string whose first byte is a type below 0x80; each withdrawal a list. Errors
+// (Errc::bad_input, or an RLP code) name the part and the byte offset where it starts. A root
+// that differs is no error: see BlockRoots::match().
 Result<BlockRoots> block_roots(bytes_view block_rlp);
 
 }  // namespace mpt

@@ -4,6 +4,7 @@
 #include <mpt/core/keccak.hpp>
 #include <mpt/core/rlp.hpp>
 #include <mpt/proof/proof.hpp>
+#include <mpt/state/json_fields.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -11,10 +12,6 @@
 
 namespace mpt {
 namespace {
-
-bool has_hex_prefix(std::string_view s) noexcept {
-    return s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-}
 
 // Hex digits (no prefix) of any count, right-aligned into a 32-byte word; the caller has
 // checked that the significant digits fit. Errc::bad_hex at the first non-hex byte.
@@ -49,85 +46,7 @@ std::string quantity_text(const U256& v) {
     return "0x" + digits.substr(digits[0] == '0' ? 1 : 0);
 }
 
-// Reads the fields of one document, naming each as a path from the document's top
-// ("result.storageProof[0].key").
-class Reader {
-public:
-    explicit Reader(std::string prefix) : prefix_(std::move(prefix)) {}
-
-    Error fail(const JsonValue& v, const std::string& field, Errc code, const std::string& why) {
-        return Error{code, "field \"" + prefix_ + field + "\" (" + v.where() + "): " + why};
-    }
-
-    Result<JsonValue> member(const JsonValue& obj, std::string_view name,
-                             const std::string& field) {
-        auto m = obj.find(name);
-        if (!m) {
-            return Error{Errc::bad_input, "missing field \"" + prefix_ + field + "\" (object at " +
-                                              obj.where() + ")"};
-        }
-        return *m;
-    }
-
-    Result<std::string_view> string(const JsonValue& obj, std::string_view name,
-                                    const std::string& field) {
-        MPT_TRY(const JsonValue v, member(obj, name, field));
-        if (!v.is_string()) return fail(v, field, Errc::bad_input, "not a string");
-        return v.text();
-    }
-
-    Result<bytes> data(const JsonValue& v, const std::string& field) {
-        if (!v.is_string()) return fail(v, field, Errc::bad_input, "not a hex string");
-        if (!has_hex_prefix(v.text())) {
-            return fail(v, field, Errc::bad_hex, "missing 0x prefix: " + quoted(v.text()));
-        }
-        auto b = from_hex(v.text());
-        if (!b) return fail(v, field, Errc::bad_hex, b.error().detail);
-        return b;
-    }
-
-    template <size_t N>
-    Result<std::array<uint8_t, N>> fixed(const JsonValue& obj, std::string_view name) {
-        const std::string field(name);
-        MPT_TRY(const JsonValue v, member(obj, name, field));
-        MPT_TRY(const bytes b, data(v, field));
-        if (b.size() != N) {
-            return fail(
-                v, field, Errc::bad_hex,
-                "expected " + std::to_string(N) + " bytes, got " + std::to_string(b.size()));
-        }
-        std::array<uint8_t, N> out;
-        std::memcpy(out.data(), b.data(), N);
-        return out;
-    }
-
-    Result<U256> quantity(const JsonValue& obj, std::string_view name, const std::string& field,
-                          size_t max_bytes) {
-        MPT_TRY(const JsonValue v, member(obj, name, field));
-        if (!v.is_string()) return fail(v, field, Errc::bad_input, "not a hex quantity string");
-        auto q = parse_quantity(v.text(), max_bytes);
-        if (!q) return fail(v, field, q.error().code, q.error().detail);
-        return q;
-    }
-
-    Result<std::vector<bytes>> nodes(const JsonValue& obj, std::string_view name,
-                                     const std::string& field) {
-        MPT_TRY(const JsonValue v, member(obj, name, field));
-        if (!v.is_array()) return fail(v, field, Errc::bad_input, "not an array");
-        std::vector<bytes> out;
-        out.reserve(v.size());
-        for (size_t i = 0; i < v.size(); ++i) {
-            MPT_TRY(bytes node, data(v[i], field + "[" + std::to_string(i) + "]"));
-            out.push_back(std::move(node));
-        }
-        return out;
-    }
-
-private:
-    std::string prefix_;
-};
-
-Result<GetProofDoc> read_result(const JsonValue& r, Reader& rd) {
+Result<GetProofDoc> read_result(const JsonValue& r, JsonFields& rd) {
     GetProofDoc doc;
     MPT_TRY(doc.address, rd.fixed<20>(r, "address"));
     MPT_TRY(const U256 nonce, rd.quantity(r, "nonce", "nonce", 8));
@@ -211,7 +130,7 @@ bool looks_like_get_proof(const JsonValue& v) noexcept {
 Result<GetProofDoc> read_get_proof(const JsonValue& v) {
     if (!v.is_object()) return Error{Errc::bad_input, "the document is not a JSON object"};
     if (v.find("accountProof")) {
-        Reader rd("");
+        JsonFields rd("");
         return read_result(v, rd);
     }
     MPT_TRY(const std::optional<JsonValue> r, json_rpc_result(v));
@@ -221,7 +140,7 @@ Result<GetProofDoc> read_get_proof(const JsonValue& v) {
                      "field \"result\" (" + r->where() + "): not an object (" +
                          (r->is_null() ? "null: the node had no answer" : "another value") + ")"};
     }
-    Reader rd("result.");
+    JsonFields rd("result.");
     return read_result(*r, rd);
 }
 

@@ -1,0 +1,429 @@
+#include <mpt/state/block_json.hpp>
+
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/core/rlp.hpp>
+#include <mpt/state/json_fields.hpp>
+
+#include <cstring>
+
+namespace mpt {
+namespace {
+
+// The significant bytes of a word: the payload of its RLP integer.
+bytes_view significant(const U256& v) noexcept {
+    size_t i = 0;
+    while (i < v.size() && v[i] == 0) ++i;
+    return bytes_view(v).subspan(i);
+}
+
+// The RLP list of a payload written apart: a payload may pass the 65535 bytes that
+// rlp::begin_list reserves for (a contract's creation code).
+void append_list(bytes& out, const bytes& payload) {
+    rlp::append_list_header(out, payload.size());
+    out.insert(out.end(), payload.begin(), payload.end());
+}
+
+// Appends the RLP of an object's fields to a payload, each error naming the field from the
+// object's place in the document.
+class FieldWriter {
+public:
+    FieldWriter(const JsonValue& obj, const std::string& where)
+        : obj_(obj), where_(where), fields_(where.empty() ? where : where + ".") {}
+
+    const JsonFields& fields() const noexcept { return fields_; }
+
+    // A writer of obj, the value of field (a path below this object).
+    FieldWriter nested(const JsonValue& obj, const std::string& field) const {
+        return FieldWriter(obj, where_.empty() ? field : where_ + "." + field);
+    }
+
+    // The first of names that the object has.
+    std::optional<JsonValue> find(std::initializer_list<std::string_view> names) const {
+        for (const std::string_view n : names) {
+            if (auto v = obj_.find(n)) return v;
+        }
+        return std::nullopt;
+    }
+
+    // A quantity of at most max_bytes bytes, under the first of names the object has.
+    Status quantity(bytes& out, std::initializer_list<std::string_view> names,
+                    size_t max_bytes = 32) const {
+        const std::string_view name = present(names);
+        MPT_TRY(const U256 q, fields_.quantity(obj_, name, std::string(name), max_bytes));
+        rlp::append_string(out, significant(q));
+        return {};
+    }
+
+    // Bytes, exactly size of them unless size is 0.
+    Status data(bytes& out, std::initializer_list<std::string_view> names, size_t size = 0) const {
+        const std::string_view name = present(names);
+        MPT_TRY(const JsonValue v, fields_.member(obj_, name, std::string(name)));
+        MPT_TRY(const bytes b, data_of(v, std::string(name), size));
+        rlp::append_string(out, b);
+        return {};
+    }
+
+    // The recipient: 20 bytes, or the empty string for a creation (absent, null or "").
+    Status to(bytes& out) const {
+        const auto v = obj_.find("to");
+        if (!v || v->is_null() || (v->is_string() && v->text().empty())) {
+            rlp::append_string(out, {});
+            return {};
+        }
+        MPT_TRY(const bytes b, data_of(*v, "to", 20));
+        rlp::append_string(out, b);
+        return {};
+    }
+
+    // [[address, [storageKey, ...]], ...]; absent or null is the empty list.
+    Status access_list(bytes& out) const {
+        const auto v = obj_.find("accessList");
+        bytes list;
+        if (v && !v->is_null()) {
+            if (!v->is_array())
+                return fields_.fail(*v, "accessList", Errc::bad_input, "not an array");
+            for (size_t i = 0; i < v->size(); ++i) {
+                const JsonValue e = (*v)[i];
+                const std::string at = "accessList[" + std::to_string(i) + "]";
+                if (!e.is_object()) return fields_.fail(e, at, Errc::bad_input, "not an object");
+                bytes entry;
+                MPT_TRY(const JsonValue address, fields_.member(e, "address", at + ".address"));
+                MPT_TRY(const bytes a, data_of(address, at + ".address", 20));
+                rlp::append_string(entry, a);
+                MPT_TRY(const JsonValue keys,
+                        fields_.member(e, "storageKeys", at + ".storageKeys"));
+                MPT_TRY(const bytes k, hashes(keys, at + ".storageKeys"));
+                append_list(entry, k);
+                append_list(list, entry);
+            }
+        }
+        append_list(out, list);
+        return {};
+    }
+
+    // A typed transaction's or an authorization's signature parity, 0 or 1: "yParity", or "v"
+    // where that is absent; where both are given they must agree, as go-ethereum requires.
+    Status parity(bytes& out) const {
+        const std::string_view name = present({"yParity", "v"});
+        MPT_TRY(const U256 y, fields_.quantity(obj_, name, std::string(name), 1));
+        if (y[31] > 1)
+            return fields_.fail(*obj_.find(name), std::string(name), Errc::bad_input,
+                                "not 0x0 or 0x1");
+        if (name == "yParity") {
+            if (const auto v = obj_.find("v"); v && !v->is_null()) {
+                MPT_TRY(const U256 vv, fields_.quantity(obj_, "v", "v", 32));
+                if (vv != y) return fields_.fail(*v, "v", Errc::bad_input, "differs from yParity");
+            }
+        }
+        rlp::append_string(out, significant(y));
+        return {};
+    }
+
+    // An array of 32-byte values as the payload of its RLP list.
+    Result<bytes> hashes(const JsonValue& v, const std::string& field) const {
+        if (!v.is_array()) return fields_.fail(v, field, Errc::bad_input, "not an array");
+        bytes out;
+        for (size_t i = 0; i < v.size(); ++i) {
+            MPT_TRY(const bytes h, data_of(v[i], field + "[" + std::to_string(i) + "]", 32));
+            rlp::append_string(out, h);
+        }
+        return out;
+    }
+
+    Result<bytes> data_of(const JsonValue& v, const std::string& field, size_t size) const {
+        MPT_TRY(bytes b, fields_.data(v, field));
+        if (size != 0 && b.size() != size) {
+            return fields_.fail(
+                v, field, Errc::bad_hex,
+                "expected " + std::to_string(size) + " bytes, got " + std::to_string(b.size()));
+        }
+        return b;
+    }
+
+    // The first of names the object has, or the first name (so that a missing field is named
+    // as JSON-RPC spells it).
+    std::string_view present(std::initializer_list<std::string_view> names) const {
+        for (const std::string_view n : names) {
+            if (obj_.find(n)) return n;
+        }
+        return *names.begin();
+    }
+
+private:
+    JsonValue obj_;
+    std::string where_;
+    JsonFields fields_;
+};
+
+// The signature's parity of a typed transaction or an authorization.
+Status parity(const FieldWriter& w, bytes& out) { return w.parity(out); }
+
+Status authorization_list(const FieldWriter& w, const JsonValue& tx, bytes& out) {
+    const JsonFields& f = w.fields();
+    MPT_TRY(const JsonValue v, f.member(tx, "authorizationList", "authorizationList"));
+    if (!v.is_array()) return f.fail(v, "authorizationList", Errc::bad_input, "not an array");
+    bytes list;
+    for (size_t i = 0; i < v.size(); ++i) {
+        const JsonValue a = v[i];
+        const std::string at = "authorizationList[" + std::to_string(i) + "]";
+        if (!a.is_object()) return f.fail(a, at, Errc::bad_input, "not an object");
+        const FieldWriter aw = w.nested(a, at);
+        bytes entry;
+        MPT_RETURN_IF_ERROR(aw.quantity(entry, {"chainId"}));
+        MPT_RETURN_IF_ERROR(aw.data(entry, {"address"}, 20));
+        MPT_RETURN_IF_ERROR(aw.quantity(entry, {"nonce"}, 8));
+        MPT_RETURN_IF_ERROR(parity(aw, entry));
+        MPT_RETURN_IF_ERROR(aw.quantity(entry, {"r"}));
+        MPT_RETURN_IF_ERROR(aw.quantity(entry, {"s"}));
+        append_list(list, entry);
+    }
+    append_list(out, list);
+    return {};
+}
+
+}  // namespace
+
+Result<bytes> encode_transaction_json(const JsonValue& tx, const std::string& where) {
+    if (!tx.is_object()) {
+        return Error{Errc::bad_input, where + " (" + tx.where() + "): not a transaction object"};
+    }
+    const FieldWriter w(tx, where);
+    uint8_t type = 0;
+    if (const auto t = tx.find("type"); t && !t->is_null()) {
+        MPT_TRY(const U256 q, w.fields().quantity(tx, "type", "type", 1));
+        type = q[31];
+    }
+    bytes p;  // the fields' payload
+    switch (type) {
+        case 0:
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"nonce"}, 8));
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"gasPrice"}));
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"gas", "gasLimit"}, 8));
+            MPT_RETURN_IF_ERROR(w.to(p));
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"value"}));
+            MPT_RETURN_IF_ERROR(w.data(p, {"input", "data"}));
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"v"}));
+            break;
+        case 1:
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"chainId"}));
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"nonce"}, 8));
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"gasPrice"}));
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"gas", "gasLimit"}, 8));
+            MPT_RETURN_IF_ERROR(w.to(p));
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"value"}));
+            MPT_RETURN_IF_ERROR(w.data(p, {"input", "data"}));
+            MPT_RETURN_IF_ERROR(w.access_list(p));
+            MPT_RETURN_IF_ERROR(parity(w, p));
+            break;
+        case 2:
+        case 3:
+        case 4:
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"chainId"}));
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"nonce"}, 8));
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"maxPriorityFeePerGas"}));
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"maxFeePerGas"}));
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"gas", "gasLimit"}, 8));
+            if (type == 2) {
+                MPT_RETURN_IF_ERROR(w.to(p));
+            } else {
+                MPT_RETURN_IF_ERROR(
+                    w.data(p, {"to"}, 20));  // no creation by a blob or set-code one
+            }
+            MPT_RETURN_IF_ERROR(w.quantity(p, {"value"}));
+            MPT_RETURN_IF_ERROR(w.data(p, {"input", "data"}));
+            MPT_RETURN_IF_ERROR(w.access_list(p));
+            if (type == 3) {
+                MPT_RETURN_IF_ERROR(w.quantity(p, {"maxFeePerBlobGas"}));
+                MPT_TRY(const JsonValue v,
+                        w.fields().member(tx, "blobVersionedHashes", "blobVersionedHashes"));
+                MPT_TRY(const bytes h, w.hashes(v, "blobVersionedHashes"));
+                append_list(p, h);
+            } else if (type == 4) {
+                MPT_RETURN_IF_ERROR(authorization_list(w, tx, p));
+            }
+            MPT_RETURN_IF_ERROR(parity(w, p));
+            break;
+        default:
+            return w.fields().fail(
+                *tx.find("type"), "type", Errc::bad_input,
+                "transaction type " + std::to_string(type) +
+                    " is none of legacy, EIP-2930, EIP-1559, EIP-4844 and EIP-7702");
+    }
+    MPT_RETURN_IF_ERROR(w.quantity(p, {"r"}));
+    MPT_RETURN_IF_ERROR(w.quantity(p, {"s"}));
+    bytes out;
+    if (type != 0) out.push_back(type);
+    append_list(out, p);
+    return out;
+}
+
+Result<bytes> encode_withdrawal_json(const JsonValue& wd, const std::string& where) {
+    if (!wd.is_object()) {
+        return Error{Errc::bad_input, where + " (" + wd.where() + "): not a withdrawal object"};
+    }
+    const FieldWriter w(wd, where);
+    bytes p;
+    MPT_RETURN_IF_ERROR(w.quantity(p, {"index"}, 8));
+    MPT_RETURN_IF_ERROR(w.quantity(p, {"validatorIndex"}, 8));
+    MPT_RETURN_IF_ERROR(w.data(p, {"address"}, 20));
+    MPT_RETURN_IF_ERROR(w.quantity(p, {"amount"}, 8));
+    bytes out;
+    append_list(out, p);
+    return out;
+}
+
+Result<bytes> encode_receipt_json(const JsonValue& r, const std::string& where) {
+    if (!r.is_object()) {
+        return Error{Errc::bad_input, where + " (" + r.where() + "): not a receipt object"};
+    }
+    const FieldWriter w(r, where);
+    const JsonFields& f = w.fields();
+    uint8_t type = 0;
+    if (const auto t = r.find("type"); t && !t->is_null()) {
+        MPT_TRY(const U256 q, f.quantity(r, "type", "type", 1));
+        type = q[31];
+        if (type >= 0x80) {
+            return f.fail(*t, "type", Errc::bad_input,
+                          "a type of 0x80 or more is no typed receipt");
+        }
+    }
+    bytes p;
+    // Before Byzantium (EIP-658) a receipt holds the post-state root, after it the status.
+    if (const auto root = r.find("root"); root && root->is_string() && root->text().size() > 2) {
+        MPT_RETURN_IF_ERROR(w.data(p, {"root"}, 32));
+    } else {
+        MPT_TRY(const U256 status, f.quantity(r, "status", "status", 1));
+        if (status[31] > 1) {
+            return f.fail(*r.find("status"), "status", Errc::bad_input, "not 0x0 or 0x1");
+        }
+        rlp::append_string(p, significant(status));
+    }
+    MPT_RETURN_IF_ERROR(w.quantity(p, {"cumulativeGasUsed"}, 8));
+    MPT_RETURN_IF_ERROR(w.data(p, {"logsBloom"}, 256));
+    MPT_TRY(const JsonValue logs, f.member(r, "logs", "logs"));
+    if (!logs.is_array()) return f.fail(logs, "logs", Errc::bad_input, "not an array");
+    bytes list;
+    for (size_t i = 0; i < logs.size(); ++i) {
+        const JsonValue l = logs[i];
+        const std::string at = "logs[" + std::to_string(i) + "]";
+        if (!l.is_object()) return f.fail(l, at, Errc::bad_input, "not an object");
+        const FieldWriter lw = w.nested(l, at);
+        bytes entry;
+        MPT_RETURN_IF_ERROR(lw.data(entry, {"address"}, 20));
+        MPT_TRY(const JsonValue topics, lw.fields().member(l, "topics", "topics"));
+        MPT_TRY(const bytes t, lw.hashes(topics, "topics"));
+        append_list(entry, t);
+        MPT_RETURN_IF_ERROR(lw.data(entry, {"data"}));
+        append_list(list, entry);
+    }
+    append_list(p, list);
+    bytes out;
+    if (type != 0) out.push_back(type);
+    append_list(out, p);
+    return out;
+}
+
+Result<std::vector<bytes>> list_item_encodings(const JsonValue& list, const std::string& where) {
+    if (!list.is_array()) {
+        return Error{Errc::bad_input, (where.empty() ? "the list" : where) + " (" + list.where() +
+                                          "): not an array"};
+    }
+    std::vector<bytes> out;
+    out.reserve(list.size());
+    for (size_t i = 0; i < list.size(); ++i) {
+        const JsonValue v = list[i];
+        const std::string at =
+            where.empty() ? "item " + std::to_string(i + 1) : where + "[" + std::to_string(i) + "]";
+        if (v.is_object()) {
+            if (v.find("logs")) {
+                MPT_TRY(bytes e, encode_receipt_json(v, at));
+                out.push_back(std::move(e));
+            } else if (v.find("validatorIndex")) {
+                MPT_TRY(bytes e, encode_withdrawal_json(v, at));
+                out.push_back(std::move(e));
+            } else {
+                MPT_TRY(bytes e, encode_transaction_json(v, at));
+                out.push_back(std::move(e));
+            }
+            continue;
+        }
+        if (!v.is_string() || !has_hex_prefix(v.text())) {
+            return Error{Errc::bad_input,
+                         at + " (" + v.where() + "): not a 0x hex string or an object"};
+        }
+        auto b = from_hex(v.text());
+        if (!b) return Error{b.error().code, at + " (" + v.where() + "): " + b.error().detail};
+        out.push_back(std::move(*b));
+    }
+    return out;
+}
+
+Result<JsonBlockRoots> json_block_roots(const JsonValue& block, const std::string& where) {
+    if (!block.is_object()) {
+        return Error{Errc::bad_input, where + " (" + block.where() + "): not a block object"};
+    }
+    const std::string prefix = where.empty() ? where : where + ".";
+    // BlockchainTests put the header apart, under ethereum/tests' names for the roots.
+    const auto header = block.find("blockHeader");
+    const JsonValue h = header ? *header : block;
+    const JsonFields hf(header ? prefix + "blockHeader." : prefix);
+    const char* tx_root = header ? "transactionsTrie" : "transactionsRoot";
+    const char* receipts_root = header ? "receiptTrie" : "receiptsRoot";
+
+    JsonBlockRoots out;
+    BlockRoots& r = out.roots;
+    MPT_TRY(r.header_transactions_root, hf.fixed<32>(h, tx_root));
+    if (const auto v = h.find(receipts_root); v && !v->is_null()) {
+        MPT_TRY(r.header_receipts_root, hf.fixed<32>(h, receipts_root));
+    }
+
+    const JsonFields bf(prefix);
+    MPT_TRY(const JsonValue txs, bf.member(block, "transactions", "transactions"));
+    if (!txs.is_array()) return bf.fail(txs, "transactions", Errc::bad_input, "not an array");
+    std::vector<bytes> items;
+    items.reserve(txs.size());
+    for (size_t i = 0; i < txs.size(); ++i) {
+        const JsonValue tx = txs[i];
+        const std::string at = prefix + "transactions[" + std::to_string(i) + "]";
+        if (tx.is_string()) {
+            return Error{Errc::bad_input,
+                         at + " (" + tx.where() +
+                             "): the block lists its transactions by hash only; ask for full "
+                             "transactions (eth_getBlockByNumber's second parameter true)"};
+        }
+        MPT_TRY(bytes e, encode_transaction_json(tx, at));
+        if (const auto hash = tx.find("hash"); hash && !out.suspect) {
+            MPT_TRY(const Hash256 claimed, JsonFields(at + ".").fixed<32>(tx, "hash"));
+            const Hash256 computed = keccak256(e);
+            if (claimed != computed) out.suspect = TransactionHashMismatch{i, claimed, computed};
+        }
+        items.push_back(std::move(e));
+    }
+    std::vector<bytes_view> views(items.begin(), items.end());
+    MPT_TRY(r.transactions_root, ordered_trie_root(views));
+    r.transactions = items.size();
+
+    const auto ws = block.find("withdrawals");
+    const bool has_ws = ws && !ws->is_null();
+    const auto ws_root = h.find("withdrawalsRoot");
+    const bool has_ws_root = ws_root && !ws_root->is_null();
+    if (has_ws_root) {
+        MPT_TRY(r.header_withdrawals_root, hf.fixed<32>(h, "withdrawalsRoot"));
+    }
+    if (has_ws) {
+        if (!ws->is_array()) return bf.fail(*ws, "withdrawals", Errc::bad_input, "not an array");
+        items.clear();
+        for (size_t i = 0; i < ws->size(); ++i) {
+            MPT_TRY(bytes e, encode_withdrawal_json(
+                                 (*ws)[i], prefix + "withdrawals[" + std::to_string(i) + "]"));
+            items.push_back(std::move(e));
+        }
+        views.assign(items.begin(), items.end());
+        MPT_TRY(r.withdrawals_root, ordered_trie_root(views));
+        r.withdrawals = items.size();
+    }
+    return out;
+}
+
+}  // namespace mpt
