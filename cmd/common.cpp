@@ -192,10 +192,29 @@ int finish_output(int code) noexcept {
     return report_write_error(flushed ? 0 : err);
 }
 
+namespace {
+
+// Ok when file opens with flags; else the input error naming the OS's reason.
+Status require_open(const std::string& file, int flags) {
+    const int fd = ::open(file.c_str(), flags | O_CLOEXEC);
+    if (fd >= 0) {
+        ::close(fd);
+        return {};
+    }
+    return file_error(Errc::bad_input, file, std::strerror(errno));
+}
+
+}  // namespace
+
 Status require_input_file(const std::string& file) {
     struct stat st {};
-    if (::stat(file.c_str(), &st) == 0 || errno != ENOENT) return {};
-    return file_error(Errc::bad_input, file, std::strerror(ENOENT));
+    if (::stat(file.c_str(), &st) != 0 && errno == ENOENT) {
+        return file_error(Errc::bad_input, file, std::strerror(ENOENT));
+    }
+    // A file there but unreadable (its permissions) is the user's to fix, not damage: the
+    // OS's reason, never "not an SQLite database". A folder is left to the reader's message.
+    if (S_ISDIR(st.st_mode)) return {};
+    return require_open(file, O_RDONLY);
 }
 
 Result<std::unique_ptr<SqliteNodeStore>> open_trie_file(const std::string& file,

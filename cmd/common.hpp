@@ -96,12 +96,15 @@ struct OpenTrie {
     bytes trie_key(bytes_view key, bool key_hashed = false) const;
 };
 
-// A file to read that is not there is an input error (exit 2) in every command, a trie file
-// as much as a key/value file: an error with the file named, or ok.
+// A file to read that is not there, or that this process may not read (its permissions), is
+// an input error (exit 2) in every command, a trie file as much as a key/value file: an error
+// with the file named and the OS's reason, or ok.
 Status require_input_file(const std::string& file);
 
 // Opens an existing trie file in mode (read_only or read_write): require_input_file first,
-// so that a missing file is an input error in every command, then the store.
+// so that a missing or unreadable file is an input error in every command, then the store
+// (whose refusal to write a file this process may not write is a storage error, as for a
+// new file where nothing may be written).
 Result<std::unique_ptr<SqliteNodeStore>> open_trie_file(const std::string& file,
                                                         SqliteNodeStore::Mode mode);
 

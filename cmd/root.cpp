@@ -22,6 +22,8 @@
 #include <filesystem>
 #include <memory>
 
+#include <sys/stat.h>
+
 namespace mpt::cli {
 namespace {
 
@@ -177,6 +179,14 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
         }
         code = report_usage("root: --trie applies to a trie file, not to key/value input");
         return std::nullopt;
+    }
+    // An empty file is key/value input of no pairs (what `mpt dump` prints of an empty trie),
+    // so its root is the empty root; said on stderr, for a file meant as a trie file.
+    if (struct stat st{}; path != "-" && !quiet() && ::stat(path.c_str(), &st) == 0 &&
+                          S_ISREG(st.st_mode) && st.st_size == 0) {
+        fmt::print(stderr, "mpt: note: {}\n",
+                   printable(path + ": an empty file, read as no key/value pairs (the empty "
+                                    "root)"));
     }
     // A document larger than the memory budget allows to hold whole is sorted in runs that
     // spill to temporary files (kv_root.hpp).

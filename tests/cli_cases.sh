@@ -50,7 +50,7 @@ expect "non-string value" 2 '^$' '^mpt: error: .*line 1, column 7: value is not 
 printf '{"a": "b",\n' >"$tmp/trunc.json"
 expect "malformed JSON" 2 '^$' '^mpt: error: malformed JSON: .*trunc.json: line 2' -- "$MPT" root "$tmp/trunc.json"
 : >"$tmp/empty_file.json"
-expect "empty file: the empty trie's text dump" 0 '^0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421$' '^$' -- "$MPT" root "$tmp/empty_file.json"
+expect "empty file: the empty trie's text dump" 0 '^0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421$' '^mpt: note: .*empty_file.json: an empty file, read as no key/value pairs' -- "$MPT" root "$tmp/empty_file.json"
 printf '{"a": "b"} x' >"$tmp/trailing.json"
 expect "data after the document" 2 '^$' '^mpt: error: .*unexpected data after the document' -- "$MPT" root "$tmp/trailing.json"
 expect "root --trie with key/value input" 2 '^$' '^mpt: error: usage: root: --trie applies to a trie file' -- "$MPT" root --trie main "$FIX/dogs.json"

@@ -62,6 +62,54 @@ for cmd in get dump check stats get-node proof diff root tries drop copy vacuum 
     # shellcheck disable=SC2086
     expect "missing input file: $cmd exits 2" 2 '^$' '^mpt: error: bad input: .*flags-missing\.db: No such file or directory$' -- "$MPT" $cmd $args
 done
+# A file there but unreadable (its permissions) is exit 2 with the OS's reason, never "not an
+# SQLite database" (which could get a sound file deleted). As root, the commands run without
+# the capabilities that pass over file permissions.
+unprivileged=()
+[ "$(id -u)" -eq 0 ] && unprivileged=(setpriv --bounding-set=-dac_override,-dac_read_search)
+cp "$tmp/dogs.db" "$tmp/flags-unreadable.db"
+cp "$FIX/dogs.json" "$tmp/flags-unreadable.json"
+chmod 000 "$tmp/flags-unreadable.db" "$tmp/flags-unreadable.json"
+expect "unreadable: the file cannot be read" 1 '^$' 'Permission denied' -- "${unprivileged[@]}" cat "$tmp/flags-unreadable.db"
+for cmd in get dump check stats get-node proof diff root tries drop copy vacuum tree; do
+    case $cmd in
+        drop) args="$tmp/flags-unreadable.db --trie main" ;;
+        copy) args="$tmp/flags-unreadable.db --to other" ;;
+        get | proof | get-node) args="$tmp/flags-unreadable.db 0x00" ;;
+        diff) args="$tmp/dogs.db $tmp/flags-unreadable.db" ;;
+        *) args="$tmp/flags-unreadable.db" ;;
+    esac
+    # shellcheck disable=SC2086
+    expect "unreadable trie file: $cmd exits 2" 2 '^$' '^mpt: error: bad input: .*flags-unreadable\.db: Permission denied$' -- "${unprivileged[@]}" "$MPT" $cmd $args
+done
+for cmd in root build diff; do
+    case $cmd in
+        build) args="$tmp/flags-unreadable.json -o $tmp/flags-unreadable-out.db" ;;
+        diff) args="$FIX/dogs.json $tmp/flags-unreadable.json" ;;
+        *) args="$tmp/flags-unreadable.json" ;;
+    esac
+    # shellcheck disable=SC2086
+    expect "unreadable key/value file: $cmd exits 2" 2 '^$' '^mpt: error: bad input: .*flags-unreadable\.json: Permission denied$' -- "${unprivileged[@]}" "$MPT" $cmd $args
+done
+chmod 600 "$tmp/flags-unreadable.db" "$tmp/flags-unreadable.json"
+# A trie file to change that may be read but not written: a storage error, as where nothing
+# may be written (below), with the OS's reason, for every command that writes into one.
+chmod 444 "$tmp/flags-unreadable.db"
+for cmd in build drop vacuum copy; do
+    case $cmd in
+        build) args="$FIX/dogs.json -o $tmp/flags-unreadable.db" ;;
+        drop) args="$tmp/flags-unreadable.db --trie main" ;;
+        copy) args="$tmp/flags-unreadable.db --to other" ;;
+        *) args="$tmp/flags-unreadable.db" ;;
+    esac
+    # shellcheck disable=SC2086
+    expect "write-protected trie file: $cmd exits 3" 3 '^$' '^mpt: error: trie file is read-only: .*flags-unreadable\.db: Permission denied$' -- "${unprivileged[@]}" "$MPT" $cmd $args
+done
+expect "write-protected trie file: still read" 0 '^0x7075707079$' '^$' -- "${unprivileged[@]}" "$MPT" get "$tmp/flags-unreadable.db" dog
+chmod 600 "$tmp/flags-unreadable.db"
+: >"$tmp/flags-empty.db"
+expect "root of an empty file: the empty root, with a note" 0 '^0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421$' '^mpt: note: .*flags-empty\.db: an empty file, read as no key/value pairs \(the empty root\)$' -- "$MPT" root "$tmp/flags-empty.db"
+expect "root -q of an empty file: no note" 0 '^0x56e8' '^$' -- "$MPT" -q root "$tmp/flags-empty.db"
 expect "build -o - is refused" 2 '^$' '^mpt: error: usage: build: -o: ' -- sh -c "cd '$tmp' && '$MPT' build '$FIX/dogs.json' -o -"
 expect "build -o - makes no file" 0 '^$' '^$' -- test ! -e "$tmp/-"
 expect "dump --limit 0 prints none" 0 '^$' '^$' -- "$MPT" dump --limit 0 "$tmp/dogs.db"

@@ -137,6 +137,11 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open_once(const std::s
             return file_error(Errc::storage_readonly, path, std::strerror(errno));
         }
     }
+    // A file this process may not read is no proof of a foreign file: say why, so that no one
+    // deletes a sound file as "not an SQLite database".
+    if (exists && !fresh && ::access(path.c_str(), R_OK) != 0) {
+        return file_error(Errc::storage_open, path, std::strerror(errno));
+    }
     if (exists && !fresh && !has_sqlite_header(path)) {
         return file_error(Errc::storage_not_mpt, path, "not an SQLite database");
     }
