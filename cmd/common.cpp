@@ -4,6 +4,7 @@
 #include <mpt/input/kv_input.hpp>
 #include <mpt/ops/bulk_build.hpp>
 #include <mpt/ops/trie_file.hpp>
+#include <mpt/state/document.hpp>
 #include <mpt/trie/node_source.hpp>
 
 #include <fmt/core.h>
@@ -215,6 +216,19 @@ Status require_input_file(const std::string& file) {
     // OS's reason, never "not an SQLite database". A folder is left to the reader's message.
     if (S_ISDIR(st.st_mode)) return {};
     return require_open(file, O_RDONLY);
+}
+
+bool file_looks_like_state(const std::string& path) {
+    // Only a regular file can be looked at and then read again (not stdin, not a pipe).
+    struct stat st {};
+    if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return false;
+    // Enough for a genesis's config, a dump's root, an alloc's first account.
+    std::string head(64 * 1024, '\0');
+    head.resize(std::fread(head.data(), 1, head.size(), f));
+    std::fclose(f);
+    return looks_like_state_document(head);
 }
 
 Result<std::unique_ptr<SqliteNodeStore>> open_trie_file(const std::string& file,

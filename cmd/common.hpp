@@ -101,6 +101,11 @@ struct OpenTrie {
 // with the file named and the OS's reason, or ok.
 Status require_input_file(const std::string& file);
 
+// True when the named regular file (not -, not a pipe) starts as a state document does
+// (looks_like_state_document of its first 64 KiB): root, build and diff read it as state without
+// --state.
+bool file_looks_like_state(const std::string& path);
+
 // Opens an existing trie file in mode (read_only or read_write): require_input_file first,
 // so that a missing or unreadable file is an input error in every command, then the store
 // (whose refusal to write a file this process may not write is a storage error, as for a

@@ -284,7 +284,8 @@ int print_keys(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
 
 int run_diff(const DiffOptions& o) {
     if (o.a == "-" && o.b == "-") return report_usage("diff: A and B cannot both be stdin");
-    if (o.state || is_state_file(o.a) || is_state_file(o.b)) {
+    if (o.state || is_state_file(o.a) || is_state_file(o.b) || file_looks_like_state(o.a) ||
+        file_looks_like_state(o.b)) {
         if (o.nodes || o.secure)
             return report_usage("diff: --nodes and --secure are for tries, not states");
         if (o.trie_a != "main" || o.trie_b != "main") {

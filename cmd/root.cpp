@@ -324,7 +324,9 @@ int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool
     ojson all = ojson::array();
     for (const std::string& path : inputs) {
         int code = kOk;
-        std::optional<Answer> a = state ? state_answer(o, path, code) : kv_answer(o, path, code);
+        // A state document is told by its shape; --secure and --trie say key/value input.
+        const bool as_state = state || (!o.secure && !o.trie_given && file_looks_like_state(path));
+        std::optional<Answer> a = as_state ? state_answer(o, path, code) : kv_answer(o, path, code);
         if (!a) {
             // Reported; the other inputs still run, as sha256sum's do.
             status = std::max(status, code);

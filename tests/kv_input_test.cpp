@@ -276,8 +276,8 @@ TEST_CASE("error messages name line, column and entry exactly") {
          "`0x<key> 0x<value>` lines"},
         {"{\"a\": nul}", Errc::bad_json, "line 1, column 7: value is not a string or null"},
         {"{\"a\": {\"balance\": \"1\"}}", Errc::bad_json,
-         "line 1, column 7: value is an object, not a string or null (a state document? "
-         "--state reads one)"},
+         "line 1, column 7: value is an object, not a string or null (a state document or a "
+         "test file? --state and --vectors read them)"},
         {"{\"a\": null", Errc::bad_json, "line 1, column 11: expected ',' or '}'"},
         {"  x", Errc::bad_json,
          "line 1, column 3: expected an object or an array of [key, value] pairs, or "

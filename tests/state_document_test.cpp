@@ -357,3 +357,32 @@ TEST_CASE("a UTF-8 byte order mark before the document is skipped") {
     REQUIRE(d->accounts.size() == 1);
     CHECK(d->accounts[0].account.balance == word("01"));
 }
+
+TEST_CASE("state document: told from key/value input by its shape") {
+    // State documents: an alloc, a genesis (config or alloc), a dump, a dump by lines.
+    CHECK(looks_like_state_document(
+        R"({"0x1000000000000000000000000000000000000001": {"balance": "0x1"}})"));
+    CHECK(looks_like_state_document(
+        "\xEF\xBB\xBF {\"1000000000000000000000000000000000000001\":{\"balance\":\"1\"}}"));
+    CHECK(looks_like_state_document(R"({"nonce": "0x0", "config": {"chainId": 1}, "alloc": {}})"));
+    CHECK(looks_like_state_document(R"({"nonce": "0x0", "alloc": {}})"));
+    CHECK(looks_like_state_document(R"({"root": "0xabc", "accounts": {}})"));
+    CHECK(looks_like_state_document("{\"root\": \"0xabc\"}\n{\"balance\": \"0\"}\n"));
+    // Cut short after the object opens: the head decides.
+    CHECK(looks_like_state_document(R"({"alloc": {"0x10)"));
+    // Key/value input: strings and null, arrays of pairs, a text dump, a key/value file alone.
+    CHECK_FALSE(looks_like_state_document(R"({"dog": "puppy", "0x01": null})"));
+    CHECK_FALSE(looks_like_state_document(R"({"root": "0xabc"})"));
+    CHECK_FALSE(looks_like_state_document(R"([["0x01", "0x02"]])"));
+    CHECK_FALSE(looks_like_state_document("0x01 0x02\n"));
+    CHECK_FALSE(looks_like_state_document(R"({"a\"{": "x", "b": "y"})"));
+    CHECK_FALSE(looks_like_state_document(""));
+    // Test files: tests under their names.
+    CHECK_FALSE(looks_like_state_document(R"({"emptyValues": {"in": [], "root": "0x"}})"));
+    CHECK_FALSE(looks_like_state_document(R"({"BlockGasLimit2p63m1_Cancun": {"pre": {}}})"));
+    // An object under a name that is not quite an address.
+    CHECK_FALSE(looks_like_state_document(
+        R"({"0x10000000000000000000000000000000000000": {"balance": "0x1"}})"));
+    // Cut short before any object: no guess of state.
+    CHECK_FALSE(looks_like_state_document(R"({"nonce": "0x0", "times)"));
+}

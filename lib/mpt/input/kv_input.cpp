@@ -407,8 +407,8 @@ private:
         // An object where a value goes: most often a state document given as key/value input.
         if (peek() == '{') {
             return fail(
-                "value is an object, not a string or null (a state document? --state "
-                "reads one)");
+                "value is an object, not a string or null (a state document or a test file? "
+                "--state and --vectors read them)");
         }
         return fail("value is not a string or null");
     }

@@ -342,6 +342,76 @@ Result<StateDoc> parse_state_document(std::string_view text, unsigned threads) {
         .parse(threads == 0 ? 1 : threads);
 }
 
+namespace {
+
+// Moves p past the JSON string at p (at its opening quote); false when the text ends first.
+bool skip_string(const char*& p, const char* end) noexcept {
+    for (++p; p != end; ++p) {
+        if (*p == '\\') {
+            if (++p == end) return false;
+        } else if (*p == '"') {
+            ++p;
+            return true;
+        }
+    }
+    return false;
+}
+
+void skip_space(const char*& p, const char* end) noexcept {
+    while (p != end && json_detail::is_ws(*p)) ++p;
+}
+
+// A member whose object value makes a state document: an alloc's address (40 hex digits, 0x
+// optional), a genesis's "alloc" or "config", a dump's "accounts".
+bool is_state_member(std::string_view name) noexcept {
+    if (name == "alloc" || name == "config" || name == "accounts") return true;
+    if (name.starts_with("0x") || name.starts_with("0X")) name.remove_prefix(2);
+    return name.size() == 40 && std::all_of(name.begin(), name.end(), [](char c) {
+               return kHexDigitValue[static_cast<uint8_t>(c)] != 0xff;
+           });
+}
+
+}  // namespace
+
+bool looks_like_state_document(std::string_view head) noexcept {
+    head = json_detail::without_bom(head);
+    const char* p = head.data();
+    const char* const end = p + head.size();
+    skip_space(p, end);
+    if (p == end || *p != '{') return false;
+    ++p;
+    for (;;) {
+        skip_space(p, end);
+        const char* name = p + 1;
+        if (p == end || *p != '"' || !skip_string(p, end)) return false;
+        const std::string_view member(name, static_cast<size_t>(p - 1 - name));
+        skip_space(p, end);
+        if (p == end || *p != ':') return false;
+        ++p;
+        skip_space(p, end);
+        if (p == end) return false;
+        // An object where a key/value file holds a string or null: an account, an alloc, a
+        // dump's accounts, a genesis's config (a test file's tests are objects too: no state).
+        if (*p == '{') return is_state_member(member);
+        if (*p == '"') {
+            if (!skip_string(p, end)) return false;
+        } else {
+            while (p != end && *p != ',' && *p != '}' && !json_detail::is_ws(*p)) ++p;
+        }
+        skip_space(p, end);
+        if (p == end) return false;
+        if (*p == ',') {
+            ++p;
+            continue;
+        }
+        if (*p != '}') return false;
+        // One object of strings, then another: the first line of a dump by lines.
+        ++p;
+        skip_space(p, end);
+        return p != end && *p == '{';
+    }
+}
+
 Result<StateDoc> read_state_document(const std::string& path, unsigned threads) {
     MPT_TRY(const InputText text, load_input(path));
     auto doc = parse_state_document(text.view(), threads);

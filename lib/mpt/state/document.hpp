@@ -47,6 +47,15 @@ namespace mpt {
 // with its line and column.
 Result<StateDoc> parse_state_document(std::string_view text, unsigned threads = 1);
 
+// True when head, the beginning of a document (a file's first kilobytes suffice), is a state
+// document rather than key/value input: a JSON object whose first member with an object for
+// its value (a key/value file's values are strings or null) is an account (an address), an
+// alloc, a genesis's config or a dump's accounts, among the members head holds whole; or an
+// object followed by another (the first line of a dump by lines). Test files (TrieTests,
+// BlockchainTests: objects under test names) are not. A guess from the shape alone: the
+// reader of the kind it picks checks the whole document.
+bool looks_like_state_document(std::string_view head) noexcept;
+
 // Reads the file at path ("-" for standard input) through load_input and parses it. Errors
 // name path in Error::file. A regular file is mapped while it is read (see InputText).
 Result<StateDoc> read_state_document(const std::string& path, unsigned threads = 1);
