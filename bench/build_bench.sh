@@ -73,7 +73,7 @@ done
 
 floor=$(cat "$work/floor.out")
 root=$(field root <"$work/build.out")
-rows=$(field rows_written <"$work/build.out")
+rows=$(field rowsWritten <"$work/build.out")
 if [ "$root" != "$(echo "$floor" | field root)" ] || [ "$root" != "$(cat "$work/root.out")" ]; then
     echo "build_bench: roots differ: build $root, floor $(echo "$floor" | field root), mpt root $(cat "$work/root.out")" >&2
     exit 1
@@ -90,7 +90,7 @@ echo "load average (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg); wall times 
 awk -v root="$root" -v rows="$rows" \
     -v bw="$(least build 1)" -v bc="$(least build 2)" -v rw="$(least root 1)" -v rc="$(least root 2)" \
     -v fw="$(least floor 1)" -v fc="$(least floor 2)" -v f1w="$(least floor1 1)" -v f1c="$(least floor1 2)" \
-    -v rb="$(echo "$stats" | field row_bytes)" -v fb="$(echo "$stats" | field file_bytes)" \
+    -v rb="$(echo "$stats" | field rowBytes)" -v fb="$(echo "$stats" | field fileBytes)" \
     -v ffb="$(echo "$floor" | field file_bytes)" 'BEGIN {
     printf "root                %s, %d rows\n", root, rows
     printf "least of each          wall s    cpu s\n"

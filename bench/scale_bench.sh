@@ -22,7 +22,7 @@
 #
 # Prints one row per command and size: wall seconds, nanoseconds per key, CPU (user plus
 # system) nanoseconds per key, peak RSS (/usr/bin/time %M) against the budget, bytes written
-# to temporary files (--json's temp_bytes; 0 when nothing spilled), the trie file's size
+# to temporary files (--json's tempBytes; 0 when nothing spilled), the trie file's size
 # (build), and the wall and the CPU time per key against the first size's for the same
 # command; then whether root and build gave the same root for each size. Wall time on a
 # shared machine is noisy, and at 100M it moves with how much of the input is still in the
@@ -122,7 +122,7 @@ for n in "$@"; do
         fi
         got_root=$(root_field)
         roots[$cmd,$n]=$got_root
-        temp=$(field temp_bytes)
+        temp=$(field tempBytes)
         temp=${temp:-0}
         ns=$(awk -v w="$wall" -v n="$n" 'BEGIN { printf "%.0f", w * 1e9 / n }')
         cpu_ns=$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.0f", c * 1e9 / n }')

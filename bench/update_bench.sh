@@ -100,7 +100,7 @@ size_of() { # the file with its WAL
     echo "$s"
 }
 # The bytes (path + rlp) of all rows of trie main.
-row_bytes() { "$mpt" stats --json "$1" | field row_bytes; }
+row_bytes() { "$mpt" stats --json "$1" | field rowBytes; }
 
 echo "dataset: $n pairs, $blocks blocks of 10000 overwrites, 1000 deletes, 1000 inserts (seed $seed)"
 echo "load average at start (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -130,8 +130,8 @@ for ((b = 1; b <= blocks; ++b)); do
     bw=$(echo "$t0 $t1" | awk '{ printf "%.4f", $2 - $1 }')
     fw=$(echo "$floor" | field seconds)
     f1w=$(echo "$floor1" | field seconds)
-    written=$(echo "$out" | field rows_written)
-    deleted=$(echo "$out" | field rows_deleted)
+    written=$(echo "$out" | field rowsWritten)
+    deleted=$(echo "$out" | field rowsDeleted)
     # The build may rewrite a row with the bytes it had (the diff cannot see it), never fewer.
     if [ "$written" -lt "$(echo "$floor" | field writes)" ] || [ "$deleted" -lt "$(echo "$floor" | field deletes)" ]; then
         echo "update_bench: block $b: the build wrote $written and deleted $deleted rows; the files differ in $(echo "$floor" | field writes) written and $(echo "$floor" | field deletes) deleted" >&2

@@ -107,10 +107,10 @@ int run_build_state_spilling(const BuildCmdOptions& o, StateTextStream& stream,
     const StateBuildResult& res = (*r)->result;
     if (o.json) {
         const nlohmann::ordered_json j = {
-            {"root", to_hex(res.root)},           {"accounts", res.accounts},
-            {"storage_tries", res.storage_tries}, {"slots", res.slots},
-            {"preimages", res.preimages},         {"rows_written", res.rows_written},
-            {"temp_files", (*r)->doc.temp_files}, {"temp_bytes", (*r)->doc.temp_bytes}};
+            {"root", to_hex(res.root)},          {"accounts", res.accounts},
+            {"storageTries", res.storage_tries}, {"slots", res.slots},
+            {"preimages", res.preimages},        {"rowsWritten", res.rows_written},
+            {"tempFiles", (*r)->doc.temp_files}, {"tempBytes", (*r)->doc.temp_bytes}};
         fmt::print("{}\n", j.dump());
     } else {
         fmt::print("{}\n", to_hex(res.root));
@@ -203,9 +203,9 @@ int run_build_state(const BuildCmdOptions& o) {
     if (!r) return report(r.error(), o.output);
     if (o.json) {
         const nlohmann::ordered_json j = {
-            {"root", to_hex(r->root)},           {"accounts", r->accounts},
-            {"storage_tries", r->storage_tries}, {"slots", r->slots},
-            {"preimages", r->preimages},         {"rows_written", r->rows_written}};
+            {"root", to_hex(r->root)},          {"accounts", r->accounts},
+            {"storageTries", r->storage_tries}, {"slots", r->slots},
+            {"preimages", r->preimages},        {"rowsWritten", r->rows_written}};
         fmt::print("{}\n", j.dump());
     } else {
         fmt::print("{}\n", to_hex(r->root));
@@ -223,11 +223,11 @@ int print_build(const BuildCmdOptions& o, const BuildResult& r, const SpillFiles
     nlohmann::ordered_json j = {{"root", to_hex(r.root)},
                                 {"trie", canonical_trie_name(o.trie)},
                                 {"created", r.created},
-                                {"rows_written", r.rows_written},
-                                {"rows_deleted", r.rows_deleted}};
+                                {"rowsWritten", r.rows_written},
+                                {"rowsDeleted", r.rows_deleted}};
     if (files != nullptr) {
-        j["temp_files"] = files->files_made();
-        j["temp_bytes"] = files->bytes_written();
+        j["tempFiles"] = files->files_made();
+        j["tempBytes"] = files->bytes_written();
     }
     fmt::print("{}\n", j.dump());
     return kOk;

@@ -57,12 +57,12 @@ int run_check_state(const CheckOptions& o, OpenTrie& t) {
                                           {"root", to_hex(t.info.root)},
                                           {"state", true},
                                           {"accounts", r->accounts},
-                                          {"storage_tries", r->storage_tries},
+                                          {"storageTries", r->storage_tries},
                                           {"slots", r->slots},
                                           {"rows", r->rows},
                                           {"preimages", r->preimages_read},
-                                          {"missing_preimages", r->missing_preimages},
-                                          {"storage_not_held", r->storage_not_held},
+                                          {"missingPreimages", r->missing_preimages},
+                                          {"storageNotHeld", r->storage_not_held},
                                           {"problems", r->problems}};
         fmt::print("{}\n", j.dump());
     } else {
@@ -130,13 +130,13 @@ int run_stats(const CheckOptions& o) {
                                           {"secure", t->info.hashed_keys()},
                                           {"pairs", s->pairs},
                                           {"rows", s->rows},
-                                          {"row_bytes", s->row_bytes},
-                                          {"file_bytes", *size},
+                                          {"rowBytes", s->row_bytes},
+                                          {"fileBytes", *size},
                                           {"leaf", count_json(s->leaf)},
                                           {"extension", count_json(s->extension)},
                                           {"branch", count_json(s->branch)},
                                           {"embedded", count_json(s->embedded)},
-                                          {"rows_by_depth", depth}};
+                                          {"rowsByDepth", depth}};
         fmt::print("{}\n", j.dump());
         return kOk;
     }

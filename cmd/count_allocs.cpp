@@ -252,8 +252,8 @@ int run_count_allocs(const CountOptions& o) {
                          {"op", r.op},
                          {"allocs", r.allocs},
                          {"bytes", r.bytes},
-                         {"sqlite_allocs", r.sqlite_allocs},
-                         {"sqlite_bytes", r.sqlite_bytes}});
+                         {"sqliteAllocs", r.sqlite_allocs},
+                         {"sqliteBytes", r.sqlite_bytes}});
         }
         fmt::print("{}\n", j.dump());
         return kOk;

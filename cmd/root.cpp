@@ -219,8 +219,8 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
                       ojson{{"root", to_hex(root->root)},
                             {"trie", nullptr},
                             {"keys", root->pairs},
-                            {"temp_files", files.files_made()},
-                            {"temp_bytes", files.bytes_written()}},
+                            {"tempFiles", files.files_made()},
+                            {"tempBytes", files.bytes_written()}},
                       kOk,
                       {}};
     }
@@ -251,7 +251,7 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
 void check_claimed_root(Answer& a, const std::optional<Hash256>& claimed, const Hash256& root) {
     if (!claimed) return;
     const bool matched = *claimed == root;
-    a.json["claimed_root"] = to_hex(*claimed);
+    a.json["claimedRoot"] = to_hex(*claimed);
     a.json["matched"] = matched;
     if (!matched) {
         a.code = kNegative;
@@ -282,13 +282,13 @@ std::optional<Answer> state_answer(const RootOptions& o, const std::string& path
                  ojson{{"root", to_hex(info.root)},
                        {"shape", state_shape_name(r->doc.shape)},
                        {"accounts", info.accounts},
-                       {"storage_slots", info.storage_slots},
+                       {"slots", info.storage_slots},
                        {"tries", 1 + info.storage_tries}},
                  kOk,
                  {}};
         check_claimed_root(a, r->doc.claimed_root, info.root);
-        a.json["temp_files"] = r->doc.temp_files;
-        a.json["temp_bytes"] = r->doc.temp_bytes;
+        a.json["tempFiles"] = r->doc.temp_files;
+        a.json["tempBytes"] = r->doc.temp_bytes;
         return a;
     }
     Result<StateDoc> doc = Errc::internal;
@@ -310,7 +310,7 @@ std::optional<Answer> state_answer(const RootOptions& o, const std::string& path
              ojson{{"root", to_hex(info->root)},
                    {"shape", state_shape_name(doc->shape)},
                    {"accounts", info->accounts},
-                   {"storage_slots", info->storage_slots},
+                   {"slots", info->storage_slots},
                    {"tries", 1 + info->storage_tries}},
              kOk,
              {}};

@@ -6,6 +6,7 @@
 #include <mpt/trie/node_tree.hpp>
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include <vector>
 
@@ -19,6 +20,7 @@ struct TreeCmdOptions {
     size_t depth = 4;
     size_t limit = 1000;
     bool dot = false;
+    bool json = false;
 };
 
 constexpr size_t kValueShown = 32;  // value bytes printed; longer ones are cut
@@ -42,6 +44,14 @@ std::string nibble_string(NibbleView v) {
     return s;
 }
 
+// A position (one nibble a byte) as hex digits, one a nibble; the root's is "".
+std::string position_string(const bytes& position) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string s;
+    for (const uint8_t nibble : position) s += kDigits[nibble & 0x0f];
+    return s;
+}
+
 std::string value_string(bytes_view v) {
     if (v.size() <= kValueShown) return to_hex(v);
     return to_hex(v.subspan(0, kValueShown)) + "... (" + std::to_string(v.size()) + " bytes)";
@@ -60,6 +70,24 @@ std::string describe(const TreeNode& n, const char* sep) {
     s += std::string(sep) + "rlp " + std::to_string(n.rlp.size());
     if (!n.value.empty()) s += std::string(sep) + "value " + value_string(n.value);
     return s;
+}
+
+// One node for --json: its place, its kind and its fields, the value whole.
+nlohmann::ordered_json node_json(const TreeNode& n) {
+    nlohmann::ordered_json j = {
+        {"depth", n.depth},
+        {"slot", n.slot >= 0 ? nlohmann::ordered_json(n.slot) : nlohmann::ordered_json()},
+        {"kind", kind_word(n.kind)},
+        {"path", position_string(n.position)},
+        {"key", n.kind == NodeView::Kind::branch ? nlohmann::ordered_json()
+                                                 : nlohmann::ordered_json(nibble_string(n.key))},
+        {"hash", n.embedded ? nlohmann::ordered_json() : nlohmann::ordered_json(to_hex(n.hash))},
+        {"rlpBytes", n.rlp.size()},
+        {"value",
+         n.value.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(to_hex(n.value))},
+        {"children", n.children},
+        {"cut", n.cut}};
+    return j;
 }
 
 // The note of what was left out, or empty.
@@ -91,6 +119,7 @@ Result<bytes> parse_nibble_path(const std::string& text) {
 }
 
 int run_tree(const TreeCmdOptions& o) {
+    if (o.json && o.dot) return report_usage("tree: give --json or --dot, not both");
     auto from = parse_nibble_path(o.from);
     if (!from) return report_usage(from.error().detail);
     auto t = open_trie(o.db, o.trie);
@@ -110,7 +139,12 @@ int run_tree(const TreeCmdOptions& o) {
                           to_hex(t->info.root));
         out += "  node [shape=box, fontname=\"monospace\"];\n";
     }
+    nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
     const auto visit = [&](const TreeNode& n) {
+        if (o.json) {
+            nodes.push_back(node_json(n));
+            return;
+        }
         if (!o.dot) {
             out.append(2 * n.depth, ' ');
             if (n.slot >= 0) out += fmt::format("[{:x}] ", n.slot);
@@ -142,7 +176,13 @@ int run_tree(const TreeCmdOptions& o) {
         return kNegative;
     }
     const std::string note = cut_note(*s, o);
-    if (o.dot) {
+    if (o.json) {
+        const nlohmann::ordered_json j = {{"trie", t->info.name},
+                                          {"root", to_hex(t->info.root)},
+                                          {"nodes", std::move(nodes)},
+                                          {"cutSubtrees", s->cut_subtrees}};
+        out = j.dump() + "\n";
+    } else if (o.dot) {
         if (!note.empty()) out += fmt::format("  cut [label=\"{}\", shape=plaintext];\n", note);
         out += "}\n";
     } else if (t->info.root == kEmptyRoot) {
@@ -169,6 +209,11 @@ void register_tree(CLI::App* sub, Runner& runner) {
         ->capture_default_str()
         ->check(kCount);
     sub->add_flag("--dot", o->dot, "Write Graphviz (dot) instead of text");
+    sub->add_flag(
+        "--json", o->json,
+        "Print {\"trie\", \"root\", \"nodes\": [{\"depth\", \"slot\", \"kind\", \"path\", "
+        "\"key\", \"hash\", \"rlpBytes\", \"value\", \"children\", \"cut\"}], "
+        "\"cutSubtrees\"}");
     sub->footer(
         "One line per node, children indented under their parent in key order:\n"
         "  [SLOT] KIND path POSITION [key NIBBLES] (hash 0x...|embedded) rlp BYTES [value 0x...]\n"

@@ -24,7 +24,7 @@ int run_vacuum(const VacuumOptions& o) {
     if (!after) return report(after.error());
     if (o.json) {
         const nlohmann::ordered_json j = {
-            {"bytes_before", *before}, {"bytes_after", *after}, {"log_folded", *folded}};
+            {"bytesBefore", *before}, {"bytesAfter", *after}, {"logFolded", *folded}};
         fmt::print("{}\n", j.dump());
     } else {
         fmt::print("{} bytes before, {} after\n", *before, *after);
@@ -44,7 +44,7 @@ void register_vacuum(CLI::App* sub, Runner& runner) {
     sub->footer(
         "Rewrites the file without its free pages in one transaction through the write-ahead\n"
         "log: a crash leaves it as it was or compacted, never between. Bytes count the file\n"
-        "and its log. --json: {\"bytes_before\", \"bytes_after\", \"log_folded\"}.");
+        "and its log. --json: {\"bytesBefore\", \"bytesAfter\", \"logFolded\"}.");
     sub->final_callback([o, &runner] { runner = [o] { return run_vacuum(*o); }; });
 }
 

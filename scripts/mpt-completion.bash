@@ -33,7 +33,7 @@ _mpt_flags() {
         drop) echo "-h --help --trie --json" ;;
         vacuum) echo "-h --help --json" ;;
         copy) echo "-h --help --trie --to --replace --json" ;;
-        tree) echo "-h --help --trie --from --depth --limit --dot" ;;
+        tree) echo "-h --help --trie --from --depth --limit --dot --json" ;;
     esac
 }
 

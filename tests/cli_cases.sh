@@ -112,7 +112,7 @@ expect "diff unknown trie" 3 '^$' '^mpt: error: .*no trie named nope' -- "$MPT" 
 "$MPT" build "$FIX/dogs.json" -o "$tmp/dogs.db" >/dev/null
 cp "$tmp/dogs.db" "$tmp/replaced.db"
 printf '{"dog": "puppy"}' >"$tmp/one.json"
-expect "build --replace --json: fields in order, the old rows counted" 0 '^\{"root":"0x[0-9a-f]{64}","trie":"main","created":true,"rows_written":1,"rows_deleted":[1-9][0-9]*\}$' '^$' -- "$MPT" build --replace --json "$tmp/one.json" -o "$tmp/replaced.db"
+expect "build --replace --json: fields in order, the old rows counted" 0 '^\{"root":"0x[0-9a-f]{64}","trie":"main","created":true,"rowsWritten":1,"rowsDeleted":[1-9][0-9]*\}$' '^$' -- "$MPT" build --replace --json "$tmp/one.json" -o "$tmp/replaced.db"
 expect "get-node root" 0 '"status":"found"' '^$' -- "$MPT" get-node --json "$tmp/dogs.db" 0x00
 expect "get-node unknown trie" 3 '^$' '^mpt: error: no such trie: .*dogs\.db: no trie named nope; the file holds 1: main$' -- "$MPT" get-node --trie nope "$tmp/dogs.db" 0x00
 expect "dump negative limit" 2 '^$' '^mpt: error: usage: dump: --limit: must be a whole number \(0 or more\), got -1$' -- "$MPT" dump --limit -1 "$tmp/dogs.db"

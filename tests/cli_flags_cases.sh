@@ -129,7 +129,7 @@ expect "proof --range past the last key verifies" 0 '^valid more=false$' '^$' --
 # 6. Small shapes: plurals, one JSON shape per command, every answer saying where it is from.
 expect "check: one problem, singular" 1 ' 1 problem$' '^$' -- sh -c "cp '$tmp/dogs.db' '$tmp/flags_bad.db' && sqlite3 '$tmp/flags_bad.db' 'DELETE FROM nodes WHERE path = (SELECT max(path) FROM nodes)' && '$MPT' check '$tmp/flags_bad.db'"
 expect "check: rows plural" 0 '^ok: 3 rows, 3 reachable, 0 problems$' '^$' -- "$MPT" check "$tmp/dogs.db"
-expect "stats --json: depth rows" 0 '"rows_by_depth":\[\{"depth":0,"rows":1,"bytes":38\},\{"depth":1,"rows":0,"bytes":0\},' '^$' -- "$MPT" stats --json "$tmp/dogs.db"
+expect "stats --json: depth rows" 0 '"rowsByDepth":\[\{"depth":0,"rows":1,"bytes":38\},\{"depth":1,"rows":0,"bytes":0\},' '^$' -- "$MPT" stats --json "$tmp/dogs.db"
 expect "root --json: one shape, key/value" 0 '^\{"root":"0x8aad[0-9a-f]{60}","trie":null,"keys":3\}$' '^$' -- "$MPT" root --json "$FIX/dogs.json"
 expect "root --json: one shape, trie file" 0 '^\{"root":"0x8aad[0-9a-f]{60}","trie":"main","keys":null\}$' '^$' -- "$MPT" root --json "$tmp/dogs.db"
 expect "get --json names the trie" 0 '^\{"key":"0x646f67","value":"0x7075707079","trie":"main"\}$' '^$' -- "$MPT" get --json "$tmp/dogs.db" dog

@@ -21,7 +21,7 @@ for f in ordered object; do
     expect "spill: root --memory 1M of $f input, as in memory" 0 "^$want\$" '^$' -- \
         "$MPT" root --memory 1M --tmp "$spill/tmp" "$spill/$f.json"
     expect "spill: root --json --memory 1M of $f input wrote runs" 0 \
-        "^\{\"root\":\"$want\",\"trie\":null,\"keys\":[0-9]+,\"temp_files\":[1-9][0-9]*,\"temp_bytes\":[1-9][0-9]*\}\$" '^$' -- \
+        "^\{\"root\":\"$want\",\"trie\":null,\"keys\":[0-9]+,\"tempFiles\":[1-9][0-9]*,\"tempBytes\":[1-9][0-9]*\}\$" '^$' -- \
         "$MPT" root --json --memory 1M --tmp "$spill/tmp" "$spill/$f.json"
     expect "spill: root --secure --memory 1M of $f input" 0 "^$("$MPT" root --secure "$spill/$f.json")\$" '^$' -- \
         "$MPT" root --secure --memory 1M --tmp "$spill/tmp" "$spill/$f.json"
@@ -38,7 +38,7 @@ for f in ordered object; do
     done
 done
 rm -f "$spill/spill.db"
-TMPDIR=$spill/tmp expect "spill: build --json --memory 1M spills to \$TMPDIR" 0 '"temp_files":[1-9]' '^$' -- \
+TMPDIR=$spill/tmp expect "spill: build --json --memory 1M spills to \$TMPDIR" 0 '"tempFiles":[1-9]' '^$' -- \
     "$MPT" build --json --memory 1M "$spill/ordered.json" -o "$spill/spill.db"
 [ -z "$(ls -A "$spill/tmp")" ]
 case_result "spill: build --json --memory 1M leaves no temporary file" $? \
@@ -53,7 +53,7 @@ printf '\357\273\277' | cat - "$spill/object.json" >"$spill/bom.json"
 want=$("$MPT" root "$spill/object.json")
 for f in dump.txt dump_crlf.txt bom.json; do
     expect "spill: root --json --memory 1M of $f spills, as in memory" 0 \
-        "^\{\"root\":\"$want\",\"trie\":null,\"keys\":6000,\"temp_files\":[1-9]" '^$' -- \
+        "^\{\"root\":\"$want\",\"trie\":null,\"keys\":6000,\"tempFiles\":[1-9]" '^$' -- \
         "$MPT" root --json --memory 1M --tmp "$spill/tmp" "$spill/$f"
     expect "spill: root --memory 1M of $f from a pipe" 0 "^$want\$" '^$' -- \
         sh -c "cat '$spill/$f' | '$MPT' root --memory 1M --tmp '$spill/tmp' -"

@@ -35,7 +35,7 @@ if case_result "statespill: the state generator" $? "no $GENSTATE (built beside 
         want=$("$MPT" root --json --state "$ss/$f")
         want_re=$(printf '%s' "$want" | sed 's/[][\.*^$()]/\\&/g; s/}$//')
         expect "statespill: root --state --memory 1M of $f, as in memory" 0 \
-            "^$want_re,\"temp_files\":[1-9][0-9]*,\"temp_bytes\":[1-9][0-9]*\}\$" '^$' -- \
+            "^$want_re,\"tempFiles\":[1-9][0-9]*,\"tempBytes\":[1-9][0-9]*\}\$" '^$' -- \
             "$MPT" root --json --memory 1M --tmp "$ss/tmp" --state "$ss/$f"
         rm -f "$ss/whole.mpt" "$ss/spilled.mpt"
         # The dumps by lines state roots their accounts do not give: built as they are.
@@ -50,14 +50,14 @@ if case_result "statespill: the state generator" $? "no $GENSTATE (built beside 
     "$GENSTATE" 10000 10000 "$ss/contracts.json" --every 1
     rm -f "$ss/whole.mpt" "$ss/spilled.mpt"
     "$MPT" build --state "$ss/contracts.json" -o "$ss/whole.mpt" >/dev/null
-    expect "statespill: build --state --memory 1M of 10,000 contracts" 0 '^\{"root":"0x[0-9a-f]{64}","accounts":10000,"storage_tries":10000,.*"temp_files":[1-9]' '^$' -- \
+    expect "statespill: build --state --memory 1M of 10,000 contracts" 0 '^\{"root":"0x[0-9a-f]{64}","accounts":10000,"storageTries":10000,.*"tempFiles":[1-9]' '^$' -- \
         "$MPT" build --state --json --memory 1M --tmp "$ss/tmp" "$ss/contracts.json" -o "$ss/spilled.mpt"
     cmp -s "$ss/whole.mpt" "$ss/spilled.mpt"
     case_result "statespill: build --state --memory 1M of 10,000 contracts: the whole path's file" $? "not the same file"
     expect "statespill: root --state --memory 1M from a pipe" 0 "^$root\$" '^$' -- \
         bash -c "cat '$ss/alloc.json' | exec '$MPT' root --memory 1M --tmp '$ss/tmp' --state -"
     expect "statespill: build --state --json past --memory" 0 \
-        '^\{"root":"'"$root"'","accounts":3000,"storage_tries":1000,"slots":60000,"preimages":3060,"rows_written":[0-9]+,"temp_files":[1-9][0-9]*,"temp_bytes":[1-9][0-9]*\}$' '^$' -- \
+        '^\{"root":"'"$root"'","accounts":3000,"storageTries":1000,"slots":60000,"preimages":3060,"rowsWritten":[0-9]+,"tempFiles":[1-9][0-9]*,"tempBytes":[1-9][0-9]*\}$' '^$' -- \
         "$MPT" build --state --json --memory 1M --tmp "$ss/tmp" "$ss/alloc.json" -o "$ss/json.mpt"
     # Into an existing file: through the store, the document held whole, as without --memory.
     expect "statespill: build --state --replace --memory into an existing file" 0 "^$root\$" '^$' -- \
@@ -130,6 +130,6 @@ if case_result "statespill: the state generator" $? "no $GENSTATE (built beside 
         "$MPT" root --memory 1M --tmp "$ss/none" --state "$ss/alloc.json"
     # Below the budget: the whole path, no temporary file.
     expect "statespill: root --state within --memory stays in memory" 0 \
-        '^\{"root":"0x[0-9a-f]{64}","shape":"alloc","accounts":[0-9]+,"storage_slots":[0-9]+,"tries":[0-9]+\}$' '^$' -- \
+        '^\{"root":"0x[0-9a-f]{64}","shape":"alloc","accounts":[0-9]+,"slots":[0-9]+,"tries":[0-9]+\}$' '^$' -- \
         "$MPT" root --json --memory 1M --state "$FIX/state_alloc.json"
 fi

@@ -103,7 +103,7 @@ after=$(stat -c %s "$tmp/vac.db")
 case_result "vacuum: a quarter of the size or less, the log folded" $? \
     "$before bytes before, $after after, log $(stat -c %s "$tmp/vac.db-wal" 2>/dev/null)"
 expect "vacuum: the trie checks" 0 '^ok: 3 rows, 3 reachable, 0 problems$' '^$' -- "$MPT" check "$tmp/vac.db"
-expect "vacuum --json" 0 "^\{\"bytes_before\":$after,\"bytes_after\":$after,\"log_folded\":true\}\$" '^$' -- "$MPT" vacuum --json "$tmp/vac.db"
+expect "vacuum --json" 0 "^\{\"bytesBefore\":$after,\"bytesAfter\":$after,\"logFolded\":true\}\$" '^$' -- "$MPT" vacuum --json "$tmp/vac.db"
 expect "vacuum of a key/value file" 3 '^$' '^mpt: error: not an mpt trie file: ' -- "$MPT" vacuum "$FIX/dogs.json"
 # Kills at 24 points spread over a vacuum's measured time (the window in which a vacuum
 # that wrote the file in place would break it is a few percent of that).
@@ -173,6 +173,11 @@ expect "tree --from a branch" 0 '^\[7\] branch path 646f67 hash 0x37efd119' '^$'
 expect "tree --from inside an extension's key" 0 '^extension path \(root\) key 646f6 ' '^$' -- "$MPT" tree "$tmp/tree.db" --from 64
 expect "tree --from inside a leaf's key" 0 '^\[6\] leaf path 646f676 key 76c6573776f727468 ' '^$' -- "$MPT" tree "$tmp/tree.db" --from 646f6767
 expect "tree --from a path no key has" 1 '^$' '^mpt: .*tree.db: trie main: no node lies on path 646f68$' -- "$MPT" tree "$tmp/tree.db" --from 646f68
+# --json: the same nodes, one object each, the values whole.
+expect "tree --json of dogs: the nodes in order" 0 '^extension  646f6 0,branch 646f6 null 1,leaf 646f65  2,branch 646f67 null 2,leaf 646f676 76c6573776f727468 3$' '^$' -- sh -c "'$MPT' tree --json '$tmp/tree.db' | jq -r '[.nodes[] | \"\\(.kind) \\(.path) \\(.key) \\(.depth)\"] | join(\",\")'"
+expect "tree --json: the fields of a node" 0 '^\{"depth":2,"slot":7,"kind":"branch","path":"646f67","key":null,"hash":"0x37efd11993cb04a54048c25320e9f29c50a432d28afdf01598b2978ce1ca3068","rlpBytes":37,"value":"0x7075707079","children":1,"cut":0\}$' '^$' -- sh -c "'$MPT' tree --json '$tmp/tree.db' | jq -c '.nodes[3]'"
+expect "tree --json --depth 1: the cut" 0 '"cut":2\}\],"cutSubtrees":2\}$' '^$' -- "$MPT" tree --json --depth 1 "$tmp/tree.db"
+expect "tree --json --dot" 2 '^$' '^mpt: error: usage: tree: give --json or --dot, not both$' -- "$MPT" tree --json --dot "$tmp/tree.db"
 expect "tree --from not nibbles" 2 '^$' '^mpt: error: usage: --from 0x12: a nibble path is hex digits, one per nibble$' -- "$MPT" tree "$tmp/tree.db" --from 0x12
 expect "tree --depth 1: the cut said" 0 '^\.\.\. 2 subtrees not shown: below --depth 1$' '^$' -- "$MPT" tree "$tmp/tree.db" --depth 1
 expect "tree --depth 1: on the node cut" 0 'rlp 61 \(2 children not shown\)$' '^$' -- "$MPT" tree "$tmp/tree.db" --depth 1
@@ -180,6 +185,7 @@ expect "tree --depth -1" 2 '^$' '^mpt: error: usage: tree: --depth: must be a wh
 printf '{}' >"$tmp/tree_empty.json"
 "$MPT" build "$tmp/tree_empty.json" -o "$tmp/tree_empty.db" >/dev/null
 expect "tree of the empty trie" 0 '^empty trie$' '^$' -- "$MPT" tree "$tmp/tree_empty.db"
+expect "tree --json of the empty trie" 0 '^\{"trie":"main","root":"0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421","nodes":\[\],"cutSubtrees":0\}$' '^$' -- "$MPT" tree --json "$tmp/tree_empty.db"
 "$MPT" build "$tmp/kv10k.json" -o "$tmp/tree10k.db" >/dev/null
 expect "tree of 10k pairs: 1000 nodes by default" 0 '^1001$' '^$' -- sh -c "'$MPT' tree '$tmp/tree10k.db' | wc -l"
 expect "tree of 10k pairs: both limits said" 0 '^\.\.\. [0-9]+ subtrees not shown: below --depth 4 and past --limit 1000 nodes$' '^$' -- "$MPT" tree "$tmp/tree10k.db"
