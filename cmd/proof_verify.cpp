@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "raw_input.hpp"
 
 namespace mpt::cli {
 namespace {
@@ -190,7 +191,7 @@ int run_proof_verify(const std::string& file, const std::optional<std::string>& 
             // The first document's own error, unless it is whole and a later one is not.
             const bool first_whole =
                 doc.error().detail.find("unexpected data after the document") != std::string::npos;
-            return report(first_whole ? tree.error() : doc.error(), file);
+            return report(json_not_rlp(first_whole ? tree.error() : doc.error(), *text), file);
         }
         const JsonValue top = tree->root();
         if (top.size() == 1 && !top[0].is_array()) return report(doc.error(), file);

@@ -2,6 +2,7 @@
 
 #include <mpt/core/hex.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -32,6 +33,23 @@ Result<std::string> read_raw(const std::string& path) {
                           "more than " + std::to_string(kMaxRawInput >> 20) + " MiB of input");
     }
     return data;
+}
+
+bool is_one_hex_item(std::string_view t) {
+    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+    while (!t.empty() && space(t.front())) t.remove_prefix(1);
+    while (!t.empty() && space(t.back())) t.remove_suffix(1);
+    if (t.size() < 3 || t[0] != '0' || t[1] != 'x') return false;
+    return std::all_of(t.begin() + 2, t.end(),
+                       [](char c) { return kHexDigitValue[static_cast<uint8_t>(c)] != 0xff; });
+}
+
+Error json_not_rlp(Error e, std::string_view text) {
+    if (!is_one_hex_item(text)) return e;
+    e.detail =
+        "one 0x hex item (RLP?), not JSON: a JSON document goes here; mpt rlp decode "
+        "reads RLP";
+    return e;
 }
 
 Result<bytes> hex_or_binary(std::string_view input) {

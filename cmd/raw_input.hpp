@@ -22,4 +22,12 @@ Result<std::string> read_raw(const std::string& path);
 // Errc::bad_hex for text that starts with 0x but is not hex.
 Result<bytes> hex_or_binary(std::string_view input);
 
+// True when text is one 0x hex item and white space around it, such as an RLP encoding, which
+// no JSON document and no key/value file is: a JSON reader's error then says what was given.
+bool is_one_hex_item(std::string_view text);
+
+// The error e of reading text as JSON, with what the text is instead when it is one 0x hex
+// item: "RLP (0x hex), not JSON: " and what reads it (rlp decode, root --list of its items).
+Error json_not_rlp(Error e, std::string_view text);
+
 }  // namespace mpt::cli

@@ -136,7 +136,18 @@ int run_rlp(const RlpOptions& o) {
             in = std::move(*b);
         }
         auto tree = decode_tree(in);
-        if (!tree) return report(tree.error(), where);
+        if (!tree) {
+            // A JSON tree where RLP goes (the first byte a JSON text's, then an RLP error).
+            const std::string_view t(reinterpret_cast<const char*>(in.data()), in.size());
+            if ((t.starts_with('{') || t.starts_with('[') || t.starts_with('"')) &&
+                JsonTree::parse(t).ok()) {
+                return report(Error{Errc::bad_input,
+                                    "JSON, not RLP: rlp decode reads RLP (0x hex, or bytes on "
+                                    "stdin); rlp encode reads a JSON tree"},
+                              where);
+            }
+            return report(tree.error(), where);
+        }
         std::fwrite(tree->data(), 1, tree->size(), stdout);
         return kOk;
     }
@@ -147,7 +158,15 @@ int run_rlp(const RlpOptions& o) {
         text = std::move(*t);
     }
     auto tree = JsonTree::parse(text);
-    if (!tree) return report(tree.error(), where);
+    if (!tree) {
+        if (is_one_hex_item(text)) {
+            return report(Error{Errc::bad_json,
+                                "0x hex, not JSON: rlp encode reads a JSON tree of 0x strings "
+                                "(\"0x01\", [\"0x01\", [\"0x02\"]]); rlp decode reads RLP"},
+                          where);
+        }
+        return report(tree.error(), where);
+    }
     bytes out;
     const Status s = encode_value(out, tree->root(), "value");
     if (!s.ok()) return report(s.error(), where);

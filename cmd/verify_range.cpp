@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "common.hpp"
+#include "raw_input.hpp"
 
 namespace mpt::cli {
 namespace {
@@ -48,7 +49,7 @@ int run_verify_range(const VerifyRangeOptions& o) {
     auto text = read_file(o.input);
     if (!text) return report(text.error());
     auto doc = read_range_document(*text);
-    if (!doc) return report(doc.error(), o.input);
+    if (!doc) return report(json_not_rlp(doc.error(), *text), o.input);
     const auto r = verify_range(doc->root, doc->first, doc->keys, doc->values,
                                 doc->proof ? &*doc->proof : nullptr);
     if (!r.ok() && category(r.error().code) != ErrorCategory::invalid) {

@@ -326,6 +326,13 @@ expect "rlp decode without 0x" 2 '^$' '^mpt: error: usage: rlp decode: HEX must 
 expect "rlp encode a number" 2 '^$' '^mpt: error: bad input: argument: value\[1\] \(line 1, column 7\): not a string or an array' -- "$MPT" rlp encode '["a", 5]'
 expect "rlp encode bad JSON" 2 '^$' '^mpt: error: malformed JSON: argument: line 1' -- "$MPT" rlp encode '["a",'
 expect "rlp unknown action" 2 '^$' '^mpt: error: usage: ' -- "$MPT" rlp frob 0x
+# JSON where RLP goes, and RLP hex where JSON goes: the message says which was given.
+expect "rlp decode of JSON" 2 '^$' '^mpt: error: bad input: -: JSON, not RLP: rlp decode reads RLP \(0x hex, or bytes on stdin\); rlp encode reads a JSON tree$' -- sh -c "echo '[\"0x01\"]' | '$MPT' rlp decode -"
+expect "rlp decode of one byte that is a JSON text's" 0 '^"0x7b"$' '^$' -- sh -c "printf '{' | '$MPT' rlp decode -"
+expect "rlp encode of RLP hex" 2 '^$' '^mpt: error: malformed JSON: argument: 0x hex, not JSON: rlp encode reads a JSON tree of 0x strings' -- "$MPT" rlp encode 0xc20102
+echo 0xc20102 >"$tmp/one_item.hex"
+expect "proof --verify of RLP hex" 2 '^$' '^mpt: error: malformed JSON: .*one_item.hex: one 0x hex item \(RLP\?\), not JSON: a JSON document goes here; mpt rlp decode reads RLP$' -- "$MPT" proof --verify "$tmp/one_item.hex"
+expect "verify-range of RLP hex" 2 '^$' '^mpt: error: malformed JSON: .*one_item.hex: one 0x hex item \(RLP\?\), not JSON' -- "$MPT" verify-range "$tmp/one_item.hex"
 
 # mpt root --list: the trie of rlp(index) keys, against mpt root of the same pairs written out
 # (0x80 is rlp(0), 0x01 rlp(1), 0x8180 rlp(128)).
