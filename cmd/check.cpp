@@ -43,6 +43,14 @@ Status add_file_problems(SqliteNodeStore& store, std::vector<std::string>& probl
     return {};
 }
 
+// A check that found problems: the file is damaged, as for any command that meets damage
+// (exit 3), the report above saying where.
+int report_damage(const std::string& db, size_t problems) {
+    std::fflush(stdout);
+    return report(file_error(Errc::storage_damaged, db,
+                             count_of(problems, "problem") + ", listed in the report"));
+}
+
 // check of an account trie: the whole state (check_state).
 int run_check_state(const CheckOptions& o, OpenTrie& t) {
     auto r = check_state(*t.store, t.info);
@@ -78,7 +86,7 @@ int run_check_state(const CheckOptions& o, OpenTrie& t) {
                 count_of(r->missing_preimages, "key"), count_of(r->storage_not_held, "account"));
         }
     }
-    return clean ? kOk : kNegative;
+    return clean ? kOk : report_damage(o.db, r->problems.size());
 }
 
 int run_check(const CheckOptions& o) {
@@ -103,7 +111,7 @@ int run_check(const CheckOptions& o) {
         fmt::print("{}: {}, {} reachable, {}\n", clean ? "ok" : "bad", count_of(r->rows, "row"),
                    r->reachable, count_of(r->problems.size(), "problem"));
     }
-    return clean ? kOk : kNegative;
+    return clean ? kOk : report_damage(o.db, r->problems.size());
 }
 
 nlohmann::ordered_json count_json(const TrieStats::Count& c) {

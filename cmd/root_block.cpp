@@ -98,7 +98,7 @@ Result<JsonBlockRoots> read_block(const std::string& file) {
         if (v.is_object()) {
             auto r = json_block_roots(v, *rpc ? "result" : "");
             if (!r) return in_file(r.error(), file);
-            return std::move(*r);
+            return *r;
         }
         if (v.is_null()) {
             return in_file(

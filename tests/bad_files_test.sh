@@ -137,13 +137,13 @@ fi
 
 # root reads the root row and checks its hash before printing the stored root.
 expect "root rootrow" 3 '^$' '^mpt: error: node hash mismatch: .*rootrow.db: trie main, path \(root\): ' -- "$MPT" root "$tmp/rootrow.db"
-expect "check rootrow" 1 '^hash mismatch at path \(root\)$' '^$' -- "$MPT" check "$tmp/rootrow.db"
+expect "check rootrow" 3 '^hash mismatch at path \(root\)$' '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/rootrow.db"
 # --trie names a trie file: an empty or foreign one is a storage error about the file.
 expect "root --trie empty" 3 '^$' '^mpt: error: .*empty.db: an empty file, not a trie file$' -- "$MPT" root --trie main "$tmp/empty.db"
 expect "root --trie text" 3 '^$' "^mpt: error: .*text.db: $not_sqlite" -- "$MPT" root --trie main "$tmp/text.db"
 
 # Rows of a trie id that the tries table does not have: check names them.
-expect "check strayid" 1 '^rows of trie id 7, which is not in the tries table: 2$' '^$' -- "$MPT" check "$tmp/strayid.db"
+expect "check strayid" 3 '^rows of trie id 7, which is not in the tries table: 2$' '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/strayid.db"
 
 # 2. Damaged rows below the root.
 where="trie main, path $bad_path"
@@ -151,15 +151,15 @@ expect "root flipped" 0 "^$good_root\$" '^$' -- "$MPT" root "$tmp/flipped.db"
 expect "get flipped" 3 '^$' "^mpt: error: node hash mismatch: .*flipped.db: $where\$" -- "$MPT" get "$tmp/flipped.db" "$hit_key"
 expect "get flipped elsewhere" 0 "^$miss_value\$" '^$' -- "$MPT" get "$tmp/flipped.db" "$miss_key"
 expect "dump flipped" 3 '.*' "^mpt: error: node hash mismatch: .*flipped.db: $where\$" -- "$MPT" dump "$tmp/flipped.db"
-expect "check flipped" 1 "^hash mismatch at path $bad_path\$" '^$' -- "$MPT" check "$tmp/flipped.db"
-expect "check --json flipped" 1 "\"ok\":false.*\"hash mismatch at path $bad_path\"" '^$' -- "$MPT" check --json "$tmp/flipped.db"
+expect "check flipped" 3 "^hash mismatch at path $bad_path\$" '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/flipped.db"
+expect "check --json flipped" 3 "\"ok\":false.*\"hash mismatch at path $bad_path\"" '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check --json "$tmp/flipped.db"
 expect "stats flipped" 0 '^pairs 3000, rows ' '^$' -- "$MPT" stats "$tmp/flipped.db"
 
 expect "root deleted" 0 "^$good_root\$" '^$' -- "$MPT" root "$tmp/deleted.db"
 expect "get deleted" 3 '^$' "^mpt: error: missing node: .*deleted.db: $where\$" -- "$MPT" get "$tmp/deleted.db" "$hit_key"
 expect "get deleted elsewhere" 0 "^$miss_value\$" '^$' -- "$MPT" get "$tmp/deleted.db" "$miss_key"
 expect "dump deleted" 3 '.*' "^mpt: error: missing node: .*deleted.db: $where\$" -- "$MPT" dump "$tmp/deleted.db"
-expect "check deleted" 1 "^missing row at path $bad_path\$" '^$' -- "$MPT" check "$tmp/deleted.db"
+expect "check deleted" 3 "^missing row at path $bad_path\$" '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/deleted.db"
 expect "stats deleted" 0 '^pairs 3000, rows ' '^$' -- "$MPT" stats "$tmp/deleted.db"
 
 bad_node="$where: malformed trie node"
@@ -167,7 +167,7 @@ expect "root garbled" 0 '^0x[0-9a-f]{64}$' '^$' -- "$MPT" root "$tmp/garbled.db"
 expect "get garbled" 3 '^$' "^mpt: error: malformed stored node: .*garbled.db: $bad_node" -- "$MPT" get "$tmp/garbled.db" "$hit_key"
 expect "get garbled elsewhere" 0 "^$miss_value\$" '^$' -- "$MPT" get "$tmp/garbled.db" "$miss_key"
 expect "dump garbled" 3 '.*' "^mpt: error: malformed stored node: .*garbled.db: $bad_node" -- "$MPT" dump "$tmp/garbled.db"
-expect "check garbled" 1 "^undecodable node .* at path $bad_path\$" '^$' -- "$MPT" check "$tmp/garbled.db"
+expect "check garbled" 3 "^undecodable node .* at path $bad_path\$" '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/garbled.db"
 expect "stats garbled" 3 '^$' "^mpt: error: malformed stored node: .*garbled.db: $bad_node" -- "$MPT" stats "$tmp/garbled.db"
 # Every reader makes the one choice between missing, wrong and undecodable rows.
 bad_compact=$( [ $((${#bad_path} % 2)) -eq 0 ] && echo "0x00$bad_path" || echo "0x1$bad_path")
@@ -180,9 +180,9 @@ expect "get-node deleted" 3 '^$' "^mpt: error: missing node: .*deleted.db: $wher
 expect "root orphan" 0 "^$good_root\$" '^$' -- "$MPT" root "$tmp/orphan.db"
 expect "get orphan" 0 '^0x' '^$' -- "$MPT" get "$tmp/orphan.db" "$hit_key"
 expect "dump orphan" 0 '^0x' '^$' -- "$MPT" dump "$tmp/orphan.db"
-expect "check orphan" 1 "^orphan row at path $orphan_path\$" '^$' -- "$MPT" check "$tmp/orphan.db"
+expect "check orphan" 3 "^orphan row at path $orphan_path\$" '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/orphan.db"
 expect "stats orphan" 0 '^pairs ' '^$' -- "$MPT" stats "$tmp/orphan.db"
-expect "check stray" 1 '^rows at paths that are no nibble paths: 3$' '^$' -- "$MPT" check "$tmp/stray.db"
+expect "check stray" 3 '^rows at paths that are no nibble paths: 3$' '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/stray.db"
 expect "get stray" 0 '^0x' '^$' -- "$MPT" get "$tmp/stray.db" "$hit_key"
 n=$("$MPT" dump "$tmp/orphan.db" | wc -l)
 [ "$n" -eq 3000 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL dump orphan: $n pairs, want 3000"; }

@@ -127,7 +127,7 @@ expect "proof --range past the last key verifies" 0 '^valid more=false$' '^$' --
 [ "${last10k:0:10}" != 0xffffffff ] || echo "FAIL kv10k's last key $last10k is past 0xffffffff"
 
 # 6. Small shapes: plurals, one JSON shape per command, every answer saying where it is from.
-expect "check: one problem, singular" 1 ' 1 problem$' '^$' -- sh -c "cp '$tmp/dogs.db' '$tmp/flags_bad.db' && sqlite3 '$tmp/flags_bad.db' 'DELETE FROM nodes WHERE path = (SELECT max(path) FROM nodes)' && '$MPT' check '$tmp/flags_bad.db'"
+expect "check: one problem, singular" 3 ' 1 problem$' '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- sh -c "cp '$tmp/dogs.db' '$tmp/flags_bad.db' && sqlite3 '$tmp/flags_bad.db' 'DELETE FROM nodes WHERE path = (SELECT max(path) FROM nodes)' && '$MPT' check '$tmp/flags_bad.db'"
 expect "check: rows plural" 0 '^ok: 3 rows, 3 reachable, 0 problems$' '^$' -- "$MPT" check "$tmp/dogs.db"
 expect "stats --json: depth rows" 0 '"rowsByDepth":\[\{"depth":0,"rows":1,"bytes":38\},\{"depth":1,"rows":0,"bytes":0\},' '^$' -- "$MPT" stats --json "$tmp/dogs.db"
 expect "root --json: one shape, key/value" 0 '^\{"root":"0x8aad[0-9a-f]{60}","trie":null,"keys":3\}$' '^$' -- "$MPT" root --json "$FIX/dogs.json"

@@ -110,23 +110,23 @@ graft() {
 }
 cp "$tmp/st1.db" "$tmp/graft1.db"
 graft "$tmp/graft1.db" "$tmp/st2.db" "$acct_trie"
-expect "check state: a storage trie its account does not name" 1 "^trie main, account $acct_trie: storageRoot 0x[0-9a-f]{64}, but trie $acct_trie has root 0x[0-9a-f]{64}\$" '^$' -- "$MPT" check "$tmp/graft1.db"
-expect "check --trie of that storage trie" 1 "^the account's storageRoot in trie main is 0x[0-9a-f]{64}, not this trie's root\$" '^$' -- "$MPT" check --trie "$acct_trie" "$tmp/graft1.db"
+expect "check state: a storage trie its account does not name" 3 "^trie main, account $acct_trie: storageRoot 0x[0-9a-f]{64}, but trie $acct_trie has root 0x[0-9a-f]{64}\$" '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/graft1.db"
+expect "check --trie of that storage trie" 3 "^the account's storageRoot in trie main is 0x[0-9a-f]{64}, not this trie's root\$" '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check --trie "$acct_trie" "$tmp/graft1.db"
 expect "check --trie of a storage trie as its account names it" 0 '^ok: ' '^$' -- "$MPT" check --trie "$acct_trie" "$tmp/st1.db"
 cp "$tmp/st3.db" "$tmp/graft3.db"
 graft "$tmp/graft3.db" "$tmp/st1.db" main
-expect "check state: a storage trie no account names" 1 "^trie 0x[0-9a-f]{64}: a storage trie that no account names\$" '^$' -- "$MPT" check "$tmp/graft3.db"
+expect "check state: a storage trie no account names" 3 "^trie 0x[0-9a-f]{64}: a storage trie that no account names\$" '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/graft3.db"
 cp "$tmp/st1.db" "$tmp/dmg.db"
 sqlite3 "$tmp/dmg.db" "UPDATE nodes SET rlp = rlp || X'00' WHERE trie = (SELECT id FROM tries WHERE name = '$acct_trie') AND path = X''"
-expect "check state: a damaged storage trie" 1 "^trie $acct_trie: hash mismatch at path \(root\)\$" '^$' -- "$MPT" check "$tmp/dmg.db"
-expect "check state: a tampered preimage" 1 '^the address of account 0x[0-9a-f]{64}: the preimage recorded for 0x[0-9a-f]{64} does not hash to it$' '^$' -- "$MPT" check "$tmp/pre.db"
+expect "check state: a damaged storage trie" 3 "^trie $acct_trie: hash mismatch at path \(root\)\$" '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/dmg.db"
+expect "check state: a tampered preimage" 3 '^the address of account 0x[0-9a-f]{64}: the preimage recorded for 0x[0-9a-f]{64} does not hash to it$' '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/pre.db"
 [ "$(grep -c 'does not hash' "$tmp/out")" -eq 1 ]
 case_result "check state: a tampered preimage told once" $? "told $(grep -c 'does not hash' "$tmp/out") times"
 # A slot's preimage that two storage tries read is one problem, told by the first.
 printf '{"0x%040d":{"balance":"1","storage":{"0x01":"0x02"}},"0x%040d":{"balance":"1","storage":{"0x01":"0x03"}}}' 1 2 >"$tmp/shared_slot.json"
 "$MPT" build --state "$tmp/shared_slot.json" -o "$tmp/shared_slot.db" >/dev/null
 sqlite3 "$tmp/shared_slot.db" "UPDATE preimages SET preimage = X'$(printf '%064d' 2)' WHERE preimage = X'$(printf '%064d' 1)'"
-expect "check state: a tampered slot preimage two tries read" 1 '^the slot of key 0x[0-9a-f]{64}: the preimage recorded for 0x[0-9a-f]{64} does not hash to it$' '^$' -- "$MPT" check "$tmp/shared_slot.db"
+expect "check state: a tampered slot preimage two tries read" 3 '^the slot of key 0x[0-9a-f]{64}: the preimage recorded for 0x[0-9a-f]{64} does not hash to it$' '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/shared_slot.db"
 [ "$(grep -c 'does not hash' "$tmp/out")" -eq 1 ]
 case_result "check state: a tampered slot preimage told once" $? "told $(grep -c 'does not hash' "$tmp/out") times"
 
@@ -157,7 +157,7 @@ page=$(sqlite3 "$tmp/guard.before" 'PRAGMA page_size')
 for f in guard.before plain_guard.db; do
     cp "$tmp/$f" "$tmp/cut.db"
     truncate -s -100 "$tmp/cut.db"
-    expect "check of $f cut inside a page" 1 "^the file is cut short: [0-9]+ bytes, not whole pages of $page\$" '^$' -- "$MPT" check "$tmp/cut.db"
+    expect "check of $f cut inside a page" 3 "^the file is cut short: [0-9]+ bytes, not whole pages of $page\$" '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/cut.db"
     cp "$tmp/$f" "$tmp/cut.db"
     truncate -s -"$page" "$tmp/cut.db"
     # A page short: named so, or refused as damage (SQLite's own reading of the header), never
@@ -188,7 +188,7 @@ expect "diff --json without preimages" 1 '"key":"0x[0-9a-f]{64}","slotKey":"0x[0
 "$MPT" build --secure "$FIX/dogs.json" -o "$tmp/sec_pre.db" >/dev/null
 expect "check of a secure trie, preimages whole" 0 '^ok: ' '^$' -- "$MPT" check "$tmp/sec_pre.db"
 sqlite3 "$tmp/sec_pre.db" "UPDATE preimages SET preimage = X'646f68' WHERE preimage = X'646f67'"
-expect "check of a secure trie with a tampered preimage" 1 '^preimages row 0x41791102[0-9a-f]{56}: the preimage does not hash to it$' '^$' -- "$MPT" check "$tmp/sec_pre.db"
+expect "check of a secure trie with a tampered preimage" 3 '^preimages row 0x41791102[0-9a-f]{56}: the preimage does not hash to it$' '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/sec_pre.db"
 
 # A damaged state file, as bad_files_test.sh damages a trie file: every read that passes the
 # damage is exit 3 naming the trie and the path, a read elsewhere still answers, and check
@@ -216,13 +216,13 @@ for d in st_flip:'node hash mismatch' st_gone:'missing node'; do
     expect "state $f: proof --slot" 3 '^$' "$at" -- "$MPT" proof "$tmp/dg_$f.db" --account $dg_acct --slot $dg_slot
     expect "state $f: dump --accounts --storage" 3 '.*' "$at" -- "$MPT" dump --accounts --storage "$tmp/dg_$f.db"
     expect "state $f: diff --verify" 3 '.*' "$at" -- "$MPT" diff --verify "$tmp/dg_$f.db" "$FIX/state_geth_dump.json"
-    expect "state $f: check" 1 "^trie $dg_trie: " '^$' -- "$MPT" check "$tmp/dg_$f.db"
+    expect "state $f: check" 3 "^trie $dg_trie: " '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/dg_$f.db"
 done
 at="^mpt: error: node hash mismatch: .*dg_acct_flip.db: trie main, path \\(root\\)\$"
 expect "state acct_flip: get --account" 3 '^$' "$at" -- "$MPT" get "$tmp/dg_acct_flip.db" --account $dg_acct
 expect "state acct_flip: proof --account" 3 '^$' "$at" -- "$MPT" proof "$tmp/dg_acct_flip.db" --account $dg_acct
 expect "state acct_flip: dump --accounts" 3 '^$' "$at" -- "$MPT" dump --accounts "$tmp/dg_acct_flip.db"
-expect "state acct_flip: check" 1 '^trie main: hash mismatch at path \(root\)$' '^$' -- "$MPT" check "$tmp/dg_acct_flip.db"
+expect "state acct_flip: check" 3 '^trie main: hash mismatch at path \(root\)$' '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$tmp/dg_acct_flip.db"
 at="^mpt: error: damaged trie record: .*dg_st_record.db: trie $dg_trie: "
 expect "state st_record: get --account, not reading the storage trie's row" 0 '^\{"nonce":"0x1"' '^$' -- "$MPT" get "$tmp/dg_st_record.db" --account $dg_acct
 expect "state st_record: get --slot" 3 '^$' "$at" -- "$MPT" get "$tmp/dg_st_record.db" --account $dg_acct --slot $dg_slot

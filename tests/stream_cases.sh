@@ -131,7 +131,7 @@ printf 'Q' | dd of="$sd/bad.db" bs=1 seek="$off" conv=notrunc 2>/dev/null
 printf '[["0x1234", "changed-value-0123456789abcdefghi"]]' >"$sd/v_change.json"
 cp "$sd/good.db" "$sd/good2.db"
 "$MPT" build "$sd/v_change.json" -o "$sd/good2.db" >/dev/null
-expect "the damaged file: check finds it" 1 '^hash mismatch at path 01$' '^$' -- "$MPT" check "$sd/bad.db"
+expect "the damaged file: check finds it" 3 '^hash mismatch at path 01$' '^mpt: error: damaged trie file: .*: [0-9]+ problems?, listed in the report$' -- "$MPT" check "$sd/bad.db"
 expect "diff of a damaged file against its copy: identical" 0 '^$' '^$' -- "$MPT" diff "$sd/bad.db" "$sd/good.db"
 expect "diff of a damaged subtree that did not change: unseen" 1 '^~ 0x1234 ' '^$' -- "$MPT" diff "$sd/bad.db" "$sd/good2.db"
 expect "diff --verify: damage on A" 3 '^$' "^mpt: error: node hash mismatch: .*bad.db: A: trie main, path 01\$" -- "$MPT" diff --verify "$sd/bad.db" "$sd/good.db"

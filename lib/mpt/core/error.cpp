@@ -22,6 +22,7 @@ ErrorCategory category(Errc e) noexcept {
         case Errc::storage_readonly:
         case Errc::storage_full:
         case Errc::storage_bad_record:
+        case Errc::storage_damaged:
         case Errc::no_such_trie:
         case Errc::trie_kind_mismatch:
             return ErrorCategory::storage;
@@ -79,6 +80,8 @@ std::string_view errc_name(Errc e) noexcept {
             return "disk or database full";
         case Errc::storage_bad_record:
             return "damaged trie record";
+        case Errc::storage_damaged:
+            return "damaged trie file";
         case Errc::no_such_trie:
             return "no such trie";
         case Errc::trie_kind_mismatch:

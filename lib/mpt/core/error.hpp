@@ -47,6 +47,7 @@ enum class Errc : uint8_t {
     storage_readonly,
     storage_full,
     storage_bad_record,  // a tries-table row whose kind, root or checksum is damaged
+    storage_damaged,     // a file's check found problems, which its report lists
     no_such_trie,
     trie_kind_mismatch,
     // Internal, or out of a resource the process needs (memory, threads): exit 4.
