@@ -10,6 +10,7 @@
 # - Each eth_getBlockBy* answer with full transactions gives the header's roots (exit 0), and
 #   with one transaction's value changed, a mismatch naming that transaction (exit 1). An
 #   answer with transactions as hashes, with a null result or with an error is refused (exit 2).
+#   The same answers as one batch response give one verdict each.
 # - Each eth_getBlockReceipts answer, beside the block answer of the same block hash, gives
 #   the header's receiptsRoot (exit 0), and with one receipt changed, a mismatch (exit 1).
 # - Each block of chain.rlp, decoded by tests/chain_blocks.py into JSON (every transaction type
@@ -89,6 +90,16 @@ for io in "$apis"/eth_getBlockByNumber/*.io "$apis"/eth_getBlockByHash/*.io; do
 done
 [ $full -gt 0 ]
 check "at least one block with full transactions" $? "none"
+# The same answers as one JSON-RPC batch response, ids 1..N: one "id N:" verdict each.
+for io in "$apis"/eth_getBlockByNumber/*.io "$apis"/eth_getBlockByHash/*.io; do
+    response "$io"
+    echo
+done | jq -s -c '[.[] | select(.result != null and (.result.transactions | all(type == "object")))]
+    | to_entries | map(.value + {id: (.key + 1)})' >"$tmp/batch.json"
+out=$("$mpt" root --block "$tmp/batch.json" 2>&1)
+rc=$?
+[ $rc -eq 0 ] && [ "$(echo "$out" | grep -c '^id [0-9]*: transactionsRoot .* ok$')" -eq $full ]
+check "eth_getBlockBy*: the $full blocks as one batch response" $? "exit $rc: $out"
 echo "eth_getBlockBy*: $full blocks with full transactions"
 
 # 2. Receipts from eth_getBlockReceipts, beside the block of the same hash.

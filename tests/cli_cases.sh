@@ -426,6 +426,19 @@ expect "root --list of a receipt without a bloom" 2 '^$' 'missing field "item 1.
 expect "root --block of an RLP block, receipts beside" 1 "^receiptsRoot     $empty_root computed 0x[0-9a-f]{64} \\(1 receipt\\) MISMATCH\$" '^$' -- "$MPT" root --block "$tmp/block.hex" "$tmp/receipts_one.json"
 expect "root --block with three inputs" 2 '^$' '^mpt: error: usage: root: --block takes a BLOCK \(its RLP or JSON, or - for stdin\) and optionally its RECEIPTS$' -- "$MPT" root --block "$tmp/block.hex" "$tmp/receipts_one.json" "$tmp/receipts_one.json"
 expect "root --block - -" 2 '^$' '^mpt: error: usage: root: - \(standard input\) given twice$' -- "$MPT" root --block - -
+# A JSON-RPC batch response: one answer each, after "id ID: " (--json: an array, each with its id).
+printf '[%s,%s]' "$(sed 's/"id":1/"id":7/' "$tmp/block_raw_rpc.json")" "$(jq -c '.id = "b"' "$tmp/block_json.json")" >"$tmp/block_batch.json"
+expect "root --block of a batch" 0 "^id 7: transactionsRoot $tx_root computed $tx_root \\(2 transactions\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block_batch.json"
+expect "root --block of a batch: the second answer" 0 "^id \"b\": transactionsRoot $json_tx_root computed $json_tx_root \\(1 transaction\\) ok\$" '^$' -- "$MPT" root --block "$tmp/block_batch.json"
+expect "root --block --json of a batch" 0 '^\[\{"id":7,"transactionsRoot":.*\},\{"id":"b","transactionsRoot":.*"match":true\}\]$' '^$' -- "$MPT" root --block --json "$tmp/block_batch.json"
+printf '[%s,%s]' "$(cat "$tmp/block_raw_rpc.json")" "$(jq -c '.id = 2' "$tmp/block_json_changed.json")" >"$tmp/block_batch_bad.json"
+expect "root --block of a batch, one block differs" 1 '^id 2: transactionsRoot .* MISMATCH$' '^$' -- "$MPT" root --block "$tmp/block_batch_bad.json"
+printf '[%s,%s]' "$(cat "$tmp/block_raw_rpc.json")" "$(sed 's/"id":1/"id":2/' "$tmp/rpc_error.json")" >"$tmp/block_batch_err.json"
+expect "root --block of a batch with an error answer" 2 '^$' '^mpt: error: bad input: .*block_batch_err.json: response 2: the JSON-RPC response carries an error \(line 1, column [0-9]+\): "invalid argument 0"$' -- "$MPT" root --block "$tmp/block_batch_err.json"
+expect "root --block of a batch, receipts beside" 2 '^$' '^mpt: error: usage: root: --block of a batch of 2 answers takes no RECEIPTS$' -- "$MPT" root --block "$tmp/block_batch.json" "$tmp/receipts_none.json"
+printf '[%s,%s]' "$(cat "$tmp/list_rpc.json")" "$(sed 's/"id":1/"id":2/' "$tmp/receipts_one.json")" >"$tmp/list_batch.json"
+expect "root --list of a batch" 0 "^id 1: $tx_root\$" '^$' -- "$MPT" root --list "$tmp/list_batch.json"
+expect "root --list --json of a batch" 0 "^\\[\\{\"id\":1,\"root\":\"$tx_root\",\"items\":2\\},\\{\"id\":2,\"root\":\"0x[0-9a-f]{64}\",\"items\":1\\}\\]\$" '^$' -- "$MPT" root --list --json "$tmp/list_batch.json"
 expect "root --list and --block" 2 '^$' '^mpt: error: usage: root: give --list or --block, not both$' -- "$MPT" root --list "$tmp/list3.json" --block "$tmp/block.hex"
 
 # mpt proof --verify of eth_getProof answers made with mpt (tests/make_getproof.sh): an
