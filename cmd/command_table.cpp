@@ -31,6 +31,8 @@ constexpr Command kCommands[] = {
      register_verify_range},
     {"keccak", "Print the Keccak-256 hash of a value or of stdin", register_keccak},
     {"rlp", "Decode RLP into a JSON tree of hex strings, or encode one", register_rlp},
+    {"slot", "The storage slot of a Solidity mapping entry or dynamic array element",
+     register_slot},
     {"tries", "List the tries of a trie file", register_tries},
     {"drop", "Remove a trie and its rows from a trie file", register_drop},
     {"copy", "Copy a trie under a new name in the same file", register_copy},

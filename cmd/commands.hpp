@@ -84,5 +84,6 @@ void register_drop(CLI::App* sub, Runner& runner);
 void register_copy(CLI::App* sub, Runner& runner);
 void register_vacuum(CLI::App* sub, Runner& runner);
 void register_tree(CLI::App* sub, Runner& runner);
+void register_slot(CLI::App* sub, Runner& runner);
 
 }  // namespace mpt::cli

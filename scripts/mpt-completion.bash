@@ -34,6 +34,7 @@ _mpt_flags() {
         vacuum) echo "-h --help --json" ;;
         copy) echo "-h --help --trie --to --replace --json" ;;
         tree) echo "-h --help --trie --from --depth --limit --dot --json" ;;
+        slot) echo "-h --help --key --index --element-slots --json" ;;
     esac
 }
 
@@ -50,7 +51,7 @@ _mpt_option_kind() {
         root:--tmp | build:--tmp) echo file ;;
         get:--account | get:--slot | proof:--account | proof:--slot) echo value ;;
         proof:--range | proof:--to | proof:--limit | proof:--max-bytes | proof:--root) echo value ;;
-        copy:--to | tree:--from | tree:--depth | tree:--limit) echo value ;;
+        copy:--to | tree:--from | tree:--depth | tree:--limit | slot:--key | slot:--index | slot:--element-slots) echo value ;;
     esac
 }
 

@@ -334,6 +334,36 @@ echo 0xc20102 >"$tmp/one_item.hex"
 expect "proof --verify of RLP hex" 2 '^$' '^mpt: error: malformed JSON: .*one_item.hex: one 0x hex item \(RLP\?\), not JSON: a JSON document goes here; mpt rlp decode reads RLP$' -- "$MPT" proof --verify "$tmp/one_item.hex"
 expect "verify-range of RLP hex" 2 '^$' '^mpt: error: malformed JSON: .*one_item.hex: one 0x hex item \(RLP\?\), not JSON' -- "$MPT" verify-range "$tmp/one_item.hex"
 
+# mpt slot: Solidity's storage layout. Known values: keccak256 of one and of two zero words
+# (the first element of an array at slot 0, the entry of key 0 in a mapping at slot 0), of the
+# word 1; the rest against mpt keccak of the words written out.
+zero_word=$(printf '0%.0s' $(seq 64))
+word() { printf '%064x' "$1"; }
+expect "slot: an array at slot 0, element 0" 0 '^0x290decd9548b62a8d60345a988386fc84ba6bc95484008f6362f93160ef3e563$' '^$' -- "$MPT" slot 0 --index 0
+expect "slot: an array at slot 1, element 0" 0 '^0xb10e2d527612073b26eecdfd717e6a320cf44b4afac2b0732d9fcbe2b7fa0cf6$' '^$' -- "$MPT" slot 1 --index 0
+expect "slot: element 1 of 2-slot elements" 0 '^0x290decd9548b62a8d60345a988386fc84ba6bc95484008f6362f93160ef3e565$' '^$' -- "$MPT" slot 0 --index 1 --element-slots 2
+expect "slot: a mapping at slot 0, key 0" 0 '^0xad3228b676f7d3cd4284a5443f17f1962b36e491b30a40b2405849e597ba5fb5$' '^$' -- "$MPT" slot 0 --key uint256:0
+addr=a94f5374fce5edbc8e2a8697c15331677e6ebf0b
+expect "slot: an address key" 0 "^$("$MPT" keccak "0x000000000000000000000000$addr$(word 9)")\$" '^$' -- "$MPT" slot 9 --key "address:0x$addr"
+expect "slot: a hex position is the same" 0 "^$("$MPT" keccak "0x000000000000000000000000$addr$(word 9)")\$" '^$' -- "$MPT" slot 0x9 --key "address:0x$addr"
+inner=$("$MPT" keccak "0x000000000000000000000000$addr$(word 3)")
+expect "slot: a mapping in a mapping, outer key first" 0 "^$("$MPT" keccak "0x$(word 5)${inner#0x}")\$" '^$' -- "$MPT" slot 3 --key "address:0x$addr" --key uint8:5
+expect "slot: a string key, unpadded" 0 "^$("$MPT" keccak "0x$(printf name | od -An -tx1 | tr -d ' \n')$(word 2)")\$" '^$' -- "$MPT" slot 2 --key string:name
+expect "slot: a negative int key, sign-extended" 0 "^$("$MPT" keccak "0x$(printf 'f%.0s' $(seq 64))$(word 0)")\$" '^$' -- "$MPT" slot 0 --key int8:-1
+expect "slot: a bytes4 key, padded on the right" 0 "^$("$MPT" keccak "0xdeadbeef$(printf '0%.0s' $(seq 56))$(word 0)")\$" '^$' -- "$MPT" slot 0 --key bytes4:0xdeadbeef
+expect "slot: a bool key" 0 "^$("$MPT" keccak "0x$(word 1)$(word 4)")\$" '^$' -- "$MPT" slot 4 --key bool:true
+expect "slot: an array in a mapping" 0 "^$("$MPT" slot "$("$MPT" slot 0 --key uint256:0)" --index 0)\$" '^$' -- "$MPT" slot 0 --key uint256:0 --index 0
+expect "slot --json" 0 '^\{"slot":"0x290decd9548b62a8d60345a988386fc84ba6bc95484008f6362f93160ef3e563"\}$' '^$' -- "$MPT" slot --json 0 --index 0
+expect "slot: the position alone" 0 "^0x$(word 10)\$" '^$' -- "$MPT" slot 10
+expect "slot: int8 -128 fits" 0 '^0x' '^$' -- "$MPT" slot 0 --key int8:-128
+expect "slot: int8 -129 does not" 2 '^$' '^mpt: error: usage: slot: --key: int8 key: out of range: "-129"$' -- "$MPT" slot 0 --key int8:-129
+expect "slot: uint8 256 does not" 2 '^$' '^mpt: error: usage: slot: --key: uint8 key: out of range: "256"$' -- "$MPT" slot 0 --key uint8:256
+expect "slot: an address of 19 bytes" 2 '^$' '^mpt: error: usage: slot: --key: address key: expected 20 bytes, got 19$' -- "$MPT" slot 0 --key address:0x${addr:2}
+expect "slot: a key without a type" 2 '^$' '^mpt: error: usage: slot: --key: a key is TYPE:VALUE' -- "$MPT" slot 0 --key 5
+expect "slot: an unknown type" 2 '^$' '^mpt: error: usage: slot: --key: no such key type: uint7' -- "$MPT" slot 0 --key uint7:1
+expect "slot: a position past 2^256" 2 '^$' '^mpt: error: usage: slot: POSITION: not a number' -- "$MPT" slot "0x1$zero_word"
+expect "slot: --slot of get reads it back" 0 '^0x' '^$' -- sh -c "'$MPT' slot 0 --key uint256:0 | grep -q '^0x[0-9a-f]\{64\}\$' && '$MPT' slot 0 --key uint256:0"
+
 # mpt root --list: the trie of rlp(index) keys, against mpt root of the same pairs written out
 # (0x80 is rlp(0), 0x01 rlp(1), 0x8180 rlp(128)).
 printf '["0xaa","0xbbbb","0x%s"]' "$(printf 'cc%.0s' $(seq 40))" >"$tmp/list3.json"
