@@ -85,5 +85,6 @@ void register_copy(CLI::App* sub, Runner& runner);
 void register_vacuum(CLI::App* sub, Runner& runner);
 void register_tree(CLI::App* sub, Runner& runner);
 void register_slot(CLI::App* sub, Runner& runner);
+void register_completion(CLI::App* sub, Runner& runner);
 
 }  // namespace mpt::cli

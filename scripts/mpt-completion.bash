@@ -1,4 +1,5 @@
-# Bash completion for mpt: subcommands, each subcommand's flags, after --trie the names of the
+# Bash completion for mpt (zsh's and fish's: mpt completion zsh|fish): subcommands, each
+# subcommand's flags, rlp's and completion's first word, after --trie the names of the
 # tries in the trie file given earlier on the line (mpt tries --names; "main" when there is
 # none), files for file arguments.
 #
@@ -35,6 +36,7 @@ _mpt_flags() {
         copy) echo "-h --help --trie --to --replace --json" ;;
         tree) echo "-h --help --trie --from --depth --limit --dot --json" ;;
         slot) echo "-h --help --key --index --element-slots --json" ;;
+        completion) echo "-h --help" ;;
     esac
 }
 
@@ -137,6 +139,19 @@ _mpt() {
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$(_mpt_flags "$cmd")" -- "$cur"))
         return 0
+    fi
+    # The first operand of rlp and completion is a word from a list.
+    if ((COMP_CWORD == i + 1)); then
+        case $cmd in
+            rlp)
+                COMPREPLY=($(compgen -W "decode encode" -- "$cur"))
+                return 0
+                ;;
+            completion)
+                COMPREPLY=($(compgen -W "zsh fish" -- "$cur"))
+                return 0
+                ;;
+        esac
     fi
     # Positional arguments are files (key/value files, trie files, documents), or keys and
     # path sets, which cannot be guessed.

@@ -137,5 +137,40 @@ for cmd in $help_commands; do
     done <<<"$lines"
 done
 
+# zsh and fish: the scripts mpt completion makes parse, and name every command and every flag
+# of each (they are made from the same registration as --help, so this catches a generator
+# that leaves some out).
+for sh in zsh fish; do
+    if ! command -v $sh >/dev/null; then
+        check "$sh installed (scripts/setup.sh installs it)" "yes" "no"
+        continue
+    fi
+    "$MPT" completion $sh >"$tmp/mpt.$sh"
+    $sh -n "$tmp/mpt.$sh"
+    check "mpt completion $sh parses" 0 $?
+    for cmd in $help_commands; do
+        [ "$cmd" = help ] && continue
+        grep -q -- "$cmd" "$tmp/mpt.$sh"
+        check "mpt completion $sh names $cmd" 0 $?
+        for flag in $("$MPT" "$cmd" --help | help_flags | awk '{ print $1 }'); do
+            case $sh:$flag in
+                zsh:*) grep -q -- "'$flag\[" "$tmp/mpt.$sh" ;;
+                fish:--*) grep -q -- "from $cmd\".* -l ${flag#--}\( \|\$\)" "$tmp/mpt.$sh" ;;
+                fish:-*) grep -q -- "from $cmd\".* -s ${flag#-}\( \|\$\)" "$tmp/mpt.$sh" ;;
+            esac
+            check "mpt completion $sh: $cmd $flag" 0 $?
+        done
+    done
+done
+# fish completes from the script: commands, rlp's action once, a command's flags.
+if command -v fish >/dev/null; then
+    fish_complete() { fish -c "source $tmp/mpt.fish; complete -C '$1'" | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'; }
+    check "fish: mpt rl" "rlp" "$(fish_complete 'mpt rl')"
+    check "fish: mpt rlp ''" "decode encode" "$(fish_complete 'mpt rlp ')"
+    check "fish: mpt slot --el" "--element-slots" "$(fish_complete 'mpt slot --el')"
+fi
+check "bash: mpt rlp ''" "decode encode" "$(complete_line mpt rlp '')"
+check "bash: mpt completion ''" "fish zsh" "$(complete_line mpt completion '')"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,211 @@
+// mpt completion zsh|fish: a completion script made from the command table and each
+// command's options as it registers them, so that it names every command and flag there is.
+// (Bash's is scripts/mpt-completion.bash, which asks mpt --commands when it completes.)
+#include <fmt/core.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "common.hpp"
+
+namespace mpt::cli {
+namespace {
+
+struct CompletionOptions {
+    std::string shell;
+};
+
+// One option of a command, as completion needs it.
+struct Flag {
+    std::vector<std::string> names;  // "--trie", "-o"
+    std::string help;
+    bool takes_value = false;
+    bool is_file = false;  // its value is a file
+};
+
+struct CommandInfo {
+    std::string name;
+    std::string summary;
+    std::vector<Flag> flags;
+    std::vector<std::string> first_words;  // the first operand's fixed choices (rlp's action)
+};
+
+// The value of these options is a file (the rest take values that cannot be guessed).
+bool file_option(std::string_view command, std::string_view option) {
+    return option == "--output" || option == "--keys" || option == "--tmp" ||
+           (command == "proof" && option == "--verify");
+}
+
+// Every command with its options, registered here as main() registers them.
+std::vector<CommandInfo> commands_info() {
+    CLI::App app;
+    Runner runner;
+    std::vector<CommandInfo> out;
+    for (const Command& c : command_table()) {
+        CLI::App* sub = app.add_subcommand(c.name, c.summary);
+        c.add(sub, runner);
+        CommandInfo info{c.name, c.summary, {}, {}};
+        for (const CLI::Option* opt : sub->get_options()) {
+            if (opt->get_positional()) continue;
+            Flag f;
+            for (const std::string& s : opt->get_snames()) f.names.push_back("-" + s);
+            for (const std::string& l : opt->get_lnames()) f.names.push_back("--" + l);
+            if (f.names.empty()) continue;
+            f.help = opt->get_description();
+            f.takes_value = opt->get_type_size_max() != 0 && opt->get_expected_min() != 0;
+            f.is_file = f.takes_value && file_option(c.name, "--" + opt->get_lnames().front());
+            info.flags.push_back(std::move(f));
+        }
+        if (info.name == "rlp") info.first_words = {"decode", "encode"};
+        if (info.name == "completion") info.first_words = {"zsh", "fish"};
+        out.push_back(std::move(info));
+    }
+    return out;
+}
+
+// text with each of chars escaped by a backslash.
+std::string escaped(std::string_view text, std::string_view chars) {
+    std::string out;
+    for (const char c : text) {
+        if (chars.find(c) != std::string_view::npos) out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// text for inside a shell's single quotes ('\\'' for a quote), with each of chars escaped by a
+// backslash for zsh's own parsing.
+std::string zsh_quoted(std::string_view text, std::string_view chars) {
+    std::string out;
+    for (const char c : text) {
+        if (c == '\'') {
+            out += "'\\''";
+            continue;
+        }
+        if (chars.find(c) != std::string_view::npos) out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// The first line of a help text (the rest is detail a menu has no room for).
+std::string first_line(const std::string& help) { return help.substr(0, help.find('\n')); }
+
+std::string zsh_script(const std::vector<CommandInfo>& commands) {
+    std::string out =
+        "#compdef mpt\n"
+        "# zsh completion for mpt, made by `mpt completion zsh` from its commands and their\n"
+        "# options. Install as _mpt in a folder of $fpath.\n\n"
+        "_mpt() {\n"
+        "    local -a commands\n"
+        "    commands=(\n";
+    for (const CommandInfo& c : commands) {
+        out += "        '" + zsh_quoted(c.name, ":") + ":" + zsh_quoted(c.summary, "") + "'\n";
+    }
+    out +=
+        "    )\n"
+        "    # The command: the first word after mpt that is no flag.\n"
+        "    local i cmd=\n"
+        "    for ((i = 2; i < CURRENT; ++i)); do\n"
+        "        [[ $words[i] != -* ]] && { cmd=$words[i]; break }\n"
+        "    done\n"
+        "    if [[ -z $cmd ]]; then\n"
+        "        _arguments '(-q --quiet)'{-q,--quiet}'[no progress and no notes on stderr]' \\\n"
+        "            '--version[print the version]' '--commands[list the commands]' \\\n"
+        "            '(-h --help)'{-h,--help}'[print help]' ':command:->command'\n"
+        "        [[ $state == command ]] && _describe 'command' commands\n"
+        "        return\n"
+        "    fi\n"
+        "    # From the command on.\n"
+        "    shift $((i - 1)) words\n"
+        "    (( CURRENT -= i - 1 ))\n"
+        "    case $cmd in\n";
+    for (const CommandInfo& c : commands) {
+        out += "        " + c.name + ")\n            _arguments -s";
+        for (const Flag& f : c.flags) {
+            const std::string help = zsh_quoted(first_line(f.help), "[]:\\");
+            std::string action = f.takes_value ? (f.is_file ? ":file:_files" : ":value:") : "";
+            for (const std::string& n : f.names) {
+                out += " \\\n                '" + n + "[" + help + "]" + action + "'";
+            }
+        }
+        if (!c.first_words.empty()) {
+            std::string words;
+            for (const std::string& w : c.first_words) words += (words.empty() ? "" : " ") + w;
+            out += " \\\n                ':action:(" + words + ")' '*:file:_files'";
+        } else {
+            out += " \\\n                '*:file:_files'";
+        }
+        out += "\n            ;;\n";
+    }
+    out +=
+        "    esac\n"
+        "}\n\n"
+        "_mpt \"$@\"\n";
+    return out;
+}
+
+std::string fish_script(const std::vector<CommandInfo>& commands) {
+    std::string names;
+    for (const CommandInfo& c : commands) names += (names.empty() ? "" : " ") + c.name;
+    std::string out =
+        "# fish completion for mpt, made by `mpt completion fish` from its commands and their\n"
+        "# options. Install as mpt.fish in ~/.config/fish/completions.\n\n"
+        "set -l mpt_commands " +
+        names +
+        "\n"
+        "complete -c mpt -n \"not __fish_seen_subcommand_from $mpt_commands\" -s q -l quiet "
+        "-d 'No progress and no notes on stderr'\n"
+        "complete -c mpt -n \"not __fish_seen_subcommand_from $mpt_commands\" -l version "
+        "-d 'Print the version'\n"
+        "complete -c mpt -n \"not __fish_seen_subcommand_from $mpt_commands\" -l commands "
+        "-d 'List the commands'\n";
+    for (const CommandInfo& c : commands) {
+        out += "complete -c mpt -f -n \"not __fish_seen_subcommand_from $mpt_commands\" -a " +
+               c.name + " -d '" + escaped(c.summary, "'\\") + "'\n";
+    }
+    for (const CommandInfo& c : commands) {
+        const std::string cond = "-n \"__fish_seen_subcommand_from " + c.name + "\"";
+        for (const Flag& f : c.flags) {
+            out += "complete -c mpt " + cond;
+            for (const std::string& n : f.names) {
+                out += n.starts_with("--") ? " -l " + n.substr(2) : " -s " + n.substr(1);
+            }
+            if (f.takes_value) out += f.is_file ? " -r -F" : " -r -f";
+            out += " -d '" + escaped(first_line(f.help), "'\\") + "'\n";
+        }
+        if (!c.first_words.empty()) {
+            std::string words;
+            for (const std::string& w : c.first_words) words += (words.empty() ? "" : " ") + w;
+            out += "complete -c mpt -f -n \"__fish_seen_subcommand_from " + c.name +
+                   "; and not __fish_seen_subcommand_from " + words + "\" -a '" + words + "'\n";
+        }
+    }
+    return out;
+}
+
+int run_completion(const CompletionOptions& o) {
+    const std::vector<CommandInfo> commands = commands_info();
+    const std::string script = o.shell == "zsh" ? zsh_script(commands) : fish_script(commands);
+    std::fwrite(script.data(), 1, script.size(), stdout);
+    return kOk;
+}
+
+}  // namespace
+
+void register_completion(CLI::App* sub, Runner& runner) {
+    auto o = std::make_shared<CompletionOptions>();
+    sub->add_option("shell", o->shell, "zsh or fish")
+        ->required()
+        ->check(CLI::IsMember({"zsh", "fish"}));
+    sub->footer(
+        "Prints a completion script for the shell, made from mpt's commands and their options:\n"
+        "  mpt completion zsh > \"${fpath[1]}/_mpt\"\n"
+        "  mpt completion fish > ~/.config/fish/completions/mpt.fish\n"
+        "Bash's is scripts/mpt-completion.bash (installed with mpt).");
+    sub->final_callback([o, &runner] { runner = [o] { return run_completion(*o); }; });
+}
+
+}  // namespace mpt::cli
