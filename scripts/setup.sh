@@ -29,12 +29,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # sanitizer runtimes, which the clang packages only recommend; clang-format-14 and clang-tidy-14 are the
 # versions scripts/check-format.sh and scripts/clang-tidy.sh expect; graphviz renders
 # mpt tree --dot in the CLI test; jq and python3 take recorded JSON-RPC answers and fixtures
-# apart in the test scripts; zsh and fish check the completion scripts mpt makes for them.
+# apart in the test scripts; zsh and fish check the completion scripts mpt makes for them;
+# pkgconf builds the example against the installed library's mpt.pc.
 packages=(
     build-essential cmake libcli11-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
     doctest-dev libbenchmark-dev libssl-dev sqlite3 hyperfine valgrind clang time
     groff-base libclang-rt-14-dev clang-format-14 clang-tidy-14 graphviz jq python3
-    zsh fish
+    zsh fish pkgconf
 )
 
 installed() {
