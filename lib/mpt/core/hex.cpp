@@ -73,17 +73,8 @@ Result<bytes> from_hex(std::string_view s) {
         return Error{Errc::bad_hex, "odd number of hex digits"};
     }
     bytes out(s.size() / 2);
-    uint8_t* o = out.data();
-    // A byte that is not a digit maps to 0xff, so one test of all the values or-ed together
-    // finds any; the offset is looked for only then.
-    uint8_t bad = 0;
-    for (size_t i = 0; i < s.size(); i += 2) {
-        const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(s[i])];
-        const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(s[i + 1])];
-        bad |= hi | lo;
-        *o++ = static_cast<uint8_t>(hi << 4 | (lo & 0x0f));
-    }
-    if (bad > 0x0f) {
+    // The offset of a byte that is no digit is looked for only when there is one.
+    if (!decode_hex_pairs(s, out.data())) {
         size_t at = 0;
         while (kHexDigitValue[static_cast<uint8_t>(s[at])] <= 0x0f) ++at;
         return Error{Errc::bad_hex, "not a hex digit at offset " + std::to_string(at) + " (" +

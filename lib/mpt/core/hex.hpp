@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mpt/core/bytes.hpp>
 #include <mpt/core/error.hpp>
+#include <string_view>
 
 namespace mpt {
 
@@ -49,6 +50,23 @@ inline constexpr std::array<uint8_t, 256> kHexDigitValue = [] {
         std::memcpy(out, &bytes, 8);
         return true;
     }
+}
+
+// Decodes digits (hex digits of either case, an even number of them, no prefix) into
+// digits.size() / 2 bytes at out; false when any is no hex digit (the bytes written are then
+// not to be used). The digit-pair loop of every reader that knows its digits' count.
+[[gnu::always_inline]] inline bool decode_hex_pairs(std::string_view digits,
+                                                    uint8_t* out) noexcept {
+    // A byte that is no digit maps to 0xff, so one test of all the values or-ed together
+    // finds any.
+    uint8_t bad = 0;
+    for (size_t i = 0; i + 1 < digits.size(); i += 2) {
+        const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(digits[i])];
+        const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(digits[i + 1])];
+        bad |= hi | lo;
+        *out++ = static_cast<uint8_t>(hi << 4 | (lo & 0x0f));
+    }
+    return bad <= 0x0f;
 }
 
 // "0x" followed by two lowercase digits per byte.

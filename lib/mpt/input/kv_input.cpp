@@ -478,12 +478,8 @@ private:
                 }
             }
             if (digits % 2 != 0) return entry_error(start, what, "odd number of hex digits");
-            for (size_t i = 0; i < digits / 2; ++i) {
-                const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(s[2 + 2 * i])];
-                const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(s[3 + 2 * i])];
-                *o++ = static_cast<uint8_t>(hi << 4 | lo);
-            }
-            return o;
+            decode_hex_pairs(s.substr(2), o);
+            return o + digits / 2;
         }
         if (!s.empty()) std::memcpy(o, s.data(), s.size());
         return o + s.size();

@@ -77,7 +77,7 @@ const char* parse_storage_word(std::string_view s, U256& out) {
     if (s.size() > 64) return "more than 64 hex digits";
     if (s.size() % 2 != 0) return "odd number of hex digits";
     out.fill(0);
-    if (!decode_digits(s, out.data() + 32 - s.size() / 2)) return "not a hex digit";
+    if (!decode_hex_pairs(s, out.data() + 32 - s.size() / 2)) return "not a hex digit";
     return nullptr;
 }
 
@@ -92,7 +92,7 @@ const char* parse_hex_bytes(std::string_view s, bytes& out) {
     s.remove_prefix(2);
     if (s.size() % 2 != 0) return "odd number of hex digits";
     out.resize(s.size() / 2);
-    if (!decode_digits(s, out.data())) return "not a hex digit";
+    if (!decode_hex_pairs(s, out.data())) return "not a hex digit";
     return nullptr;
 }
 

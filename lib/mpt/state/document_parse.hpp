@@ -25,22 +25,11 @@ inline bool has_0x(std::string_view s) noexcept {
     return s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 }
 
-// Hex digits into out (exactly out.size() * 2 of them). False on a non-hex digit.
-inline bool decode_digits(std::string_view digits, uint8_t* out) noexcept {
-    for (size_t i = 0; i < digits.size(); i += 2) {
-        const uint8_t hi = kHexDigitValue[static_cast<uint8_t>(digits[i])];
-        const uint8_t lo = kHexDigitValue[static_cast<uint8_t>(digits[i + 1])];
-        if ((hi | lo) > 0x0f) return false;
-        out[i / 2] = static_cast<uint8_t>(hi << 4 | lo);
-    }
-    return true;
-}
-
 // An address by common.UnprefixedAddress: 0x optional (either case), exactly 40 hex digits.
 inline const char* parse_address(std::string_view s, Address& out) {
     if (has_0x(s)) s.remove_prefix(2);
     if (s.size() != 40) return "an address is 40 hex digits";
-    if (!decode_digits(s, out.data())) return "not a hex digit";
+    if (!decode_hex_pairs(s, out.data())) return "not a hex digit";
     return nullptr;
 }
 
@@ -48,7 +37,7 @@ inline const char* parse_address(std::string_view s, Address& out) {
 inline const char* parse_hash(std::string_view s, Hash256& out) {
     if (has_0x(s)) s.remove_prefix(2);
     if (s.size() != 64) return "a hash is 64 hex digits";
-    if (!decode_digits(s, out.data())) return "not a hex digit";
+    if (!decode_hex_pairs(s, out.data())) return "not a hex digit";
     return nullptr;
 }
 
