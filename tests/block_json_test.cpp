@@ -44,6 +44,8 @@ bytes typed(uint8_t type, const R& fields) {
     return out;
 }
 
+// The tree views text, which must outlive it: a temporary does not compile.
+JsonTree parse(std::string&& text) = delete;
 JsonTree parse(const std::string& text) {
     auto t = JsonTree::parse(text);
     REQUIRE_MESSAGE(t.ok(), mpt::test::why(t));
@@ -181,7 +183,8 @@ TEST_CASE("block json: errors name the field and where it is") {
         R"({"type":"0x3","chainId":"0x1","nonce":"0x0","maxPriorityFeePerGas":"0x1","maxFeePerGas":"0x2","gas":"0x1"})";
     CHECK(tx_error(blob) == "missing field \"tx.to\" (object at line 1, column 1)");
     // The list's items: neither hex nor an object.
-    const JsonTree t = parse(R"(["0x01", 7])");
+    const std::string list = R"(["0x01", 7])";  // the tree views it
+    const JsonTree t = parse(list);
     auto items = list_item_encodings(t.root(), "");
     REQUIRE_FALSE(items.ok());
     CHECK(items.error().detail == "item 2 (line 1, column 10): not a 0x hex string or an object");
