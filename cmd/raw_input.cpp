@@ -35,10 +35,15 @@ Result<std::string> read_raw(const std::string& path) {
     return data;
 }
 
-bool is_one_hex_item(std::string_view t) {
+std::string_view without_space(std::string_view t) {
     const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
     while (!t.empty() && space(t.front())) t.remove_prefix(1);
     while (!t.empty() && space(t.back())) t.remove_suffix(1);
+    return t;
+}
+
+bool is_one_hex_item(std::string_view text) {
+    const std::string_view t = without_space(text);
     if (t.size() < 3 || t[0] != '0' || t[1] != 'x') return false;
     return std::all_of(t.begin() + 2, t.end(),
                        [](char c) { return kHexDigitValue[static_cast<uint8_t>(c)] != 0xff; });
@@ -53,10 +58,7 @@ Error json_not_rlp(Error e, std::string_view text) {
 }
 
 Result<bytes> hex_or_binary(std::string_view input) {
-    const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-    std::string_view t = input;
-    while (!t.empty() && space(t.front())) t.remove_prefix(1);
-    while (!t.empty() && space(t.back())) t.remove_suffix(1);
+    const std::string_view t = without_space(input);
     if (t.size() >= 2 && t[0] == '0' && t[1] == 'x') return from_hex(t);
     const bytes_view b = as_bytes(input);
     return bytes(b.begin(), b.end());

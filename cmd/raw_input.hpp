@@ -22,6 +22,9 @@ Result<std::string> read_raw(const std::string& path);
 // Errc::bad_hex for text that starts with 0x but is not hex.
 Result<bytes> hex_or_binary(std::string_view input);
 
+// text without the JSON white space (space, tab, line feed, carriage return) around it.
+std::string_view without_space(std::string_view text);
+
 // True when text is one 0x hex item and white space around it, such as an RLP encoding, which
 // no JSON document and no key/value file is: a JSON reader's error then says what was given.
 bool is_one_hex_item(std::string_view text);

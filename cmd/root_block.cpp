@@ -19,12 +19,6 @@
 namespace mpt::cli {
 namespace {
 
-// The text from its first byte past white space.
-std::string_view past_space(std::string_view text) {
-    const size_t at = text.find_first_not_of(" \t\r\n");
-    return at == std::string_view::npos ? std::string_view() : text.substr(at);
-}
-
 // An error of file: its detail named by the file, as report(e, file) prints it.
 Error in_file(const Error& e, const std::string& file) {
     return Error{e.code, file + ": " + e.detail};
@@ -79,7 +73,7 @@ Result<std::vector<ListAnswer>> read_lists(const std::string& file) {
     if (!text) return text.error();
     // An encoded list given whole (0x hex, or bytes: an RLP list starts at 0xc0) is not the
     // JSON array of its items.
-    const std::string_view t = past_space(*text);
+    const std::string_view t = without_space(*text);
     if (t.starts_with("0x") || (!t.empty() && static_cast<unsigned char>(t[0]) >= 0xc0)) {
         return in_file(Error{Errc::bad_input,
                              "RLP, not JSON: --list reads a JSON array of the encoded items "
@@ -182,7 +176,7 @@ Result<std::vector<BlockAnswer>> read_blocks(const std::string& file) {
     // is JSON.
     const std::string_view text = *raw;
     std::vector<BlockAnswer> out;
-    if (const std::string_view t = past_space(text); t.starts_with('{') || t.starts_with('[')) {
+    if (const std::string_view t = without_space(text); t.starts_with('{') || t.starts_with('[')) {
         auto tree = JsonTree::parse(text);
         if (!tree) return in_file(tree.error(), file);
         auto found = answers(tree->root());

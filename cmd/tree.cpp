@@ -44,14 +44,6 @@ std::string nibble_string(NibbleView v) {
     return s;
 }
 
-// A position (one nibble a byte) as hex digits, one a nibble; the root's is "".
-std::string position_string(const bytes& position) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    std::string s;
-    for (const uint8_t nibble : position) s += kDigits[nibble & 0x0f];
-    return s;
-}
-
 std::string value_string(bytes_view v) {
     if (v.size() <= kValueShown) return to_hex(v);
     return to_hex(v.subspan(0, kValueShown)) + "... (" + std::to_string(v.size()) + " bytes)";
@@ -78,7 +70,7 @@ nlohmann::ordered_json node_json(const TreeNode& n) {
         {"depth", n.depth},
         {"slot", n.slot >= 0 ? nlohmann::ordered_json(n.slot) : nlohmann::ordered_json()},
         {"kind", kind_word(n.kind)},
-        {"path", position_string(n.position)},
+        {"path", n.position.empty() ? std::string() : path_string(n.position)},
         {"key", n.kind == NodeView::Kind::branch ? nlohmann::ordered_json()
                                                  : nlohmann::ordered_json(nibble_string(n.key))},
         {"hash", n.embedded ? nlohmann::ordered_json() : nlohmann::ordered_json(to_hex(n.hash))},

@@ -141,15 +141,22 @@ done
 check "receipts answers beside their blocks" $? "$receipts"
 echo "eth_getBlockReceipts: $receipts answers beside their blocks"
 
+# check_blocks NAME FILE ID: `root --block` of each JSON block of FILE (one a line) must find
+# its header's roots; a failure is named by the block's field ID (a jq path). Sets blocks.
+check_blocks() {
+    blocks=0
+    local b out
+    while IFS= read -r b; do
+        blocks=$((blocks + 1))
+        out=$(printf '%s' "$b" | "$mpt" root --block - 2>&1) && check "$1 block" 0 ||
+            check "$1 block $(printf '%s' "$b" | jq -r "$3"): the header's roots" 1 "$out"
+    done <"$2"
+}
+
 # 3. chain.rlp's blocks as JSON: every transaction type.
 python3 "$root/tests/chain_blocks.py" "$apis/chain.rlp" >"$tmp/chain.jsonl" ||
     die "tests/chain_blocks.py failed on $apis/chain.rlp"
-blocks=0
-while IFS= read -r b; do
-    blocks=$((blocks + 1))
-    out=$(printf '%s' "$b" | "$mpt" root --block - 2>&1) && check "chain.rlp block" 0 ||
-        check "chain.rlp block $(printf '%s' "$b" | jq -r .number): the header's roots" 1 "$out"
-done <"$tmp/chain.jsonl"
+check_blocks chain.rlp "$tmp/chain.jsonl" .number
 types=$(jq -r '.transactions[].type' "$tmp/chain.jsonl" | sort -u | tr '\n' ' ')
 [ "$types" = "0x0 0x1 0x2 0x3 0x4 " ]
 check "chain.rlp: every transaction type" $? "types seen: $types"
@@ -159,12 +166,7 @@ echo "chain.rlp: $blocks blocks, transaction types $types"
 find "$et/BlockchainTests" -name '*.json' -print0 | sort -z |
     xargs -0 jq -c '.[] | .blocks[]? | select(.blockHeader and .transactions)' >"$tmp/bt.jsonl" ||
     die "jq failed on $et/BlockchainTests"
-blocks=0
-while IFS= read -r b; do
-    blocks=$((blocks + 1))
-    out=$(printf '%s' "$b" | "$mpt" root --block - 2>&1) && check "BlockchainTests block" 0 ||
-        check "BlockchainTests block $(printf '%s' "$b" | jq -r .blockHeader.hash)" 1 "$out"
-done <"$tmp/bt.jsonl"
+check_blocks BlockchainTests "$tmp/bt.jsonl" .blockHeader.hash
 types=$(jq -r '.transactions[] | .type // "0x00"' "$tmp/bt.jsonl" | sort -u | tr '\n' ' ')
 [[ $types == *0x01*0x02*0x03* ]]
 check "BlockchainTests: transaction types 1 to 3" $? "types seen: $types"

@@ -3,14 +3,13 @@
 #include <mpt/core/rlp.hpp>
 
 namespace mpt {
-namespace {
-
-// The bytes of v without its leading zeros (empty for zero).
-bytes_view trimmed(bytes_view v) noexcept {
+bytes_view significant_bytes(bytes_view v) noexcept {
     size_t i = 0;
     while (i < v.size() && v[i] == 0) ++i;
     return v.subspan(i);
 }
+
+namespace {
 
 // An RLP integer payload: no leading zero byte (Yellow Paper appendix B: the shortest
 // big-endian form; zero is the empty string), at most max bytes.
@@ -48,8 +47,8 @@ void encode_account(bytes& out, const Account& a) {
     uint8_t nonce[8];
     for (int i = 0; i < 8; ++i) nonce[i] = static_cast<uint8_t>(a.nonce >> (8 * (7 - i)));
     const size_t mark = rlp::begin_list(out);
-    rlp::append_string(out, trimmed(nonce));
-    rlp::append_string(out, trimmed(a.balance));
+    rlp::append_string(out, significant_bytes(nonce));
+    rlp::append_string(out, significant_bytes(a.balance));
     rlp::append_string(out, a.storage_root);
     rlp::append_string(out, a.code_hash);
     rlp::end_list(out, mark);
@@ -82,8 +81,8 @@ Result<Account> decode_account(bytes_view rlp) noexcept {
 }
 
 void encode_storage_value(bytes& out, const U256& v) {
-    MPT_ASSERT(!trimmed(v).empty());
-    rlp::append_string(out, trimmed(v));
+    MPT_ASSERT(!significant_bytes(v).empty());
+    rlp::append_string(out, significant_bytes(v));
 }
 
 Result<U256> decode_storage_value(bytes_view rlp) noexcept {

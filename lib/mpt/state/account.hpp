@@ -59,6 +59,10 @@ struct Account {
 
 // Appends rlp([nonce, balance, storageRoot, codeHash]) to out; nonce and balance as RLP
 // integers (no leading zero bytes; zero is the empty string).
+// The bytes of a big-endian integer without its leading zeros (empty for zero): the payload
+// of its RLP integer.
+bytes_view significant_bytes(bytes_view v) noexcept;
+
 void encode_account(bytes& out, const Account& a);
 // Decodes a state trie value. Strict: canonical RLP, exactly four items, integers without
 // leading zeros, a nonce of at most 8 bytes, a balance of at most 32, both hashes 32 bytes.

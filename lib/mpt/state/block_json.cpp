@@ -10,13 +10,6 @@
 namespace mpt {
 namespace {
 
-// The significant bytes of a word: the payload of its RLP integer.
-bytes_view significant(const U256& v) noexcept {
-    size_t i = 0;
-    while (i < v.size() && v[i] == 0) ++i;
-    return bytes_view(v).subspan(i);
-}
-
 // The RLP list of a payload written apart: a payload may pass the 65535 bytes that
 // rlp::begin_list reserves for (a contract's creation code).
 void append_list(bytes& out, const bytes& payload) {
@@ -51,7 +44,7 @@ public:
                     size_t max_bytes = 32) const {
         const std::string_view name = present(names);
         MPT_TRY(const U256 q, fields_.quantity(obj_, name, std::string(name), max_bytes));
-        rlp::append_string(out, significant(q));
+        rlp::append_string(out, significant_bytes(q));
         return {};
     }
 
@@ -78,23 +71,29 @@ public:
 
     // [[address, [storageKey, ...]], ...]; absent or null is the empty list.
     Status access_list(bytes& out) const {
-        const auto v = obj_.find("accessList");
+        return objects(out, "accessList", true, [](const FieldWriter& e, bytes& entry) -> Status {
+            MPT_RETURN_IF_ERROR(e.data(entry, {"address"}, 20));
+            return e.hash_list(entry, "storageKeys");
+        });
+    }
+
+    // The RLP list of the objects of the array member name, each its own list that
+    // each(writer of the object, its list's payload) writes. Absent or null is the empty list
+    // where optional; an item that is no object is an error naming it.
+    template <typename Each>
+    Status objects(bytes& out, std::string_view name, bool optional, const Each& each) const {
+        const std::string field(name);
+        const auto found = obj_.find(name);
         bytes list;
-        if (v && !v->is_null()) {
-            if (!v->is_array())
-                return fields_.fail(*v, "accessList", Errc::bad_input, "not an array");
-            for (size_t i = 0; i < v->size(); ++i) {
-                const JsonValue e = (*v)[i];
-                const std::string at = "accessList[" + std::to_string(i) + "]";
-                if (!e.is_object()) return fields_.fail(e, at, Errc::bad_input, "not an object");
+        if (!(optional && (!found || found->is_null()))) {
+            MPT_TRY(const JsonValue v, fields_.member(obj_, name, field));
+            if (!v.is_array()) return fields_.fail(v, field, Errc::bad_input, "not an array");
+            for (size_t i = 0; i < v.size(); ++i) {
+                const std::string at = field + "[" + std::to_string(i) + "]";
+                if (!v[i].is_object())
+                    return fields_.fail(v[i], at, Errc::bad_input, "not an object");
                 bytes entry;
-                MPT_TRY(const JsonValue address, fields_.member(e, "address", at + ".address"));
-                MPT_TRY(const bytes a, data_of(address, at + ".address", 20));
-                rlp::append_string(entry, a);
-                MPT_TRY(const JsonValue keys,
-                        fields_.member(e, "storageKeys", at + ".storageKeys"));
-                MPT_TRY(const bytes k, hashes(keys, at + ".storageKeys"));
-                append_list(entry, k);
+                MPT_RETURN_IF_ERROR(each(nested(v[i], at), entry));
                 append_list(list, entry);
             }
         }
@@ -116,19 +115,22 @@ public:
                 if (vv != y) return fields_.fail(*v, "v", Errc::bad_input, "differs from yParity");
             }
         }
-        rlp::append_string(out, significant(y));
+        rlp::append_string(out, significant_bytes(y));
         return {};
     }
 
-    // An array of 32-byte values as the payload of its RLP list.
-    Result<bytes> hashes(const JsonValue& v, const std::string& field) const {
+    // The RLP list of the 32-byte values of the array member name.
+    Status hash_list(bytes& out, std::string_view name) const {
+        const std::string field(name);
+        MPT_TRY(const JsonValue v, fields_.member(obj_, name, field));
         if (!v.is_array()) return fields_.fail(v, field, Errc::bad_input, "not an array");
-        bytes out;
+        bytes payload;
         for (size_t i = 0; i < v.size(); ++i) {
             MPT_TRY(const bytes h, data_of(v[i], field + "[" + std::to_string(i) + "]", 32));
-            rlp::append_string(out, h);
+            rlp::append_string(payload, h);
         }
-        return out;
+        append_list(out, payload);
+        return {};
     }
 
     Result<bytes> data_of(const JsonValue& v, const std::string& field, size_t size) const {
@@ -159,27 +161,16 @@ private:
 // The signature's parity of a typed transaction or an authorization.
 Status parity(const FieldWriter& w, bytes& out) { return w.parity(out); }
 
-Status authorization_list(const FieldWriter& w, const JsonValue& tx, bytes& out) {
-    const JsonFields& f = w.fields();
-    MPT_TRY(const JsonValue v, f.member(tx, "authorizationList", "authorizationList"));
-    if (!v.is_array()) return f.fail(v, "authorizationList", Errc::bad_input, "not an array");
-    bytes list;
-    for (size_t i = 0; i < v.size(); ++i) {
-        const JsonValue a = v[i];
-        const std::string at = "authorizationList[" + std::to_string(i) + "]";
-        if (!a.is_object()) return f.fail(a, at, Errc::bad_input, "not an object");
-        const FieldWriter aw = w.nested(a, at);
-        bytes entry;
-        MPT_RETURN_IF_ERROR(aw.quantity(entry, {"chainId"}));
-        MPT_RETURN_IF_ERROR(aw.data(entry, {"address"}, 20));
-        MPT_RETURN_IF_ERROR(aw.quantity(entry, {"nonce"}, 8));
-        MPT_RETURN_IF_ERROR(parity(aw, entry));
-        MPT_RETURN_IF_ERROR(aw.quantity(entry, {"r"}));
-        MPT_RETURN_IF_ERROR(aw.quantity(entry, {"s"}));
-        append_list(list, entry);
-    }
-    append_list(out, list);
-    return {};
+Status authorization_list(const FieldWriter& w, bytes& out) {
+    return w.objects(out, "authorizationList", false,
+                     [](const FieldWriter& a, bytes& entry) -> Status {
+                         MPT_RETURN_IF_ERROR(a.quantity(entry, {"chainId"}));
+                         MPT_RETURN_IF_ERROR(a.data(entry, {"address"}, 20));
+                         MPT_RETURN_IF_ERROR(a.quantity(entry, {"nonce"}, 8));
+                         MPT_RETURN_IF_ERROR(parity(a, entry));
+                         MPT_RETURN_IF_ERROR(a.quantity(entry, {"r"}));
+                         return a.quantity(entry, {"s"});
+                     });
 }
 
 }  // namespace
@@ -235,12 +226,9 @@ Result<bytes> encode_transaction_json(const JsonValue& tx, const std::string& wh
             MPT_RETURN_IF_ERROR(w.access_list(p));
             if (type == 3) {
                 MPT_RETURN_IF_ERROR(w.quantity(p, {"maxFeePerBlobGas"}));
-                MPT_TRY(const JsonValue v,
-                        w.fields().member(tx, "blobVersionedHashes", "blobVersionedHashes"));
-                MPT_TRY(const bytes h, w.hashes(v, "blobVersionedHashes"));
-                append_list(p, h);
+                MPT_RETURN_IF_ERROR(w.hash_list(p, "blobVersionedHashes"));
             } else if (type == 4) {
-                MPT_RETURN_IF_ERROR(authorization_list(w, tx, p));
+                MPT_RETURN_IF_ERROR(authorization_list(w, p));
             }
             MPT_RETURN_IF_ERROR(parity(w, p));
             break;
@@ -297,27 +285,16 @@ Result<bytes> encode_receipt_json(const JsonValue& r, const std::string& where) 
         if (status[31] > 1) {
             return f.fail(*r.find("status"), "status", Errc::bad_input, "not 0x0 or 0x1");
         }
-        rlp::append_string(p, significant(status));
+        rlp::append_string(p, significant_bytes(status));
     }
     MPT_RETURN_IF_ERROR(w.quantity(p, {"cumulativeGasUsed"}, 8));
     MPT_RETURN_IF_ERROR(w.data(p, {"logsBloom"}, 256));
-    MPT_TRY(const JsonValue logs, f.member(r, "logs", "logs"));
-    if (!logs.is_array()) return f.fail(logs, "logs", Errc::bad_input, "not an array");
-    bytes list;
-    for (size_t i = 0; i < logs.size(); ++i) {
-        const JsonValue l = logs[i];
-        const std::string at = "logs[" + std::to_string(i) + "]";
-        if (!l.is_object()) return f.fail(l, at, Errc::bad_input, "not an object");
-        const FieldWriter lw = w.nested(l, at);
-        bytes entry;
-        MPT_RETURN_IF_ERROR(lw.data(entry, {"address"}, 20));
-        MPT_TRY(const JsonValue topics, lw.fields().member(l, "topics", "topics"));
-        MPT_TRY(const bytes t, lw.hashes(topics, "topics"));
-        append_list(entry, t);
-        MPT_RETURN_IF_ERROR(lw.data(entry, {"data"}));
-        append_list(list, entry);
-    }
-    append_list(p, list);
+    MPT_RETURN_IF_ERROR(
+        w.objects(p, "logs", false, [](const FieldWriter& l, bytes& entry) -> Status {
+            MPT_RETURN_IF_ERROR(l.data(entry, {"address"}, 20));
+            MPT_RETURN_IF_ERROR(l.hash_list(entry, "topics"));
+            return l.data(entry, {"data"});
+        }));
     bytes out;
     if (type != 0) out.push_back(type);
     append_list(out, p);

@@ -31,15 +31,8 @@ Result<U256> digits_to_word(std::string_view digits) {
     return w;
 }
 
-// The significant bytes of a word.
-bytes_view trimmed(const U256& v) noexcept {
-    size_t i = 0;
-    while (i < v.size() && v[i] == 0) ++i;
-    return bytes_view(v).subspan(i);
-}
-
 std::string quantity_text(const U256& v) {
-    const bytes_view t = trimmed(v);
+    const bytes_view t = significant_bytes(v);
     if (t.empty()) return "0x0";
     std::string digits;
     append_hex_digits(digits, t);
@@ -184,7 +177,7 @@ Result<GetProofVerdict> verify_get_proof(const GetProofDoc& doc, const Hash256& 
     for (size_t i = 0; i < doc.storage.size(); ++i) {
         const StorageProofClaim& s = doc.storage[i];
         const std::string part = "storage proof " + std::to_string(i + 1) + " (key " + s.key + ")";
-        const bool zero = trimmed(s.value).empty();
+        const bool zero = significant_bytes(s.value).empty();
         if (!verdict.account_exists) {
             // An absent account has no storage: nothing to prove, but nothing may be claimed.
             if (!zero) {
@@ -213,7 +206,7 @@ Result<U256> parse_quantity(std::string_view text, size_t max_bytes) {
     if (digits.empty()) return Error{Errc::bad_hex, "a quantity needs a digit: \"0x\""};
     auto w = digits_to_word(digits);
     if (!w) return Error{Errc::bad_hex, w.error().detail + ": " + quoted(text)};
-    if (trimmed(*w).size() > max_bytes) {
+    if (significant_bytes(*w).size() > max_bytes) {
         return Error{Errc::bad_hex,
                      "larger than " + std::to_string(max_bytes * 8) + " bits: " + quoted(text)};
     }
