@@ -66,6 +66,8 @@ check "bash completes mpt rlp" $? "$out"
 [ -f /usr/include/mpt/ops/kv_root.hpp ] && [ -f /usr/lib/pkgconfig/mpt.pc ] ||
     [ -f /usr/lib/x86_64-linux-gnu/pkgconfig/mpt.pc ]
 check "the library's headers and mpt.pc" $?
+[ -s /usr/share/mpt/json/root.schema.json ]
+check "the JSON Schemas" $?
 
 out=$(dpkg -r mpt 2>&1)
 check "dpkg -r" $? "$out"

@@ -36,7 +36,7 @@ check() { # NAME STATUS [WHY]
 cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1
 check "cmake --install" $? "$(tail -3 "$tmp/install.log")"
 for f in include/mpt/ops/kv_root.hpp lib/cmake/mpt/mptConfig.cmake lib/pkgconfig/mpt.pc \
-    lib/libmpt_core.a lib/libmpt_ops.a; do
+    lib/libmpt_core.a lib/libmpt_ops.a share/mpt/json/root.schema.json; do
     [ -f "$tmp/prefix/$f" ]
     check "installed $f" $?
 done

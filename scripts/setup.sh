@@ -31,12 +31,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # mpt tree --dot in the CLI test; jq and python3 take recorded JSON-RPC answers and fixtures
 # apart in the test scripts; zsh and fish check the completion scripts mpt makes for them;
 # pkgconf builds the example against the installed library's mpt.pc; man-db reads the
-# manual pages the Debian package installs.
+# manual pages the Debian package installs; python3-jsonschema checks the CLI's JSON against
+# docs/json.
 packages=(
     build-essential cmake libcli11-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
     doctest-dev libbenchmark-dev libssl-dev sqlite3 hyperfine valgrind clang time
     groff-base libclang-rt-14-dev clang-format-14 clang-tidy-14 graphviz jq python3
-    zsh fish pkgconf man-db
+    zsh fish pkgconf man-db python3-jsonschema
 )
 
 installed() {

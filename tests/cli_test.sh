@@ -7,7 +7,9 @@
 #   cli_test.sh MPT FIXTURES GEN [ETHEREUM_TESTS]
 #       every group, one after the other; prints each failure and "N passed, M failed"
 #   cli_test.sh --group GROUP --results FILE MPT FIXTURES GEN [ETHEREUM_TESTS]
-#       one group; each case's outcome is appended to FILE (tests/expect.sh, case_result).
+#       one group; each case's outcome is appended to FILE (tests/expect.sh, case_result), and
+#       what its runs of MPT print is kept in FILE's folder, outputs/GROUP/, whose file done
+#       says the group ran to its end (tests/expect.sh, OUTPUT_CAPTURE)
 #       Exits 0 when the group ran to its end, whatever its cases gave, so that ctest still
 #       runs each case's entry; 1 when two of its cases share a name, or when FILE's folder
 #       holds the group's list (below) and the cases run are not the ones listed
@@ -15,7 +17,9 @@
 #       lists the cases of every group without running them (the binaries stubbed) into
 #       DIR/<group>.list, and writes DIR/cases.cmake: the ctest entry of each group,
 #       cli/<group>, which runs it into DIR/<group>.results, and of each case,
-#       cli/<group>/<case name>, which reports what that run recorded (tests/cli_case.sh)
+#       cli/<group>/<case name>, which reports what that run recorded (tests/cli_case.sh), and
+#       cli/json-schemas, which checks the JSON the groups printed against docs/json
+#       (scripts/check-json-schemas.py)
 #
 # GEN: the mpt_gen_kv data generator. ETHEREUM_TESTS: a checkout of ethereum/tests, whose
 # BlockchainTests allocations are then also read past --memory.
@@ -84,7 +88,11 @@ group)
     [ -f "$here/${group}_cases.sh" ] || { echo "cli_test.sh: no group $group ($here/${group}_cases.sh)" >&2; exit 2; }
     mkdir -p "$(dirname "$cli_out")"
     : >"$cli_out"
-    CASE_RESULTS=$cli_out run_group "$group"
+    outputs=$(dirname "$cli_out")/outputs/$group
+    rm -rf "$outputs"
+    mkdir -p "$outputs"
+    CASE_RESULTS=$cli_out OUTPUT_CAPTURE=$outputs run_group "$group"
+    : >"$outputs/done"
     echo "$group: $pass passed, $fail failed"
     bad_names=$(cut -f2 "$cli_out" | grep -F -e ';' -e ']==]')
     if [ -n "$bad_names" ]; then
@@ -145,6 +153,15 @@ ctest)
             done
         } >>"$cmake_file.new"
     done
+    # Every JSON output of the cases against its command's schema (docs/json), once the groups
+    # ran.
+    fixtures=$(printf 'cli_%s;' "${groups[@]}")
+    {
+        printf 'add_test([==[cli/json-schemas]==] python3 "%s/../scripts/check-json-schemas.py" "%s" "%s/../docs/json" "%s/outputs" %s)\n' \
+            "$here" "$MPT" "$here" "$cli_out" "${groups[*]}"
+        printf 'set_tests_properties([==[cli/json-schemas]==] PROPERTIES FIXTURES_REQUIRED [==[%s]==])\n' \
+            "${fixtures%;}"
+    } >>"$cmake_file.new"
     mv "$cmake_file.new" "$cmake_file"
     ;;
 esac

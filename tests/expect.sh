@@ -9,6 +9,10 @@
 # case_result NAME STATUS [WHY]: records a case that is not one command's run: a pass when
 # STATUS is 0, else a failure saying WHY; returns 1 for a failure.
 #
+# With OUTPUT_CAPTURE set (a folder), what each run of $MPT prints on stdout is kept there for
+# the JSON Schema check (scripts/check-json-schemas.py): N.out beside N.args, which holds the
+# case's name, the exit code and the command's arguments, each ending in a NUL.
+#
 # Every case goes through case_result under its NAME, which is what the per-case ctest
 # entries report (tests/cli_test.sh): with CASE_RESULTS set, each outcome is appended to that
 # file as a line "pass<TAB>NAME" or "fail<TAB>NAME<TAB>WHY"; with CASE_LIST set, nothing
@@ -33,6 +37,15 @@ case_result() {
         fi
     fi
     return $rc
+}
+
+capture_output() {
+    local name=$1 rc=$2
+    shift 2
+    [ "$1" = "$MPT" ] && [ -s "$tmp/out" ] || return 0
+    outputs_kept=$((${outputs_kept:-0} + 1))
+    cp "$tmp/out" "$OUTPUT_CAPTURE/$outputs_kept.out"
+    printf '%s\0' "$name" "$rc" "${@:2}" >"$OUTPUT_CAPTURE/$outputs_kept.args"
 }
 
 expect() {
@@ -63,6 +76,7 @@ expect() {
         # Each place once: a file named by both the error and its detail shows up twice.
         ! grep -Eq ': ([^ :]+): \1(: |$)' "$tmp/err" || { ok=0; why="$why; stderr names a place twice"; }
     fi
+    [ -z "${OUTPUT_CAPTURE:-}" ] || capture_output "$name" "$rc" "$@"
     if [ $ok -eq 1 ]; then
         case_result "$name" 0
     else

@@ -42,6 +42,7 @@ expect "build --state --secure" 2 '^$' '^mpt: error: usage: build: --state' -- "
 expect "get --account" 0 '^\{"nonce":"0x1","balance":"0xde0b6b3a7640000","storageRoot":"0x9c1b6e59[0-9a-f]{56}","codeHash":"0x0dd9fc23[0-9a-f]{56}"\}$' '^$' -- "$MPT" get "$tmp/state_a.db" --account "$a1"
 expect "get --account: no 0x, upper case" 0 '"nonce":"0x1"' '^$' -- "$MPT" get "$tmp/state_a.db" --account 1000000000000000000000000000000000000001
 expect "get --account absent" 1 '^$' '^$' -- "$MPT" get "$tmp/state_a.db" --account 0x4000000000000000000000000000000000000004
+expect "get --account absent --json: null" 1 '^null$' '^$' -- "$MPT" get --json "$tmp/state_a.db" --account 0x4000000000000000000000000000000000000004
 expect "get --account --key-hashed" 0 '"nonce":"0x1"' '^$' -- "$MPT" get "$tmp/state_a.db" --key-hashed --account 0x3ed02be1e351ddbcc2bf3ffafc25fb42a533df024b33c85f9805e17b60f7230c
 expect "get --account --key-hashed takes a hash" 2 '^$' '^mpt: error: bad hex: address hash' -- "$MPT" get "$tmp/state_a.db" --key-hashed --account "$a1"
 expect "get --slot" 0 '^0x2a$' '^$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot 0x01
