@@ -15,7 +15,7 @@ match exactly one of the schema's top-level alternatives (its oneOf; a schema wi
 one alternative). Exit 2 or more: an error stopped the command, and what it printed before
 is checked only when it is whole JSON (a stream cut short by the error need not be).
 
-Fails (exit 1) on an output that matches no alternative or more than one, on a JSON output
+Fails (exit 1) on a field name that is not camelCase, on an output that matches no alternative or more than one, on a JSON output
 of a command without a schema, on a schema for no such command, on an alternative no output
 matched (every form a schema allows is shown by some case), and on a group that did not run
 to its end. Needs python3-jsonschema (4.10 or later).
@@ -24,6 +24,7 @@ to its end. Needs python3-jsonschema (4.10 or later).
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -73,6 +74,18 @@ def documents(text):
         except ValueError:
             return None
     return docs or None
+
+
+def field_names(node):
+    """Every name a schema gives under "properties", anywhere in it."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                yield from value.keys()
+            yield from field_names(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from field_names(value)
 
 
 class Schema:
@@ -129,6 +142,11 @@ def main():
             schemas[command] = Schema(os.path.join(schema_dir, entry))
         except (ValueError, jsonschema.exceptions.SchemaError) as e:
             failures.append(f"{entry}: not a valid schema: {e}")
+            continue
+        # One naming convention: camelCase, as JSON-RPC spells its fields.
+        for name in sorted(set(field_names(schemas[command].schema))):
+            if not re.fullmatch(r"[a-z][a-zA-Z0-9]*", name):
+                failures.append(f"{entry}: field {name} is not camelCase")
     for command in sorted(with_json - schemas.keys()):
         failures.append(f"{command} prints JSON but {schema_dir}/{command}.schema.json is missing")
 
