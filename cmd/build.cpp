@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "kv_memory.hpp"
+#include "progress.hpp"
 
 #include <mpt/core/hex.hpp>
 #include <mpt/ops/bulk_build.hpp>
@@ -91,8 +92,10 @@ int run_build_state_spilling(const BuildCmdOptions& o, StateTextStream& stream,
     b.check_stated_roots = !o.ignore_stated_roots;
     // The sort of the accounts and slots takes 0.4 of the budget (plan), its merge's buffers
     // up to a quarter, the rows 0.2.
+    ProgressLine progress("build", o.input + ": past --memory, sorting and writing");
     auto r =
         build_new_state_file_streamed(o.output, stream, b, plan.spill, plan.spill.run_bytes / 2);
+    progress.stop();
     if (!r) {
         const Error& e = r.error();
         return report(e, e.file.empty() ? o.output : e.file);
@@ -183,11 +186,10 @@ int run_build_state(const BuildCmdOptions& o) {
     b.replace = o.replace;
     b.preimages = !o.no_preimages;
     b.threads = threads;
-    const bool tty = stderr_is_tty();
-    if (tty) {
-        b.progress = [](size_t done, size_t all) {
-            fmt::print(stderr, "\rmpt: {} of {} accounts", done, all);
-        };
+    ProgressLine progress("build", o.input);
+    progress.count("accounts");
+    if (progress.shown()) {
+        b.progress = [&progress](size_t done, size_t all) { progress.set(done, all); };
     }
     // A new file is written whole; an existing one, through the store.
     auto r = [&]() -> Result<StateBuildResult> {
@@ -199,7 +201,7 @@ int run_build_state(const BuildCmdOptions& o) {
                 return build_state(*store, *doc, b);
             });
     }();
-    if (tty) fmt::print(stderr, "\r\033[K");
+    progress.stop();
     if (!r) return report(r.error(), o.output);
     if (o.json) {
         const nlohmann::ordered_json j = {
@@ -240,13 +242,16 @@ int run_build_spilling(const BuildCmdOptions& o, KvStreamReader& stream, const K
     SpillFiles files(plan.spill);
     SpillingPairSorter sorter(files);
     const uint64_t max_row = sqlite::default_length_limit();
+    ProgressLine progress("build", o.input + ": past --memory, sorting");
     auto sorted = sort_kv_stream(
         stream, o.secure, o.secure && b.preimages, sorter,
         [&](const KvInput& piece) { return check_entry_limits(piece, o.secure, max_row); });
     if (!sorted) return report(sorted.error(), o.input);
     // The pairs' runs are merged while the rows are made: the rows take what a run took.
     const size_t row_bytes = plan.spill.run_bytes;
+    progress.phase(o.input + ": past --memory, writing");
     auto r = build_new_trie_file_sorted(o.output, sorter, b, files, row_bytes);
+    progress.stop();
     if (!r) return report(r.error(), o.output);
     if (!*r) {
         return report(Error{Errc::storage_io,
@@ -266,9 +271,11 @@ int run_update_streamed(const BuildCmdOptions& o, KvStreamReader& stream, const 
     const uint64_t max_row = sqlite::default_length_limit();
     auto store = SqliteNodeStore::open(o.output, SqliteNodeStore::Mode::create);
     if (!store) return report(store.error(), o.output);
+    ProgressLine progress("build", o.input + ": past --memory, sorting and writing");
     auto r = build_trie_streamed(**store, stream, sorter, b, [&](const KvInput& piece) {
         return check_entry_limits(piece, o.secure, max_row);
     });
+    progress.stop();
     // The input's errors name the input, the store's the file.
     if (!r) return report(r.error(), exit_code(r.error()) == kInput ? o.input : o.output);
     return print_build(o, *r, &files);
@@ -319,12 +326,13 @@ int run_build(const BuildCmdOptions& o) {
     if (auto s = check_entry_limits(*input, o.secure, sqlite::default_length_limit()); !s) {
         return report(s.error(), o.input);
     }
-    const bool tty = stderr_is_tty();
-    if (tty) {
-        b.progress = [](size_t done, size_t all) { eprint("\rmpt: {} of {} pairs", done, all); };
+    ProgressLine progress("build", o.input);
+    progress.count("pairs");
+    if (progress.shown()) {
+        b.progress = [&progress](size_t done, size_t all) { progress.set(done, all); };
     }
     auto r = build(o.output, *input, b);
-    if (tty) eprint("\r\033[K");
+    progress.stop();
     if (!r) return report(r.error(), o.output);
     return print_build(o, *r);
 }

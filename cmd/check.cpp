@@ -1,6 +1,7 @@
 // mpt check and mpt stats: integrity and shape of a stored trie.
 #include "commands.hpp"
 #include "common.hpp"
+#include "progress.hpp"
 
 #include <mpt/core/hex.hpp>
 #include <mpt/ops/state_file.hpp>
@@ -53,11 +54,15 @@ int report_damage(const std::string& db, size_t problems) {
 
 // check of an account trie: the whole state (check_state).
 int run_check_state(const CheckOptions& o, OpenTrie& t) {
+    ProgressLine progress("check", o.db);
+    progress.count({&t.store->rows_read()}, "rows read");
     auto r = check_state(*t.store, t.info);
     if (!r) return report(r.error(), o.db);
+    progress.phase(o.db + ": preimages");
     if (auto s = add_file_problems(*t.store, r->problems, r->bad_preimages); !s) {
         return report(s.error());
     }
+    progress.stop();
     const bool clean = r->problems.empty();
     if (o.json) {
         const nlohmann::ordered_json j = {{"ok", clean},
@@ -93,13 +98,17 @@ int run_check(const CheckOptions& o) {
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
     if (t->info.kind == TrieKind::state) return run_check_state(o, *t);
+    ProgressLine progress("check", o.db);
+    progress.count({&t->store->rows_read()}, "rows read");
     auto r = check_trie(*t->store, t->info);
     if (!r) return report(r.error(), o.db);
     // A storage trie of a state file is its account's: the account names it with its root.
     auto owner = check_storage_owner(*t->store, t->info);
     if (!owner) return report(owner.error(), o.db);
     if (*owner) r->problems.push_back(**owner);
+    progress.phase(o.db + ": preimages");
     if (auto s = add_file_problems(*t->store, r->problems); !s) return report(s.error());
+    progress.stop();
     const bool clean = r->problems.empty();
     if (o.json) {
         const nlohmann::ordered_json j = {
@@ -121,10 +130,13 @@ nlohmann::ordered_json count_json(const TrieStats::Count& c) {
 int run_stats(const CheckOptions& o) {
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
+    ProgressLine progress("stats", o.db);
+    progress.count({&t->store->rows_read()}, "rows read");
     auto s = trie_stats(*t->store, t->info);
     if (!s) return report(s.error(), o.db);
     auto size = t->store->file_size();
     if (!size) return report(size.error());
+    progress.stop();
     if (o.json) {
         // Rows by depth, as the text prints them: the depth, its rows and their bytes.
         nlohmann::ordered_json depth = nlohmann::ordered_json::array();

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include <fcntl.h>
@@ -76,15 +77,49 @@ int report_usage(const std::string& message) {
     return kInput;
 }
 
-void write_stderr(std::string_view text) noexcept {
-    // Unbuffered, one write(2) per line where it fits, so that lines of concurrent processes do
-    // not interleave; EINTR is retried, any other failure ends the attempt.
+namespace {
+
+// Unbuffered, one write(2) per line where it fits, so that lines of concurrent processes do
+// not interleave; EINTR is retried, any other failure ends the attempt.
+void write_all_stderr(std::string_view text) noexcept {
     while (!text.empty()) {
         const ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return;
         text.remove_prefix(static_cast<size_t>(n));
     }
+}
+
+// stderr has one owner: the progress line and every other write take turns under this lock.
+std::mutex g_stderr_mutex;
+bool g_progress_shown = false;  // a progress line is on the terminal, the cursor at its end
+
+constexpr std::string_view kEraseLine = "\r\033[K";
+
+}  // namespace
+
+void write_stderr(std::string_view text) noexcept {
+    const std::lock_guard lock(g_stderr_mutex);
+    if (g_progress_shown) {
+        write_all_stderr(kEraseLine);
+        g_progress_shown = false;
+    }
+    write_all_stderr(text);
+}
+
+void draw_progress_line(std::string_view text) noexcept {
+    const std::lock_guard lock(g_stderr_mutex);
+    write_all_stderr("\r");
+    write_all_stderr(text);
+    write_all_stderr("\033[K");
+    g_progress_shown = true;
+}
+
+void erase_progress_line() noexcept {
+    const std::lock_guard lock(g_stderr_mutex);
+    if (!g_progress_shown) return;
+    write_all_stderr(kEraseLine);
+    g_progress_shown = false;
 }
 
 namespace {

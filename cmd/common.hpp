@@ -36,6 +36,10 @@ int exit_code(const Error& e) noexcept;
 // Writes to stderr go through write_stderr: they never throw, and a failed one is ignored (there
 // is nowhere left to say so), so the exit code stays the error's.
 void write_stderr(std::string_view text) noexcept;
+// The progress line (progress.hpp): drawn over the line shown, if any, it stays until the next
+// write to stderr, which erases it first, or erase_progress_line.
+void draw_progress_line(std::string_view text) noexcept;
+void erase_progress_line() noexcept;
 template <typename... T>
 void eprint(fmt::format_string<T...> format, T&&... args) noexcept {
     try {

@@ -1,6 +1,7 @@
 // mpt copy: a trie of a trie file copied under a new name, in the same file.
 #include "commands.hpp"
 #include "common.hpp"
+#include "progress.hpp"
 
 #include <mpt/core/hex.hpp>
 #include <mpt/ops/trie_file.hpp>
@@ -22,7 +23,9 @@ struct CopyOptions {
 int run_copy(const CopyOptions& o) {
     auto store = open_trie_file(o.db, SqliteNodeStore::Mode::read_write);
     if (!store) return report(store.error());
+    ProgressLine progress("copy", o.db + ": copying " + o.from);
     auto r = copy_trie(**store, o.from, o.to, o.replace);
+    progress.stop();
     if (!r) return report(r.error(), o.db);
     if (o.json) {
         const nlohmann::ordered_json j = {{"from", canonical_trie_name(o.from)},

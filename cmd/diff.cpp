@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "diff_state.hpp"
+#include "progress.hpp"
 
 namespace mpt::cli {
 namespace {
@@ -306,10 +307,14 @@ int run_diff(const DiffOptions& o) {
     }
     const unsigned kv_sides = (kv(o.a) ? 1 : 0) + (kv(o.b) ? 1 : 0);
     const uint64_t kv_limit = kv_side_limit(std::max(kv_sides, 1U));
+    ProgressLine progress("diff", o.a + ": reading", /*streamed=*/true);
     auto a = load_side(o.a, o.trie_a, o, kv_limit);
     if (!a) return report(a.error());
+    progress.phase(o.b + ": reading");
     auto b = load_side(o.b, o.trie_b, o, kv_limit);
     if (!b) return report(b.error());
+    progress.phase(o.a + " and " + o.b);
+    progress.count({&a->store->rows_read(), &b->store->rows_read()}, "rows read");
     if (a->info.hashed_keys() != b->info.hashed_keys()) {
         return report(Error{Errc::trie_kind_mismatch, o.a + " and " + o.b});
     }
@@ -323,6 +328,7 @@ int run_diff(const DiffOptions& o) {
     const DiffSide sa{&ra, a->info.root};
     const DiffSide sb{&rb, b->info.root};
     const int rc = o.nodes ? print_nodes(sa, sb, o) : print_keys(sa, sb, o);
+    progress.stop();
     b->store->end_read();
     a->store->end_read();
     return rc;

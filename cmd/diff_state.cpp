@@ -1,6 +1,7 @@
 #include "diff_state.hpp"
 
 #include "common.hpp"
+#include "progress.hpp"
 #include "state_print.hpp"
 
 #include <mpt/core/hex.hpp>
@@ -208,10 +209,14 @@ int run_state_diff(const StateDiffOptions& o) {
     // return does (the handlers go after the sides, declared below them).
     const SignalHandlers handlers({SIGINT, SIGTERM, SIGHUP, SIGPIPE}, remove_temp_dirs_and_stop);
     Preimages pre;
+    ProgressLine progress("diff", o.a + ": reading", /*streamed=*/true);
     auto a = open_side(o.a, pre);
     if (!a) return report(a.error());
+    progress.phase(o.b + ": reading");
     auto b = open_side(o.b, pre);
     if (!b) return report(b.error());
+    progress.phase(o.a + " and " + o.b);
+    progress.count({&a->store->rows_read(), &b->store->rows_read()}, "rows read");
     if (o.verify) {
         if (auto s = verify_state(*a->view); !s) return report(s.error(), o.a);
         if (auto s = verify_state(*b->view); !s) return report(s.error(), o.b);
@@ -312,7 +317,8 @@ int run_state_diff(const StateDiffOptions& o) {
     auto r = diff_states(*a->view, *b->view, v);
     if (!r) return report(r.error());
     if (!failed.ok()) return report(failed.error());
-    if (o.stats) fmt::print(stderr, "nodes read: A {}, B {}\n", r->nodes_read_a, r->nodes_read_b);
+    progress.stop();
+    if (o.stats) eprint("nodes read: A {}, B {}\n", r->nodes_read_a, r->nodes_read_b);
     return changes == 0 ? kOk : kNegative;
 }
 

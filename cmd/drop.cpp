@@ -1,6 +1,7 @@
 // mpt drop: remove one trie from a trie file.
 #include "commands.hpp"
 #include "common.hpp"
+#include "progress.hpp"
 
 #include <mpt/ops/trie_file.hpp>
 
@@ -19,7 +20,9 @@ struct DropOptions {
 int run_drop(const DropOptions& o) {
     auto store = open_trie_file(o.db, SqliteNodeStore::Mode::read_write);
     if (!store) return report(store.error());
+    ProgressLine progress("drop", o.db + ": removing " + o.trie);
     auto rows = drop_trie(**store, o.trie);
+    progress.stop();
     if (!rows) return report(rows.error(), o.db);
     const std::string name = canonical_trie_name(o.trie);
     if (o.json) {

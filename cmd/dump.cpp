@@ -1,6 +1,7 @@
 // mpt dump: the pairs of a trie, or the accounts of a state, in trie order, streamed.
 #include "commands.hpp"
 #include "common.hpp"
+#include "progress.hpp"
 #include "state_print.hpp"
 
 #include <mpt/core/hex.hpp>
@@ -48,6 +49,8 @@ int run_dump_accounts(const DumpOptions& o) {
     NodeStore& store = *t->store;
     const size_t max = o.limit.value_or(SIZE_MAX);
     if (max == 0) return kOk;  // as head -n 0: the file opened, nothing printed
+    ProgressLine progress("dump", o.db, /*streamed=*/true);
+    progress.count({&store.rows_read()}, "rows read");
     size_t n = 0;
     Status failed;
     std::string line;
@@ -120,6 +123,8 @@ int run_dump(const DumpOptions& o) {
     const bytes from = from_key ? t->trie_key(*from_key, o.key_hashed) : bytes();
     const Trie trie = Trie::open(t->reader.get(), t->info.root);
     const size_t max = o.limit.value_or(SIZE_MAX);
+    ProgressLine progress("dump", o.db, /*streamed=*/true);
+    progress.count({&t->store->rows_read()}, "rows read");
     size_t n = 0;
     bool first = true;
     std::string line;

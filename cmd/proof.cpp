@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "key_list.hpp"
+#include "progress.hpp"
 
 namespace mpt::cli {
 namespace {
@@ -102,6 +103,8 @@ int run_prove(const ProofOptions& o) {
         if (Status st = t->store->set_cache_kib(kListCacheKib); !st.ok())
             return report(st.error(), o.db);
     }
+    ProgressLine progress("proof", o.db, /*streamed=*/true);
+    progress.count({&t->store->rows_read()}, "rows read");
     size_t n = 0;
     ListOutput out;
     bytes path;             // scratch of the descent

@@ -2,6 +2,7 @@
 // ethereum/tests vectors.
 #include "commands.hpp"
 #include "common.hpp"
+#include "progress.hpp"
 
 #include <mpt/core/hex.hpp>
 #include <mpt/input/json_lexer.hpp>
@@ -96,7 +97,10 @@ int run_vectors(const RootOptions& o) {
     size_t passed = 0, failed = 0, skipped = 0;
     ojson cases = ojson::array();
     std::string out;
+    ProgressLine progress("root", "vectors", /*streamed=*/true);
+    progress.count("files");
     for (const std::string& file : *files) {
+        progress.set(static_cast<uint64_t>(&file - files->data()), files->size());
         auto run = run_vector_file(file);
         if (!run) return report(run.error());
         skipped += run->skipped;
@@ -117,6 +121,7 @@ int run_vectors(const RootOptions& o) {
             out.clear();
         }
     }
+    progress.stop();
     if (o.json) {
         ojson doc{{"cases", cases}, {"passed", passed}, {"failed", failed}};
         if (skipped != 0) doc["skipped"] = skipped;
@@ -139,7 +144,8 @@ struct Answer {
     std::string note;  // a negative answer's reason, for stderr
 };
 
-std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, int& code) {
+std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, int& code,
+                                ProgressLine& progress) {
     if (path != "-" && looks_like_sqlite(path)) {
         if (o.secure) {
             code = report_usage("root: --secure applies to key/value input, not to a trie file");
@@ -184,9 +190,8 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
     // so its root is the empty root; said on stderr, for a file meant as a trie file.
     if (struct stat st{}; path != "-" && !quiet() && ::stat(path.c_str(), &st) == 0 &&
                           S_ISREG(st.st_mode) && st.st_size == 0) {
-        fmt::print(stderr, "mpt: note: {}\n",
-                   printable(path + ": an empty file, read as no key/value pairs (the empty "
-                                    "root)"));
+        eprint("mpt: note: {}\n", printable(path + ": an empty file, read as no key/value pairs "
+                                                   "(the empty root)"));
     }
     // A document larger than the memory budget allows to hold whole is sorted in runs that
     // spill to temporary files (kv_root.hpp).
@@ -205,6 +210,7 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
         const bool threaded = (o.threads != 0 ? o.threads : available_cpus()) > 1;
         source->stream->read_ahead(threaded);
         source->stream->parse_halves(threaded);
+        progress.phase(path + ": reading and sorting, past --memory");
         SpillFiles files(plan.spill);
         SpillingPairSorter sorter(files);
         Result<KvRoot> root = [&]() -> Result<KvRoot> {
@@ -227,6 +233,7 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
     const unsigned threads = o.threads != 0 ? o.threads : available_cpus();
     InputText* text = &source->whole;
     Result<KvInput> input = Errc::internal;
+    progress.phase(path + ": reading");
     {
         const SigbusGuard guard(path);  // the file is mapped while it is parsed
         input = parse_kv(text->view(), threads);
@@ -236,6 +243,7 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
         return std::nullopt;
     }
     *text = InputText();  // the pairs live in the input's own arena
+    progress.phase(fmt::format("{}: hashing {} pairs", path, input->size()));
     auto root = kv_root(*input, o.secure, threads);
     if (!root) {
         code = report(root.error(), path);
@@ -259,7 +267,8 @@ void check_claimed_root(Answer& a, const std::optional<Hash256>& claimed, const 
     }
 }
 
-std::optional<Answer> state_answer(const RootOptions& o, const std::string& path, int& code) {
+std::optional<Answer> state_answer(const RootOptions& o, const std::string& path, int& code,
+                                   ProgressLine& progress) {
     const unsigned threads = o.threads != 0 ? o.threads : available_cpus();
     // A document larger than the memory budget allows to hold whole is read as a stream and
     // sorted in runs that spill to temporary files (state_spill.hpp).
@@ -272,6 +281,7 @@ std::optional<Answer> state_answer(const RootOptions& o, const std::string& path
         return std::nullopt;
     }
     if (source->stream) {
+        progress.phase(path + ": reading and sorting, past --memory");
         auto r = streamed_state_root(*source->stream, plan.spill, threads);
         if (!r) {
             code = report(r.error(), path);
@@ -292,6 +302,7 @@ std::optional<Answer> state_answer(const RootOptions& o, const std::string& path
         return a;
     }
     Result<StateDoc> doc = Errc::internal;
+    progress.phase(path + ": reading");
     {
         const SigbusGuard guard(path);  // the file is mapped while it is parsed
         doc = parse_state_document(source->whole.view(), threads);
@@ -301,6 +312,7 @@ std::optional<Answer> state_answer(const RootOptions& o, const std::string& path
         code = report(doc.error(), path);
         return std::nullopt;
     }
+    progress.phase(fmt::format("{}: hashing {} accounts", path, doc->accounts.size()));
     auto info = state_root_info(*doc, threads);
     if (!info) {
         code = report(info.error(), path);
@@ -326,7 +338,12 @@ int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool
         int code = kOk;
         // A state document is told by its shape; --secure and --trie say key/value input.
         const bool as_state = state || (!o.secure && !o.trie_given && file_looks_like_state(path));
-        std::optional<Answer> a = as_state ? state_answer(o, path, code) : kv_answer(o, path, code);
+        std::optional<Answer> a;
+        {
+            ProgressLine progress("root", path);
+            a = as_state ? state_answer(o, path, code, progress)
+                         : kv_answer(o, path, code, progress);
+        }
         if (!a) {
             // Reported; the other inputs still run, as sha256sum's do.
             status = std::max(status, code);
@@ -349,7 +366,7 @@ int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool
         }
         if (!a->note.empty() && !quiet()) {
             std::fflush(stdout);
-            fmt::print(stderr, "mpt: root mismatch: {}\n", printable(path + ": " + a->note));
+            eprint("mpt: root mismatch: {}\n", printable(path + ": " + a->note));
         }
     }
     if (o.json && several) fmt::print("{}\n", all.dump());

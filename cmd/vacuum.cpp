@@ -1,6 +1,7 @@
 // mpt vacuum: compact a trie file.
 #include "commands.hpp"
 #include "common.hpp"
+#include "progress.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -18,7 +19,9 @@ int run_vacuum(const VacuumOptions& o) {
     if (!store) return report(store.error());
     auto before = (*store)->bytes_with_log();
     if (!before) return report(before.error());
+    ProgressLine progress("vacuum", o.db + ": compacting");
     auto folded = (*store)->vacuum();
+    progress.stop();
     if (!folded) return report(folded.error());
     auto after = (*store)->bytes_with_log();
     if (!after) return report(after.error());

@@ -167,10 +167,11 @@ else
 fi
 
 # 3. (continued) -q on a terminal: no progress. script(1) gives the build a terminal; the
-# progress line ends with an erase (ESC [K), which only the run without -q may print.
+# progress line ends with an erase (ESC [K), which only the run without -q may print
+# (MPT_PROGRESS_AFTER_MS=0: drawn at once).
 cat >"$tmp/flags_tty.sh" <<TTY
 rm -f "$tmp/flags_tty.db"
-script -qec "'$MPT' \$1 build '$tmp/kv10k.json' -o '$tmp/flags_tty.db'" /dev/null | od -c | grep -c '033'
+MPT_PROGRESS_AFTER_MS=0 script -qec "'$MPT' \$1 build '$tmp/kv10k.json' -o '$tmp/flags_tty.db'" /dev/null | od -c | grep -c '033'
 TTY
 expect "terminal: progress without -q" 0 '^[1-9]' '^$' -- sh "$tmp/flags_tty.sh" ""
 expect "terminal: none with -q" 1 '^0$' '^$' -- sh "$tmp/flags_tty.sh" -q

@@ -15,6 +15,8 @@
 #include <mpt/core/error.hpp>
 #include <mpt/trie/trie.hpp>
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -136,6 +138,26 @@ public:
     virtual Status commit_write() = 0;
     // Ends a write without publishing it; does nothing outside a write.
     virtual void rollback() noexcept = 0;
+
+    // The rows a store that reads a file has read from it so far (get and scan; zero for a
+    // store in memory), for progress shown while a long read runs: the store's thread
+    // advances it, any thread may load it.
+    const std::atomic<uint64_t>& rows_read() const noexcept { return rows_read_; }
+
+protected:
+    // One writer (the store's thread): a load and a store, no locked add.
+    void count_row_read() noexcept {
+        rows_read_.store(rows_read_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+
+private:
+    // The count of this store object: a copy of the store starts its own.
+    struct RowCount : std::atomic<uint64_t> {
+        RowCount() noexcept : std::atomic<uint64_t>(0) {}
+        RowCount(const RowCount& /*other*/) noexcept : std::atomic<uint64_t>(0) {}
+        RowCount& operator=(const RowCount& /*other*/) noexcept { return *this; }
+    };
+    RowCount rows_read_;
 };
 
 // Runs f(store) inside one write and publishes what it did, or nothing: f's error, or a

@@ -137,6 +137,7 @@ Result<bytes_view> SqliteNodeStore::get(TrieId trie, bytes_view path) {
         get.reset();
         return e;
     }
+    count_row_read();
     return get.column_blob(0);
 }
 
@@ -151,6 +152,7 @@ Status SqliteNodeStore::scan(TrieId trie, bytes_view prefix, const RowVisitor& f
     st.bind(3, end);
     int rc;
     while ((rc = st.step()) == SQLITE_ROW) {
+        count_row_read();
         if (!f(st.column_blob(0), st.column_blob(1))) return {};
     }
     if (rc != SQLITE_DONE) return error("scan");
