@@ -74,7 +74,7 @@ expect "build into directory" 3 '^$' '^mpt: error: .*dir.db: is a directory' -- 
 # name: pattern of the one error line every command gives on it
 declare -A refused=(
     [foreign]='foreign.db: an SQLite database not made by mpt$'
-    [version99]='version99.db: schema version 99, this mpt reads versions 1 to 2$'
+    [version99]='version99.db: schema version 99, this mpt reads versions 1 to 3$'
     [notables]='notables.db: tables missing$'
     [shortroot]='damaged trie record: .*shortroot.db: trie main: the stored root is not 32 bytes$'
     [badkind]="damaged trie record: .*badkind.db: trie main: the kind is 'secret', none of 'plain', 'secure', 'state'$"
@@ -110,7 +110,7 @@ expect "v1 updated like v2" 0 "^$v1_root\$" '^$' -- "$MPT" root "$tmp/v2copy.db"
 expect "v1 upgraded" 0 '^ok: ' '^$' -- "$MPT" check "$tmp/v1.db"
 if command -v sqlite3 >/dev/null; then
     v=$(sqlite3 "$tmp/v1.db" "PRAGMA user_version" "SELECT kind FROM tries")
-    [ "$v" = "$(printf '2\nplain')" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL v1 upgrade: $v"; }
+    [ "$v" = "$(printf '3\nplain')" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL v1 upgrade: $v"; }
 fi
 
 # A version-1 file's secure flag has no checksum: a plain trie marked secure (one flipped
@@ -120,7 +120,7 @@ if command -v sqlite3 >/dev/null; then
     "$MPT" build "$FIX/dogs.json" -o "$tmp/v1flip.db" >/dev/null
     sqlite3 "$tmp/v1flip.db" "CREATE TABLE tries_v1(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, root BLOB NOT NULL, secure INTEGER NOT NULL);
         INSERT INTO tries_v1 SELECT id, name, root, 1 FROM tries; DROP TABLE tries; ALTER TABLE tries_v1 RENAME TO tries;
-        DROP TABLE preimages; PRAGMA user_version=1"
+        DROP TABLE preimages; DROP TABLE codes; PRAGMA user_version=1"
     cp "$tmp/v1flip.db" "$tmp/v1flip.before"
     expect "v1 plain trie marked secure: no upgrade" 3 '^$' '^mpt: error: damaged trie record: .*v1flip.db: trie main: marked secure in a version-1 file, but a key ends at [0-9]+ nibbles, where a secure trie.s are 64; the file is not upgraded \(and so not written\)$' -- \
         "$MPT" build "$tmp/update.json" -o "$tmp/v1flip.db"
@@ -130,9 +130,17 @@ if command -v sqlite3 >/dev/null; then
     "$MPT" build --secure "$FIX/dogs.json" -o "$tmp/v1sec.db" >/dev/null
     sqlite3 "$tmp/v1sec.db" "CREATE TABLE tries_v1(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, root BLOB NOT NULL, secure INTEGER NOT NULL);
         INSERT INTO tries_v1 SELECT id, name, root, 1 FROM tries; DROP TABLE tries; ALTER TABLE tries_v1 RENAME TO tries;
-        DROP TABLE preimages; PRAGMA user_version=1"
+        DROP TABLE preimages; DROP TABLE codes; PRAGMA user_version=1"
     expect "v1 secure trie: upgraded by a write" 0 '^0x[0-9a-f]{64}$' '^$' -- "$MPT" build "$tmp/update.json" -o "$tmp/v1sec.db"
-    [ "$(sqlite3 "$tmp/v1sec.db" "PRAGMA user_version" "SELECT kind FROM tries")" = "$(printf '2\nsecure')" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL v1 secure: not upgraded"; }
+    [ "$(sqlite3 "$tmp/v1sec.db" "PRAGMA user_version" "SELECT kind FROM tries")" = "$(printf '3\nsecure')" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL v1 secure: not upgraded"; }
+    # A version-2 file (no codes table) is read as it is, and a write adds the table.
+    "$MPT" build "$FIX/dogs.json" -o "$tmp/v2.db" >/dev/null
+    sqlite3 "$tmp/v2.db" "DROP TABLE codes; PRAGMA user_version=2"
+    expect "v2 read as it is" 0 '^ok: 3 rows' '^$' -- "$MPT" check "$tmp/v2.db"
+    [ "$(sqlite3 "$tmp/v2.db" "PRAGMA user_version")" = 2 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL v2: a read upgraded it"; }
+    expect "v2 upgraded by a write" 0 '^0x[0-9a-f]{64}$' '^$' -- "$MPT" build "$tmp/update.json" -o "$tmp/v2.db"
+    [ "$(sqlite3 "$tmp/v2.db" "PRAGMA user_version" "SELECT count(*) FROM sqlite_master WHERE name = 'codes'")" = "$(printf '3\n1')" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL v2: not upgraded"; }
+    expect "v2 upgraded: check" 0 '^ok: ' '^$' -- "$MPT" check "$tmp/v2.db"
 fi
 
 # root reads the root row and checks its hash before printing the stored root.

@@ -253,7 +253,7 @@ int main(int argc, char** argv) {
             "INSERT INTO tries_v1 SELECT id, name, root, " +
             std::string(secure) +
             " FROM tries; DROP TABLE tries; ALTER TABLE tries_v1 RENAME TO tries;"
-            "DROP TABLE preimages; PRAGMA user_version=1");
+            "DROP TABLE preimages; DROP TABLE codes; PRAGMA user_version=1");
     };
     v1("v1.db", "0");
     v1("v1secure.db", "1");

@@ -103,7 +103,7 @@ TEST_CASE("kinds, names and preimages: SQLite file, and after reopening") {
     }
     auto s = SqliteNodeStore::open(f.path, SqliteNodeStore::Mode::read_only);
     REQUIRE(s.ok());
-    CHECK((*s)->schema_version() == 2);
+    CHECK((*s)->schema_version() == 3);
     auto st = (*s)->find_trie("st");
     REQUIRE(st.ok());
     REQUIRE(st->has_value());

@@ -270,9 +270,10 @@ Status SqliteNodeStore::check_schema(bool writable) {
                               std::to_string(sqlite::kOldestSchemaVersion) + " to " +
                               std::to_string(kSchemaVersion));
     }
-    const std::string names =
-        version >= 2 ? "('tries', 'nodes', 'preimages')" : "('tries', 'nodes')";
-    const int64_t want = version >= 2 ? 3 : 2;
+    const std::string names = version >= 3   ? "('tries', 'nodes', 'preimages', 'codes')"
+                              : version >= 2 ? "('tries', 'nodes', 'preimages')"
+                                             : "('tries', 'nodes')";
+    const int64_t want = version + 1;
     MPT_TRY(int64_t tables,
             query_int(("SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN " + names)
                           .c_str()));
@@ -290,7 +291,7 @@ Status SqliteNodeStore::check_schema(bool writable) {
             MPT_RETURN_IF_ERROR(exec("PRAGMA journal_mode=WAL"));
         }
         st.finalize();  // a DROP TABLE fails while a statement is active
-        if (version < 2) MPT_RETURN_IF_ERROR(tries_.upgrade());
+        if (version < kSchemaVersion) MPT_RETURN_IF_ERROR(tries_.upgrade());
     }
     return {};
 }

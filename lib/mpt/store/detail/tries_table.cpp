@@ -9,6 +9,12 @@
 
 namespace mpt::sqlite {
 
+namespace {
+// Added in version 3.
+constexpr const char* kCodesTable =
+    "CREATE TABLE codes(hash BLOB PRIMARY KEY, code BLOB NOT NULL) WITHOUT ROWID;";
+}  // namespace
+
 std::string schema_sql() {
     return std::string(
                "CREATE TABLE tries(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
@@ -18,9 +24,8 @@ std::string schema_sql() {
                "CREATE TABLE nodes") +
            kNodesColumns +
            ";"
-           "CREATE TABLE preimages(hash BLOB PRIMARY KEY, preimage BLOB NOT NULL) WITHOUT ROWID;"
-           "PRAGMA application_id=" +
-           std::to_string(kApplicationId) +
+           "CREATE TABLE preimages(hash BLOB PRIMARY KEY, preimage BLOB NOT NULL) WITHOUT ROWID;" +
+           kCodesTable + "PRAGMA application_id=" + std::to_string(kApplicationId) +
            ";PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";";
 }
 
@@ -281,7 +286,7 @@ Status TriesTable::check_secure_flag(const TrieInfo& t) {
     // The row of each hashed node is under its path, one nibble a byte: its depth.
     Statement st;
     if (st.prepare(db_, "SELECT path, rlp FROM nodes WHERE trie=?1") != SQLITE_OK) {
-        return error("upgrade to schema version 2");
+        return error("upgrade to schema version 3");
     }
     st.bind(1, t.id);
     int rc;
@@ -293,72 +298,89 @@ Status TriesTable::check_secure_flag(const TrieInfo& t) {
                                   "; the file is not upgraded (and so not written)");
         }
     }
-    if (rc != SQLITE_DONE) return error("upgrade to schema version 2");
+    if (rc != SQLITE_DONE) return error("upgrade to schema version 3");
     return {};
 }
 
 Status TriesTable::upgrade() {
-    if (version_ != 1) return file_error(Errc::internal, path_, "upgrade of a version-2 file");
+    if (version_ >= kSchemaVersion) {
+        return file_error(Errc::internal, path_, "upgrade of a version-3 file");
+    }
+    const std::string what = "upgrade to schema version " + std::to_string(kSchemaVersion);
     const auto exec = [&](const std::string& sql) -> Status {
         if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
-            return error("upgrade to schema version 2");
+            return error(what);
         }
         return {};
     };
+    const int from = version_;
     MPT_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
     const auto body = [&]() -> Status {
         // Another writer may have upgraded the file while this one waited for the lock.
         Statement v;
         if (v.prepare(db_, "PRAGMA user_version") != SQLITE_OK || v.step() != SQLITE_ROW) {
-            return error("upgrade to schema version 2");
+            return error(what);
         }
-        if (v.column_int64(0) == kSchemaVersion) {
-            v.finalize();
+        const int64_t now = v.column_int64(0);
+        v.finalize();
+        if (now == kSchemaVersion) {
             version_ = kSchemaVersion;
             MPT_RETURN_IF_ERROR(list());
             return exec("COMMIT");
         }
-        v.finalize();
-        MPT_TRY(const std::vector<TrieInfo> tries, list());
-        // Version 1 has no checksum: a flipped byte makes a plain trie "secure". The kind the
-        // new checksum vouches for is checked against the trie's structure first.
-        for (const TrieInfo& t : tries) {
-            if (t.kind == TrieKind::secure) MPT_RETURN_IF_ERROR(check_secure_flag(t));
-        }
-        std::string create = schema_sql();
-        // Only the tries table's definition, under a new name, and the preimages table.
-        create = create.substr(0, create.find(";CREATE TABLE nodes"));
-        create.replace(create.find("tries("), 6, "tries_v2(");
-        MPT_RETURN_IF_ERROR(exec(create));
-        version_ = 2;
-        for (const TrieInfo& t : tries) {
-            Statement st;
-            if (st.prepare(db_,
-                           "INSERT INTO tries_v2(id, name, root, kind, checksum) "
-                           "VALUES(?1, ?2, ?3, ?4, ?5)") != SQLITE_OK) {
-                return error("upgrade to schema version 2");
-            }
-            const Hash256 sum = tries_row_checksum(t.id, t.name, t.kind, t.root);
-            st.bind(1, t.id);
-            st.bind_text(2, t.name);
-            st.bind(3, t.root);
-            st.bind_text(4, trie_kind_name(t.kind));
-            st.bind(5, sum);
-            if (st.step() != SQLITE_DONE) return error("upgrade to schema version 2");
-        }
-        MPT_RETURN_IF_ERROR(exec(
-            "DROP TABLE tries; ALTER TABLE tries_v2 RENAME TO tries;"
-            "CREATE TABLE preimages(hash BLOB PRIMARY KEY, preimage BLOB NOT NULL) WITHOUT ROWID;"
-            "PRAGMA user_version=" +
-            std::to_string(kSchemaVersion)));
+        if (now == 1) MPT_RETURN_IF_ERROR(rebuild_version_1());
+        version_ = kSchemaVersion;
+        MPT_RETURN_IF_ERROR(exec(std::string(kCodesTable) +
+                                 "PRAGMA user_version=" + std::to_string(kSchemaVersion)));
         return exec("COMMIT");
     };
     Status s = body();
     if (!s) {
         sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-        version_ = 1;
+        version_ = from;
     }
     return s;
+}
+
+Status TriesTable::rebuild_version_1() {
+    const std::string what = "upgrade to schema version " + std::to_string(kSchemaVersion);
+    const auto exec = [&](const std::string& sql) -> Status {
+        if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
+            return error(what);
+        }
+        return {};
+    };
+    version_ = 1;
+    MPT_TRY(const std::vector<TrieInfo> tries, list());
+    // Version 1 has no checksum: a flipped byte makes a plain trie "secure". The kind the
+    // new checksum vouches for is checked against the trie's structure first.
+    for (const TrieInfo& t : tries) {
+        if (t.kind == TrieKind::secure) MPT_RETURN_IF_ERROR(check_secure_flag(t));
+    }
+    std::string create = schema_sql();
+    // Only the tries table's definition, under a new name.
+    create = create.substr(0, create.find(";CREATE TABLE nodes"));
+    create.replace(create.find("tries("), 6, "tries_v2(");
+    MPT_RETURN_IF_ERROR(exec(create));
+    version_ = 2;
+    for (const TrieInfo& t : tries) {
+        Statement st;
+        if (st.prepare(db_,
+                       "INSERT INTO tries_v2(id, name, root, kind, checksum) "
+                       "VALUES(?1, ?2, ?3, ?4, ?5)") != SQLITE_OK) {
+            return error(what);
+        }
+        const Hash256 sum = tries_row_checksum(t.id, t.name, t.kind, t.root);
+        st.bind(1, t.id);
+        st.bind_text(2, t.name);
+        st.bind(3, t.root);
+        st.bind_text(4, trie_kind_name(t.kind));
+        st.bind(5, sum);
+        if (st.step() != SQLITE_DONE) return error(what);
+    }
+    return exec(
+        "DROP TABLE tries; ALTER TABLE tries_v2 RENAME TO tries;"
+        "CREATE TABLE preimages(hash BLOB PRIMARY KEY, preimage BLOB NOT NULL) WITHOUT ROWID;");
 }
 
 }  // namespace mpt::sqlite

@@ -2,7 +2,7 @@
 // knows the table's versions, its row checksum and how a row is validated.
 //
 // Every row read is validated before it is returned: the name is text, the root a 32-byte
-// BLOB, and in version 2 the kind one of its three values and the checksum that of the row.
+// BLOB, and from version 2 the kind one of its three values and the checksum that of the row.
 // A row that fails is Errc::storage_bad_record naming the trie, never a TrieInfo.
 //
 // Thread safety: like the connection it works on, one thread at a time.
@@ -18,7 +18,7 @@
 
 namespace mpt::sqlite {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 inline constexpr int kOldestSchemaVersion = 1;     // still read; upgraded when opened for writing
 inline constexpr int kApplicationId = 0x6d707431;  // "mpt1"
 
@@ -27,8 +27,8 @@ inline constexpr const char* kNodesColumns =
     "(trie INTEGER NOT NULL, path BLOB NOT NULL, rlp BLOB NOT NULL, "
     "PRIMARY KEY (trie, path)) WITHOUT ROWID";
 
-// The statements that make a version-2 file's tables and header fields, to run inside one
-// transaction.
+// The statements that make a new (version-3) file's tables and header fields, to run inside
+// one transaction.
 std::string schema_sql();
 
 // keccak256 over the row's fields: be64(id) || be32(|name|) || name || be32(|kind|) || kind
@@ -37,7 +37,7 @@ Hash256 tries_row_checksum(TrieId id, std::string_view name, TrieKind kind, cons
 
 class TriesTable {
 public:
-    // REQUIRES: db outlives this object; version is the file's schema version (1 or 2).
+    // REQUIRES: db outlives this object; version is the file's schema version (1 to 3).
     TriesTable(sqlite3* db, const std::string& path, int version) noexcept
         : db_(db), path_(path), version_(version) {}
 
@@ -65,13 +65,17 @@ public:
     // REQUIRES: inside a write. Removes the row of id.
     Status remove(TrieId id);
 
-    // REQUIRES: version 1, no transaction open. Rewrites the file as version 2 in one
-    // transaction: every row validated as version 1 reads it, a trie marked secure checked
-    // against its nodes (every key 64 nibbles; Errc::storage_bad_record, and no upgrade,
-    // when not), then copied with its kind and checksum; the preimages table added.
+    // REQUIRES: version 1 or 2, no transaction open. Rewrites the file as version 3 in one
+    // transaction. From version 1: every row validated as version 1 reads it, a trie marked
+    // secure checked against its nodes (every key 64 nibbles; Errc::storage_bad_record, and
+    // no upgrade, when not), then copied with its kind and checksum; the preimages table
+    // added. From either: the codes table added.
     Status upgrade();
 
 private:
+    // Inside the upgrade's transaction: version 1's tries table rebuilt as version 2's, and
+    // the preimages table added.
+    Status rebuild_version_1();
     Status check_secure_flag(const TrieInfo& t);
     Error error(std::string_view what) const { return last_error(db_, path_, what); }
     std::string select_sql() const;
