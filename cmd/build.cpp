@@ -112,8 +112,9 @@ int run_build_state_spilling(const BuildCmdOptions& o, StateTextStream& stream,
         const nlohmann::ordered_json j = {
             {"root", to_hex(res.root)},          {"accounts", res.accounts},
             {"storageTries", res.storage_tries}, {"slots", res.slots},
-            {"preimages", res.preimages},        {"rowsWritten", res.rows_written},
-            {"tempFiles", (*r)->doc.temp_files}, {"tempBytes", (*r)->doc.temp_bytes}};
+            {"preimages", res.preimages},        {"codes", res.codes},
+            {"rowsWritten", res.rows_written},   {"tempFiles", (*r)->doc.temp_files},
+            {"tempBytes", (*r)->doc.temp_bytes}};
         fmt::print("{}\n", j.dump());
     } else {
         fmt::print("{}\n", to_hex(res.root));
@@ -207,7 +208,8 @@ int run_build_state(const BuildCmdOptions& o) {
         const nlohmann::ordered_json j = {
             {"root", to_hex(r->root)},          {"accounts", r->accounts},
             {"storageTries", r->storage_tries}, {"slots", r->slots},
-            {"preimages", r->preimages},        {"rowsWritten", r->rows_written}};
+            {"preimages", r->preimages},        {"codes", r->codes},
+            {"rowsWritten", r->rows_written}};
         fmt::print("{}\n", j.dump());
     } else {
         fmt::print("{}\n", to_hex(r->root));

@@ -23,7 +23,8 @@ struct CheckOptions {
 // file cut short, preimages that do not hash to their keys (but those of named, which the
 // trie's check reported already).
 Status add_file_problems(SqliteNodeStore& store, std::vector<std::string>& problems,
-                         std::span<const Hash256> named = {}) {
+                         std::span<const Hash256> named = {},
+                         std::span<const Hash256> named_codes = {}) {
     MPT_TRY(const std::optional<std::string> cut, store.cut_short());
     if (cut) problems.push_back(*cut);
     // Every preimage, read by the tries' check or not, hashes to its key.
@@ -34,6 +35,16 @@ Status add_file_problems(SqliteNodeStore& store, std::vector<std::string>& probl
         if (!told && problems.size() < 1000) {
             problems.push_back("preimages row " + to_hex(hash) +
                                ": the preimage does not hash to it");
+        }
+    }));
+    // Every code too, named by an account or not.
+    MPT_RETURN_IF_ERROR(store.check_codes([&](bytes_view hash) {
+        const bool told =
+            std::any_of(named_codes.begin(), named_codes.end(), [&](const Hash256& h) {
+                return std::equal(h.begin(), h.end(), hash.begin(), hash.end());
+            });
+        if (!told && problems.size() < 1000) {
+            problems.push_back("codes row " + to_hex(hash) + ": the code does not hash to it");
         }
     }));
     MPT_TRY(const auto stray, store.rows_without_trie());
@@ -59,7 +70,7 @@ int run_check_state(const CheckOptions& o, OpenTrie& t) {
     auto r = check_state(*t.store, t.info);
     if (!r) return report(r.error(), o.db);
     progress.phase(o.db + ": preimages");
-    if (auto s = add_file_problems(*t.store, r->problems, r->bad_preimages); !s) {
+    if (auto s = add_file_problems(*t.store, r->problems, r->bad_preimages, r->bad_codes); !s) {
         return report(s.error());
     }
     progress.stop();
@@ -76,6 +87,8 @@ int run_check_state(const CheckOptions& o, OpenTrie& t) {
                                           {"preimages", r->preimages_read},
                                           {"missingPreimages", r->missing_preimages},
                                           {"storageNotHeld", r->storage_not_held},
+                                          {"codes", r->codes_read},
+                                          {"codesNotHeld", r->codes_not_held},
                                           {"problems", r->problems}};
         fmt::print("{}\n", j.dump());
     } else {
@@ -89,6 +102,10 @@ int run_check_state(const CheckOptions& o, OpenTrie& t) {
                 "note: {} without a preimage, {} whose storage trie the file does not "
                 "hold\n",
                 count_of(r->missing_preimages, "key"), count_of(r->storage_not_held, "account"));
+        }
+        if (r->codes_not_held != 0) {
+            fmt::print("note: {} whose code the file does not hold\n",
+                       count_of(r->codes_not_held, "account"));
         }
     }
     return clean ? kOk : report_damage(o.db, r->problems.size());

@@ -88,7 +88,7 @@ expect "guard: drop of a storage trie" 2 '^$' "trie $guard_storage is a storage 
 # check of a state file proves the whole state: every trie, every account's storageRoot
 # against its storage trie, no storage trie without its account, the preimages read.
 expect "check state: clean" 0 '^ok: state, 3 accounts, 2 storage tries, 3 slots, 8 rows, 0 problems$' '^$' -- "$MPT" check "$tmp/guard.before"
-expect "check state --json" 0 '^\{"ok":true,"trie":"main",.*"state":true,"accounts":3,"storageTries":2,"slots":3,"rows":8,"preimages":6,"missingPreimages":0,"storageNotHeld":0,"problems":\[\]\}$' '^$' -- "$MPT" check --json "$tmp/guard.before"
+expect "check state --json" 0 '^\{"ok":true,"trie":"main",.*"state":true,"accounts":3,"storageTries":2,"slots":3,"rows":8,"preimages":6,"missingPreimages":0,"storageNotHeld":0,"codes":2,"codesNotHeld":0,"problems":\[\]\}$' '^$' -- "$MPT" check --json "$tmp/guard.before"
 "$MPT" build --state --no-preimages "$FIX/state_alloc.json" -o "$tmp/nopre.db" >/dev/null
 expect "check state: keys without preimages are a note" 0 '^note: 6 keys without a preimage, 0 accounts whose storage trie' '^$' -- "$MPT" check "$tmp/nopre.db"
 # One account, its storage in two versions; and a second account with storage.

@@ -57,7 +57,7 @@ if case_result "statespill: the state generator" $? "no $GENSTATE (built beside 
     expect "statespill: root --state --memory 1M from a pipe" 0 "^$root\$" '^$' -- \
         bash -c "cat '$ss/alloc.json' | exec '$MPT' root --memory 1M --tmp '$ss/tmp' --state -"
     expect "statespill: build --state --json past --memory" 0 \
-        '^\{"root":"'"$root"'","accounts":3000,"storageTries":1000,"slots":60000,"preimages":3060,"rowsWritten":[0-9]+,"tempFiles":[1-9][0-9]*,"tempBytes":[1-9][0-9]*\}$' '^$' -- \
+        '^\{"root":"'"$root"'","accounts":3000,"storageTries":1000,"slots":60000,"preimages":3060,"codes":0,"rowsWritten":[0-9]+,"tempFiles":[1-9][0-9]*,"tempBytes":[1-9][0-9]*\}$' '^$' -- \
         "$MPT" build --state --json --memory 1M --tmp "$ss/tmp" "$ss/alloc.json" -o "$ss/json.mpt"
     # Into an existing file: through the store, the document held whole, as without --memory.
     expect "statespill: build --state --replace --memory into an existing file" 0 "^$root\$" '^$' -- \

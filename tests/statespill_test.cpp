@@ -135,6 +135,7 @@ void check_same_file(const TempFolder& t, const std::string& text, size_t run_by
     CHECK((*b)->result.storage_tries == (*a)->storage_tries);
     CHECK((*b)->result.slots == (*a)->slots);
     CHECK((*b)->result.preimages == (*a)->preimages);
+    CHECK((*b)->result.codes == (*a)->codes);
     CHECK((*b)->result.rows_written == (*a)->rows_written);
     CHECK((*b)->doc.temp_files > 0);
     const std::string x = file_bytes(whole), y = file_bytes(spilled);

@@ -999,6 +999,28 @@ Result<std::optional<int>> open_unnamed(const std::string& path, std::filesystem
 
 }  // namespace
 
+void sort_codes(std::vector<Code>& codes) {
+    const auto by_hash = [](const Code& x, const Code& y) { return x.first < y.first; };
+    std::sort(codes.begin(), codes.end(), by_hash);
+    codes.erase(std::unique(codes.begin(), codes.end(),
+                            [](const Code& x, const Code& y) { return x.first == y.first; }),
+                codes.end());
+}
+
+WholeFileTree codes_tree(uint32_t root_page, std::span<const Code> codes, bytes& record) {
+    WholeFileTree tree;
+    tree.root_page = root_page;
+    tree.records = [codes, &record](const std::function<Status(bytes_view)>& add) -> Status {
+        for (const auto& [hash, code] : codes) {
+            record.clear();
+            append_blob_record(record, hash, code);
+            MPT_RETURN_IF_ERROR(add(record));
+        }
+        return {};
+    };
+    return tree;
+}
+
 Result<bool> write_whole_file(const std::string& path, FileImage& image,
                               std::span<const WholeFileTree> trees, const ImageTail& tail) {
     std::filesystem::path dir;

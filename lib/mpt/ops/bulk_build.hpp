@@ -93,6 +93,12 @@ struct ImageTail {
 Result<bool> write_whole_file(const std::string& path, FileImage& image,
                               std::span<const WholeFileTree> trees, const ImageTail& tail = {});
 
+// Sorts codes by hash and drops those given twice (one code, one hash).
+void sort_codes(std::vector<Code>& codes);
+// The codes table's b-tree of a new file, from codes as sort_codes leaves them. codes and
+// record (scratch) must outlive the tree's writing.
+WholeFileTree codes_tree(uint32_t root_page, std::span<const Code> codes, bytes& record);
+
 // Syncs the folder dir, so that a name just given in it is durable. The file named is whole
 // either way: a failed sync only leaves the name to the file system's own schedule.
 void sync_folder(const std::filesystem::path& dir) noexcept;

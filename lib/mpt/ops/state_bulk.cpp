@@ -263,6 +263,7 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         std::vector<uint8_t> account_rlp(std::max<size_t>(order.size(), 1) * kAccountStride);
         std::vector<KvPair> pairs(order.size());
         std::vector<PreimageRef> preimages;  // in address-hash order, as the accounts
+        std::vector<Code> codes;             // by hash, each once (below)
         StateBuildResult result;
         bytes value;
         for (size_t i = 0; i < order.size(); ++i) {
@@ -282,7 +283,10 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
             pairs[i] = {acc.address_hash, bytes_view(at, value.size())};
             if (o.preimages && acc.address)
                 preimages.emplace_back(acc.address_hash, bytes_view(*acc.address));
+            if (!acc.code.empty()) codes.emplace_back(acc.account.code_hash, acc.code);
         }
+        sort_codes(codes);
+        result.codes = codes.size();
         AccountParts account_parts(o.progress, order.size());
         MPT_TRY(tries[0].root, stack_trie_root(pairs, std::max(o.threads, 1u),
                                                kParallelRootMinPairs, &account_parts));
@@ -304,7 +308,7 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         for (const TrieRows& t : tries) rows.push_back({t.name, t.kind, t.root});
         MPT_TRY(StateImage image, make_state_image(rows));
         bytes record;
-        WholeFileTree trees[2];
+        WholeFileTree trees[3];
         trees[0].root_page = image.image.nodes_root;
         trees[0].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
             // (trie, path) order: ids were given in the order of tries.
@@ -350,6 +354,7 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
                 MPT_RETURN_IF_ERROR(add(record));
             }
         };
+        trees[2] = codes_tree(image.image.codes_root, codes, record);
         MPT_TRY(const bool written, write_whole_file(path, image.image, trees));
         if (!written) return std::optional<StateBuildResult>{};
         return std::optional<StateBuildResult>(result);

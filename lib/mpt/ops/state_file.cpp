@@ -1,5 +1,6 @@
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
+#include <mpt/ops/bulk_build.hpp>
 #include <mpt/ops/state_file.hpp>
 #include <mpt/ops/trie_file.hpp>
 #include <mpt/trie/stack_trie.hpp>
@@ -156,9 +157,11 @@ Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
     StackTrie storage(&storage_sink);
     StackTrie accounts(&account_sink);
     std::vector<std::pair<Hash256, bytes>> preimages;
+    std::vector<Code> codes;
     bytes value;
     for (size_t i = 0; i < order.size(); ++i) {
         const StateAccount& acc = *order[i];
+        if (!acc.code.empty()) codes.emplace_back(acc.account.code_hash, acc.code);
         Account a = acc.account;
         MPT_TRY(const std::vector<const StorageEntry*> slots, sorted_state_slots(acc));
         // A dump made without storage gives the root alone (state_root.hpp's rule): the
@@ -213,6 +216,11 @@ Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
         for (const auto& [h, p] : preimages) items.emplace_back(h, p);
         MPT_RETURN_IF_ERROR(store.put_preimages(items));
         result.preimages = items.size();
+    }
+    if (!codes.empty()) {
+        sort_codes(codes);
+        MPT_RETURN_IF_ERROR(store.put_codes(codes));
+        result.codes = codes.size();
     }
     result.accounts = order.size();
     result.rows_written = storage_sink.rows() + account_sink.rows();
@@ -394,6 +402,24 @@ public:
         return {};
     }
 
+    // The code an account's codeHash names, where the store holds it: read, and so checked.
+    Status code(const Hash256& hash, std::string_view label) {
+        if (hash == kEmptyCodeHash) return {};
+        auto c = store_.get_code(hash);
+        if (!c) {
+            if (c.error().code != Errc::storage_hash_mismatch) return std::move(c).error();
+            auto& bad = report_.bad_codes;
+            if (std::find(bad.begin(), bad.end(), hash) == bad.end()) {
+                bad.push_back(hash);
+                problem(std::string(label) + ": codeHash " + to_hex(hash) + ": " +
+                        c.error().detail);
+            }
+            return {};
+        }
+        ++(*c ? report_.codes_read : report_.codes_not_held);
+        return {};
+    }
+
     // Every leaf of t decoded as f(key, value) would, where the trie's rows are whole.
     template <typename F>
     Status leaves(const TrieInfo& t, F&& f) {
@@ -443,6 +469,7 @@ Result<StateCheckReport> check_state(NodeStore& store, const TrieInfo& accounts)
             }
             const Hash256 address_hash = hash_from_view(k);
             MPT_RETURN_IF_ERROR(c.preimage(address_hash, "the address of account"));
+            MPT_RETURN_IF_ERROR(c.code(a->code_hash, label));
             const std::string name = storage_trie_name(address_hash);
             const auto it = storage.find(name);
             if (it == storage.end()) {

@@ -48,6 +48,7 @@ struct StateBuildResult {
     size_t slots = 0;  // non-zero slots written
     size_t rows_written = 0;
     size_t preimages = 0;
+    size_t codes = 0;  // distinct contract codes kept
 };
 
 // Writes the state of doc into store: the account trie `main` (kind state) and the storage
@@ -133,10 +134,13 @@ struct StateCheckReport {
     size_t preimages_read = 0;          // preimages read, every one of which hashed to its key
     size_t missing_preimages = 0;       // accounts and slots the file holds no preimage of
     size_t storage_not_held = 0;        // accounts with storage whose trie the file does not hold
+    size_t codes_read = 0;              // accounts whose code was read, each hashed to codeHash
+    size_t codes_not_held = 0;          // accounts with code whose code the file does not hold
     std::vector<std::string> problems;  // each names its trie, and its path or account
     // The keys whose stored preimage does not hash to them, each once, named in problems by
     // the first account or slot that reads it.
     std::vector<Hash256> bad_preimages;
+    std::vector<Hash256> bad_codes;  // the same for codes
 };
 
 // Checks the whole state whose account trie is accounts (kind state): check_trie of it and

@@ -23,6 +23,7 @@ using build_detail::SpillingRows;
 
 // The records (state_spill.hpp): an account's value is
 //   be64(instance) flags be64(nonce) balance(32) code_hash(32) [claimed root(32)] [address(20)]
+//   [code]
 // and a slot's
 //   be64(instance) flags value(32) [slot(32)]
 // with instance the number of the account object it came from.
@@ -30,6 +31,7 @@ enum : uint8_t {
     kListed = 1,   // the account lists storage (if only zero slots)
     kClaimed = 2,  // a dump's own storage root follows
     kAddress = 4,  // the address follows
+    kCode = 8,     // the code follows, to the end (a build's records only)
     kSlot = 1,     // the slot follows
 };
 
@@ -46,18 +48,21 @@ bool is_zero(const U256& v) noexcept {
     return std::all_of(v.begin(), v.end(), [](uint8_t b) { return b == 0; });
 }
 
-// Adds each account handed over and its nonzero slots to the sorter.
+// Adds each account handed over and its nonzero slots to the sorter; with keep_code, an
+// account's code in its record (a build keeps the code of an account's last object only).
 class RecordSink : public StateAccountSink {
 public:
-    explicit RecordSink(SpillingPairSorter& sorter) : sorter_(sorter) {}
+    RecordSink(SpillingPairSorter& sorter, bool keep_code)
+        : sorter_(sorter), keep_code_(keep_code) {}
 
     Status account(const StateAccount& a, uint64_t instance) override {
         uint8_t v[8 + 1 + 8 + 32 + 32 + 32 + 20];
         size_t n = 0;
         put_be64(v, instance);
         uint8_t& flags = v[8];
+        const bool code = keep_code_ && !a.code.empty();
         flags = (a.storage.empty() ? 0 : kListed) | (a.claimed_storage_root ? kClaimed : 0) |
-                (a.address ? kAddress : 0);
+                (a.address ? kAddress : 0) | (code ? kCode : 0);
         put_be64(v + 9, a.account.nonce);
         std::memcpy(v + 17, a.account.balance.data(), 32);
         std::memcpy(v + 49, a.account.code_hash.data(), 32);
@@ -70,7 +75,13 @@ public:
             std::memcpy(v + n, a.address->data(), 20);
             n += 20;
         }
-        MPT_RETURN_IF_ERROR(sorter_.add(a.address_hash, bytes_view(v, n)));
+        if (code) {
+            record_.assign(v, v + n);
+            record_.insert(record_.end(), a.code.begin(), a.code.end());
+            MPT_RETURN_IF_ERROR(sorter_.add(a.address_hash, record_));
+        } else {
+            MPT_RETURN_IF_ERROR(sorter_.add(a.address_hash, bytes_view(v, n)));
+        }
         uint8_t key[64];
         std::memcpy(key, a.address_hash.data(), 32);
         uint8_t s[8 + 1 + 32 + 32];
@@ -88,6 +99,8 @@ public:
 
 private:
     SpillingPairSorter& sorter_;
+    bool keep_code_;
+    bytes record_;
 };
 
 // An account of the merged records.
@@ -98,6 +111,7 @@ struct MergedAccount {
     std::optional<Hash256> claimed;
     std::optional<Address> address;
     uint64_t instance = 0;
+    bytes code;  // a build's records only
 
     // Its storage root when it has no nonzero slot (state_root.hpp's rule).
     Hash256 root_without_slots() const noexcept {
@@ -128,6 +142,11 @@ void decode_account(const KvPair& p, MergedAccount& a) {
         a.address.emplace();
         std::memcpy(a.address->data(), v + n, 20);
         n += 20;
+    }
+    a.code.clear();
+    if ((flags & kCode) != 0) {
+        a.code.assign(v + n, v + p.value.size());
+        n = p.value.size();
     }
     MPT_ASSERT(n == p.value.size());
 }
@@ -183,8 +202,9 @@ StreamedStateInfo doc_info(const StateStreamResult& read) {
 }
 
 // Reads the whole stream into a finished sorter.
-Result<StateStreamResult> sort_state(StateTextStream& stream, SpillingPairSorter& sorter) {
-    RecordSink sink(sorter);
+Result<StateStreamResult> sort_state(StateTextStream& stream, SpillingPairSorter& sorter,
+                                     bool keep_code = false) {
+    RecordSink sink(sorter, keep_code);
     MPT_TRY(StateStreamResult r, stream_state_document(stream, sink));
     MPT_RETURN_IF_ERROR(sorter.finish());
     return r;
@@ -312,17 +332,19 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
     if (path.empty() || ::lstat(path.c_str(), &st) == 0) return Out{};
     SpillFiles files(spill);
     SpillingPairSorter sorter(files);
-    MPT_TRY(const StateStreamResult read, sort_state(stream, sorter));
-    StreamedStateBuild out;
-    out.doc = doc_info(read);
-    StateBuildResult& result = out.result;
-
     // The slots' preimages, by hash, each once: a sort of their own (the same slot in many
-    // accounts is one preimage). The accounts' come in hash order already.
+    // accounts is one preimage). The accounts' come in hash order already. The codes, by
+    // hash, are a sort of their own too, of each account's last object.
     SpillOptions pre_options = spill;
     pre_options.run_bytes = std::max<size_t>(row_bytes / 4, 1);
     SpillFiles pre_files(pre_options);
     SpillingPairSorter slot_preimages(pre_files);
+    SpillingPairSorter codes(pre_files);
+    MPT_TRY(const StateStreamResult read, sort_state(stream, sorter, /*keep_code=*/true));
+    StreamedStateBuild out;
+    out.doc = doc_info(read);
+    StateBuildResult& result = out.result;
+
     MPT_TRY(RunFile account_preimages, RunFile::create(files));
 
     const size_t each = std::max<size_t>(row_bytes / 2, 1);
@@ -375,6 +397,7 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
                                       ", its slots " + to_hex(acct.storage_root);
             }
             ++result.accounts;
+            if (!a.code.empty()) MPT_RETURN_IF_ERROR(codes.add(a.account.code_hash, a.code));
             enc.clear();
             encode_account(enc, acct);
             MPT_RETURN_IF_ERROR(accounts.add(a.hash, enc));
@@ -391,6 +414,7 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
     result.rows_written = main_rows.rows() + storage_rows.rows();
     MPT_RETURN_IF_ERROR(account_preimages.finish());
     MPT_RETURN_IF_ERROR(slot_preimages.finish());
+    MPT_RETURN_IF_ERROR(codes.finish());
     MPT_RETURN_IF_ERROR(storage_tries.finish());
     if (o.check_stated_roots && out.stated_mismatch.empty() && out.doc.claimed_root &&
         *out.doc.claimed_root != result.root) {
@@ -434,7 +458,7 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
     const auto id_of = [](uint32_t index) { return static_cast<int64_t>(index) + 1; };
 
     bytes record;
-    WholeFileTree trees[2];
+    WholeFileTree trees[3];
     trees[0].root_page = image.image.nodes_root;
     trees[0].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
         MPT_RETURN_IF_ERROR(main_rows.for_each([&](bytes_view p, bytes_view rlp) {
@@ -486,6 +510,19 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
             } else {
                 MPT_RETURN_IF_ERROR(put(batch[at].key, batch[at].value));
                 ++at;
+            }
+        }
+    };
+    trees[2].root_page = image.image.codes_root;
+    trees[2].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
+        while (true) {
+            MPT_TRY(const std::span<const KvPair> batch, codes.next());
+            if (batch.empty()) return {};
+            for (const KvPair& c : batch) {
+                ++result.codes;
+                record.clear();
+                append_blob_record(record, c.key, c.value);
+                MPT_RETURN_IF_ERROR(add(record));
             }
         }
     };

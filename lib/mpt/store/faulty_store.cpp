@@ -79,6 +79,16 @@ Result<std::optional<bytes>> FaultyNodeStore::get_preimage(const Hash256& hash) 
     return inner_.get_preimage(hash);
 }
 
+Status FaultyNodeStore::put_codes(std::span<const Code> items) {
+    MPT_RETURN_IF_ERROR(count(Op::write, "put_codes"));
+    return inner_.put_codes(items);
+}
+
+Result<std::optional<bytes>> FaultyNodeStore::get_code(const Hash256& hash) {
+    MPT_RETURN_IF_ERROR(count(Op::read, "get_code"));
+    return inner_.get_code(hash);
+}
+
 Status FaultyNodeStore::put(TrieId trie, bytes_view path, bytes_view rlp) {
     MPT_RETURN_IF_ERROR(count(Op::write, "put"));
     return inner_.put(trie, path, rlp);

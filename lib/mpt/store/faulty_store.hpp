@@ -57,6 +57,8 @@ public:
     Status delete_trie(TrieId trie) override;
     Status put_preimages(std::span<const Preimage> items) override;
     Result<std::optional<bytes>> get_preimage(const Hash256& hash) override;
+    Status put_codes(std::span<const Code> items) override;
+    Result<std::optional<bytes>> get_code(const Hash256& hash) override;
     Status commit_write() override;
     void rollback() noexcept override { inner_.rollback(); }
 

@@ -64,11 +64,12 @@ private:
 
 constexpr int kInMemory = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 
-// The root pages of the nodes and the preimages tables of db, as its schema holds them.
-Result<std::array<uint32_t, 2>> table_roots(sqlite3* db, const std::string& where) {
-    std::array<uint32_t, 2> roots{};
-    const char* tables[2] = {"nodes", "preimages"};
-    for (int i = 0; i < 2; ++i) {
+// The root pages of the nodes, the preimages and the codes tables of db, as its schema holds
+// them.
+Result<std::array<uint32_t, 3>> table_roots(sqlite3* db, const std::string& where) {
+    std::array<uint32_t, 3> roots{};
+    const char* tables[3] = {"nodes", "preimages", "codes"};
+    for (size_t i = 0; i < roots.size(); ++i) {
         sqlite::Statement q;
         if (q.prepare(db, std::string("SELECT rootpage FROM sqlite_master WHERE name='") +
                               tables[i] + "'") != SQLITE_OK ||
@@ -97,6 +98,7 @@ Result<FileImage> serialize_image(sqlite3* db, const std::string& where) {
     header[18] = header[19] = 2;  // the write and read versions of a file in WAL mode
     image.nodes_root = roots[0];
     image.preimages_root = roots[1];
+    image.codes_root = roots[2];
     return image;
 }
 
@@ -201,7 +203,7 @@ Result<DiskStateImage> make_state_image_on_disk(const std::string& tmp_dir, cons
     const uint32_t pages = static_cast<uint32_t>(static_cast<uint64_t>(st.st_size) / page_size);
     // The pages up to the tables' roots, which the b-tree writers fill in, are held; the
     // tries table's others stay in the file.
-    const uint32_t held = std::max(roots[0], roots[1]);
+    const uint32_t held = std::max({roots[0], roots[1], roots[2]});
     MPT_ASSERT(held >= 1 && held <= pages);
     out.image.image.page_size = page_size;
     out.image.image.pages.resize(static_cast<size_t>(held) * page_size);
@@ -212,6 +214,7 @@ Result<DiskStateImage> make_state_image_on_disk(const std::string& tmp_dir, cons
     out.image.image.pages[18] = out.image.image.pages[19] = 2;  // WAL mode, as open() makes it
     out.image.image.nodes_root = roots[0];
     out.image.image.preimages_root = roots[1];
+    out.image.image.codes_root = roots[2];
     out.image.preimages_root = roots[1];
     out.tail_first = held + 1;
     out.tail_pages = pages - held;

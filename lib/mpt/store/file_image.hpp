@@ -25,6 +25,7 @@ struct FileImage {
     uint32_t page_size = 0;
     uint32_t nodes_root = 0;      // the nodes table's root page
     uint32_t preimages_root = 0;  // the preimages table's
+    uint32_t codes_root = 0;      // the codes table's
     TrieId trie = 0;              // the trie's id, the first column of its rows
 };
 

@@ -226,6 +226,20 @@ Result<std::optional<bytes>> MemoryNodeStore::get_preimage(const Hash256& hash) 
     return std::optional<bytes>(it->second);
 }
 
+Status MemoryNodeStore::put_codes(std::span<const Code> items) {
+    if (!pending_) return {Errc::internal, "put_codes outside a write"};
+    for (const auto& [hash, code] : items)
+        pending_->codes.try_emplace(hash, code.begin(), code.end());
+    return {};
+}
+
+Result<std::optional<bytes>> MemoryNodeStore::get_code(const Hash256& hash) {
+    const State& s = pending_ ? *pending_ : committed_;
+    const auto it = s.codes.find(hash);
+    if (it == s.codes.end()) return std::optional<bytes>{};
+    return std::optional<bytes>(it->second);
+}
+
 Status MemoryNodeStore::commit_write() {
     if (!pending_) return {Errc::internal, "commit outside a write"};
     committed_ = std::move(*pending_);

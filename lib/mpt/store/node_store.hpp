@@ -58,6 +58,8 @@ struct TrieInfo {
 
 // A preimage record: keccak256(preimage) and the preimage.
 using Preimage = std::pair<Hash256, bytes_view>;
+// A contract code record: keccak256(code) and the code.
+using Code = std::pair<Hash256, bytes_view>;
 
 inline constexpr size_t kMaxTrieName = 1024;
 
@@ -134,6 +136,12 @@ public:
     // The preimage recorded for hash, or nullopt. A file's store checks it as it reads it: one
     // that does not hash to hash is Errc::storage_hash_mismatch.
     virtual Result<std::optional<bytes>> get_preimage(const Hash256& hash) = 0;
+    // REQUIRES: inside a write. Records each contract code under its hash, one table for the
+    // file, as put_preimages does (a hash recorded keeps its first code; the caller vouches
+    // for the hashes). No empty code: an account without code names the empty hash.
+    virtual Status put_codes(std::span<const Code> items) = 0;
+    // The code recorded for hash, or nullopt (none kept). Checked as a preimage is.
+    virtual Result<std::optional<bytes>> get_code(const Hash256& hash) = 0;
     // On failure nothing is published; the caller still calls rollback() to end the write.
     virtual Status commit_write() = 0;
     // Ends a write without publishing it; does nothing outside a write.
@@ -218,6 +226,8 @@ public:
     Status delete_trie(TrieId trie) override;
     Status put_preimages(std::span<const Preimage> items) override;
     Result<std::optional<bytes>> get_preimage(const Hash256& hash) override;
+    Status put_codes(std::span<const Code> items) override;
+    Result<std::optional<bytes>> get_code(const Hash256& hash) override;
     Status commit_write() override;
     void rollback() noexcept override;
 
@@ -226,6 +236,7 @@ public:
         std::vector<TrieInfo> tries;
         std::map<std::pair<TrieId, bytes>, bytes> rows;
         std::map<Hash256, bytes> preimages;
+        std::map<Hash256, bytes> codes;
     };
     const State& state() const noexcept { return committed_; }
 

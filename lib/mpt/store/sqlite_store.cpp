@@ -40,6 +40,8 @@ SqliteNodeStore::~SqliteNodeStore() {
     nodes_.finalize();
     put_preimage_.finalize();
     get_preimage_.finalize();
+    put_code_.finalize();
+    get_code_.finalize();
     if (in_txn_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     sqlite3_close(db_);
 }
@@ -182,13 +184,12 @@ Result<std::vector<std::pair<TrieId, uint64_t>>> SqliteNodeStore::rows_without_t
     return out;
 }
 
-Result<PreimageCount> SqliteNodeStore::check_preimages(
-    const std::function<void(bytes_view hash)>& bad) {
+Result<PreimageCount> SqliteNodeStore::check_by_hash(
+    const char* table, const std::function<void(bytes_view hash)>& bad) {
     PreimageCount n;
-    if (tries_.version() < 2) return n;  // a version-1 file has no preimages table
     Statement st;
-    if (st.prepare(db_, "SELECT hash, preimage FROM preimages") != SQLITE_OK) {
-        return error("read preimages");
+    if (st.prepare(db_, std::string("SELECT * FROM ") + table) != SQLITE_OK) {
+        return error(std::string("read ") + table);
     }
     int rc;
     while ((rc = st.step()) == SQLITE_ROW) {
@@ -200,8 +201,20 @@ Result<PreimageCount> SqliteNodeStore::check_preimages(
             bad(hash);
         }
     }
-    if (rc != SQLITE_DONE) return error("read preimages");
+    if (rc != SQLITE_DONE) return error(std::string("read ") + table);
     return n;
+}
+
+Result<PreimageCount> SqliteNodeStore::check_preimages(
+    const std::function<void(bytes_view hash)>& bad) {
+    if (tries_.version() < 2) return PreimageCount{};  // a version-1 file has no such table
+    return check_by_hash("preimages", bad);
+}
+
+Result<PreimageCount> SqliteNodeStore::check_codes(
+    const std::function<void(bytes_view hash)>& bad) {
+    if (tries_.version() < 3) return PreimageCount{};  // no codes table before version 3
+    return check_by_hash("codes", bad);
 }
 
 Status SqliteNodeStore::begin_read() {
@@ -400,45 +413,67 @@ Result<int64_t> SqliteNodeStore::bytes_with_log() {
     return file + static_cast<int64_t>(st.st_size);
 }
 
-Status SqliteNodeStore::put_preimages(std::span<const Preimage> items) {
+Status SqliteNodeStore::put_by_hash(Statement& st, const char* table,
+                                    std::span<const Preimage> items, const char* what) {
     if (!writable_) return file_error(Errc::storage_readonly, path_, "opened read-only");
-    if (!put_preimage_) {
-        MPT_RETURN_IF_ERROR(prepare(
-            put_preimage_, "INSERT OR IGNORE INTO preimages(hash, preimage) VALUES(?1, ?2)"));
+    if (!st) {
+        MPT_RETURN_IF_ERROR(
+            prepare(st, std::string("INSERT OR IGNORE INTO ") + table + " VALUES(?1, ?2)"));
     }
-    for (const auto& [hash, preimage] : items) {
-        put_preimage_.reset();
-        put_preimage_.bind(1, hash);
-        put_preimage_.bind(2, preimage);
-        const int rc = put_preimage_.step();
-        put_preimage_.reset();
-        if (rc != SQLITE_DONE) return error("write preimage");
+    for (const auto& [hash, blob] : items) {
+        st.reset();
+        st.bind(1, hash);
+        st.bind(2, blob);
+        const int rc = st.step();
+        st.reset();
+        if (rc != SQLITE_DONE) return error(std::string("write ") + what);
     }
     return {};
+}
+
+Result<std::optional<bytes>> SqliteNodeStore::get_by_hash(Statement& st, const char* table,
+                                                          const Hash256& hash, const char* what) {
+    if (!st) {
+        MPT_RETURN_IF_ERROR(
+            prepare(st, std::string("SELECT ") + what + " FROM " + table + " WHERE hash=?1"));
+    }
+    st.reset();
+    st.bind(1, hash);
+    const int rc = st.step();
+    std::optional<bytes> out;
+    if (rc == SQLITE_ROW) {
+        const bytes_view p = st.column_blob(0);
+        out.emplace(p.begin(), p.end());
+    }
+    st.reset();
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return error(std::string("read ") + what);
+    // Checked as a node is: a damaged row is a damaged file, never another address or code.
+    if (out && keccak256(*out) != hash) {
+        return file_error(
+            Errc::storage_hash_mismatch, path_,
+            std::string("the ") + what + " recorded for " + to_hex(hash) + " does not hash to it");
+    }
+    return out;
+}
+
+Status SqliteNodeStore::put_preimages(std::span<const Preimage> items) {
+    return put_by_hash(put_preimage_, "preimages", items, "preimage");
 }
 
 Result<std::optional<bytes>> SqliteNodeStore::get_preimage(const Hash256& hash) {
     // A version-1 file, read as it is, has no preimages.
     if (tries_.version() < 2) return std::optional<bytes>{};
-    if (!get_preimage_) {
-        MPT_RETURN_IF_ERROR(prepare(get_preimage_, "SELECT preimage FROM preimages WHERE hash=?1"));
-    }
-    get_preimage_.reset();
-    get_preimage_.bind(1, hash);
-    const int rc = get_preimage_.step();
-    std::optional<bytes> out;
-    if (rc == SQLITE_ROW) {
-        const bytes_view p = get_preimage_.column_blob(0);
-        out.emplace(p.begin(), p.end());
-    }
-    get_preimage_.reset();
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return error("read preimage");
-    // Checked as a node is: a damaged preimage is a damaged file, never another address.
-    if (out && keccak256(*out) != hash) {
-        return file_error(Errc::storage_hash_mismatch, path_,
-                          "the preimage recorded for " + to_hex(hash) + " does not hash to it");
-    }
-    return out;
+    return get_by_hash(get_preimage_, "preimages", hash, "preimage");
+}
+
+Status SqliteNodeStore::put_codes(std::span<const Code> items) {
+    return put_by_hash(put_code_, "codes", items, "code");
+}
+
+Result<std::optional<bytes>> SqliteNodeStore::get_code(const Hash256& hash) {
+    // A file before version 3, read as it is, keeps no code.
+    if (tries_.version() < 3) return std::optional<bytes>{};
+    return get_by_hash(get_code_, "codes", hash, "code");
 }
 
 Status SqliteNodeStore::commit_write() {

@@ -76,6 +76,8 @@ public:
     Result<uint64_t> copy_rows(TrieId from, TrieId to) override;
     Status put_preimages(std::span<const Preimage> items) override;
     Result<std::optional<bytes>> get_preimage(const Hash256& hash) override;
+    Status put_codes(std::span<const Code> items) override;
+    Result<std::optional<bytes>> get_code(const Hash256& hash) override;
     Status commit_write() override;
     void rollback() noexcept override;
 
@@ -89,6 +91,8 @@ public:
     // For `mpt check`: reads every row of the preimages table and calls bad(hash) for each
     // whose preimage does not hash to it (or whose hash is not 32 bytes).
     Result<PreimageCount> check_preimages(const std::function<void(bytes_view hash)>& bad);
+    // The same for the codes table (none before version 3).
+    Result<PreimageCount> check_codes(const std::function<void(bytes_view hash)>& bad);
     // Each trie's rows and their bytes (path and RLP), by trie id: one pass over the nodes.
     struct TrieUsage {
         TrieId trie = 0;
@@ -149,6 +153,14 @@ private:
         void finalize() noexcept;
     };
     Status prepare_rows(RowStatements& s, const char* table);
+    // The preimages and codes tables: (hash, blob) rows, each blob keccak256 of its hash.
+    // what names the blob in errors ("preimage", "code").
+    Status put_by_hash(sqlite::Statement& st, const char* table, std::span<const Preimage> items,
+                       const char* what);
+    Result<std::optional<bytes>> get_by_hash(sqlite::Statement& st, const char* table,
+                                             const Hash256& hash, const char* what);
+    Result<PreimageCount> check_by_hash(const char* table,
+                                        const std::function<void(bytes_view hash)>& bad);
     // Staging: a trie created while the file has no rows at all (a new file, or one whose
     // tries are all empty) is written to a temporary table of the same shape and copied into
     // the nodes table at commit. SQLite copies between such tables in key order, filling
@@ -170,6 +182,8 @@ private:
     const char* table_ = "main.nodes";  // its name, for statements made on the fly
     sqlite::Statement put_preimage_;    // made on first use
     sqlite::Statement get_preimage_;
+    sqlite::Statement put_code_;
+    sqlite::Statement get_code_;
     bool in_txn_ = false;
 };
 
