@@ -23,6 +23,7 @@ struct DumpOptions {
     bool key_hashed = false;
     bool accounts = false;
     bool storage = false;
+    bool code = false;
     bool json = false;
 };
 
@@ -70,6 +71,18 @@ int run_dump_accounts(const DumpOptions& o) {
                                                     : "{\"key\":\"" + to_hex(hash);
         line += "\",";
         append_account_fields(line, a);
+        if (o.code && a.code_hash != kEmptyCodeHash) {
+            auto code = store.get_code(a.code_hash);
+            if (!code) {
+                failed = Status(code.error());
+                return false;
+            }
+            if (*code) {
+                line += ",\"code\":\"";
+                line += to_hex(**code);
+                line += '"';
+            }
+        }
         if (!o.storage) {
             line += "}\n";
             return out(line) && ++n < max;
@@ -111,6 +124,7 @@ int run_dump_accounts(const DumpOptions& o) {
 
 int run_dump(const DumpOptions& o) {
     if (o.storage && !o.accounts) return report_usage("dump: --storage goes with --accounts");
+    if (o.code && !o.accounts) return report_usage("dump: --code goes with --accounts");
     if (o.accounts) return run_dump_accounts(o);  // JSON lines, with or without --json
     std::optional<bytes> from_key;
     if (!o.from.empty()) {
@@ -169,13 +183,16 @@ void register_dump(CLI::App* sub, Runner& runner) {
     sub->add_flag("--accounts", o->accounts,
                   "In a state file: one JSON object a line per account, decoded");
     sub->add_flag("--storage", o->storage, "With --accounts: each account's slots too");
+    sub->add_flag("--code", o->code,
+                  "With --accounts: each account's code, where the file holds it");
     sub->add_option("--trie", o->trie, "Trie name in the file")->capture_default_str();
     sub->add_flag("--json", o->json, "Print one JSON object {key: value}");
     sub->footer(
         "Lines are `0x<key> 0x<value>`; keys are trie keys (hashed in a secure trie).\n"
         "--accounts: {\"address\" (or \"key\", the address hash, when the file has no\n"
         "preimage), \"nonce\", \"balance\", \"storageRoot\", \"codeHash\"} a line in trie order;\n"
-        "--storage adds \"storage\": {slot (or its hash): value}. Values are quantities.\n"
+        "--storage adds \"storage\": {slot (or its hash): value}, --code \"code\". Values are\n"
+        "quantities. mpt root --state and build --state read these lines back.\n"
         "Output streams: memory does not grow with the trie.");
     sub->final_callback([o, &runner] { runner = [o] { return run_dump(*o); }; });
 }

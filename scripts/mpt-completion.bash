@@ -21,7 +21,7 @@ _mpt_flags() {
         root) echo "-h --help --trie --vectors --state --list --block --secure --threads --memory --tmp --max-input --json" ;;
         build) echo "-h --help -o --output --trie --secure --replace --state --no-preimages --ignore-stated-roots --json --threads --memory --tmp --max-input" ;;
         get) echo "-h --help --keys --account --slot --key-hashed --trie --json" ;;
-        dump) echo "-h --help --from --limit --key-hashed --accounts --storage --trie --json" ;;
+        dump) echo "-h --help --from --limit --key-hashed --accounts --storage --code --trie --json" ;;
         check | stats) echo "-h --help --trie --json" ;;
         count-allocs) echo "-h --help --leaves --samples --json" ;;
         diff) echo "-h --help --trie --trie-b --secure --state --json --stats --nodes --verify" ;;

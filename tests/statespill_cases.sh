@@ -45,6 +45,21 @@ if case_result "statespill: the state generator" $? "no $GENSTATE (built beside 
         cmp -s "$ss/whole.mpt" "$ss/spilled.mpt"
         case_result "statespill: build --state --memory 1M of $f: the whole path's file" $? "not the same file"
     done
+    # mpt's own dump by lines, with code, past --memory: the root and the file of the whole
+    # path, and a file that dumps the same.
+    rm -f "$ss/whole.mpt" "$ss/spilled.mpt"
+    "$MPT" build --state "$ss/genesis.json" -o "$ss/with_code.mpt" >/dev/null
+    "$MPT" dump --accounts --storage --code "$ss/with_code.mpt" >"$ss/mpt_dump.jsonl"
+    gen_root=$("$MPT" root --state "$ss/genesis.json")
+    expect "statespill: root --state --memory 1M of mpt dump lines" 0 "^\{\"root\":\"$gen_root\",\"shape\":\"mpt-dump\",.*\"tempFiles\":[1-9]" '^$' -- \
+        "$MPT" root --json --memory 1M --tmp "$ss/tmp" --state "$ss/mpt_dump.jsonl"
+    "$MPT" build --state "$ss/mpt_dump.jsonl" -o "$ss/whole.mpt" >/dev/null
+    expect "statespill: build --state --memory 1M of mpt dump lines keeps the codes" 0 '"codes":[1-9][0-9]*,.*"tempFiles":[1-9]' '^$' -- \
+        "$MPT" build --state --json --memory 1M --tmp "$ss/tmp" "$ss/mpt_dump.jsonl" -o "$ss/spilled.mpt"
+    cmp -s "$ss/whole.mpt" "$ss/spilled.mpt"
+    case_result "statespill: mpt dump lines past --memory: the whole path's file" $? "not the same file"
+    "$MPT" dump --accounts --storage --code "$ss/spilled.mpt" | cmp -s - "$ss/mpt_dump.jsonl"
+    case_result "statespill: mpt dump lines: the rebuilt file dumps the same" $? "another dump"
     # 10,000 contracts with one slot each: the tries table, made in a temporary database a
     # batch of 4,096 tries at a time, is the one made in memory.
     "$GENSTATE" 10000 10000 "$ss/contracts.json" --every 1

@@ -39,6 +39,8 @@ std::string_view state_shape_name(StateShape s) noexcept {
             return "geth-dump-lines";
         case StateShape::reth_dump:
             return "reth-dump";
+        case StateShape::mpt_dump:
+            return "mpt-dump";
     }
     return "unknown";
 }

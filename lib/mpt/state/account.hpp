@@ -103,6 +103,7 @@ enum class StateShape : uint8_t {
     geth_dump,        // geth's dump: {"root": ..., "accounts": {...}}
     geth_dump_lines,  // geth's iterative dump: one account a line, the root on the first
     reth_dump,        // reth's state dump: one JSON object a line, the first carrying the root
+    mpt_dump,         // mpt dump --accounts: one account a line, with no root line
 };
 std::string_view state_shape_name(StateShape s) noexcept;
 

@@ -25,6 +25,13 @@ Result<StateDoc> StateParser::parse(unsigned threads) {
         return Error{Errc::bad_input, "a state document is a JSON object"};
     }
     Collected c;
+    if (starts_mpt_dump(std::string_view(p_, static_cast<size_t>(end_ - p_)))) {
+        StateDoc doc;
+        MPT_RETURN_IF_ERROR(parse_lines(c, doc));
+        doc.shape = StateShape::mpt_dump;
+        MPT_RETURN_IF_ERROR(finish(c, doc, threads));
+        return doc;
+    }
     Top top;
     MPT_RETURN_IF_ERROR(parse_top(c, top));
     skip_ws();
@@ -264,6 +271,19 @@ Hash256 slot_hash(const U256& slot) noexcept {
 
 }  // namespace
 
+bool starts_mpt_dump(std::string_view text) noexcept {
+    const auto hex_then_nonce = [&](std::string_view head, size_t digits) {
+        if (!text.starts_with(head)) return false;
+        const std::string_view rest = text.substr(head.size());
+        return rest.size() >= digits + 10 &&
+               std::all_of(
+                   rest.begin(), rest.begin() + static_cast<ptrdiff_t>(digits),
+                   [](char c) { return kHexDigitValue[static_cast<uint8_t>(c)] != 0xff; }) &&
+               rest.substr(digits).starts_with("\",\"nonce\":");
+    };
+    return hex_then_nonce("{\"address\":\"0x", 40) || hex_then_nonce("{\"key\":\"0x", 64);
+}
+
 // Fills the hashes of one account and sorts its storage; an error line, or empty.
 std::string StateParser::hash_account(StateAccount& a, const Pending& pd) const {
     if (a.address) {
@@ -283,7 +303,9 @@ std::string StateParser::hash_account(StateAccount& a, const Pending& pd) const 
         }
         a.account.code_hash = pd.code_hash;
     }
-    for (StorageEntry& e : a.storage) e.key = slot_hash(*e.slot);
+    for (StorageEntry& e : a.storage) {
+        if (e.slot) e.key = slot_hash(*e.slot);  // else named by its hash (pre(0x...))
+    }
     // By key; of a repeated slot the last stays (a map's last assignment wins).
     std::stable_sort(
         a.storage.begin(), a.storage.end(),
@@ -378,6 +400,7 @@ bool looks_like_state_document(std::string_view head) noexcept {
     const char* p = head.data();
     const char* const end = p + head.size();
     skip_space(p, end);
+    if (document_detail::starts_mpt_dump(std::string_view(p, end - p))) return true;
     if (p == end || *p != '{') return false;
     ++p;
     for (;;) {

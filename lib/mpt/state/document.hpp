@@ -8,6 +8,8 @@
 //                    object a line (with "root" and "codeHash" of its own)
 //   reth-dump        reth's init-state dump: {"root": ...} on the first line, then one account
 //                    object a line with its "address"
+//   mpt-dump         mpt dump --accounts: one account object a line, no root line, each
+//                    beginning {"address":"0x..","nonce": or {"key":"0x..","nonce":
 //
 // Field rules follow geth's decoders (core/types/account.go, common/math, common/hexutil):
 //   address     40 hex digits, 0x optional, any case (common.UnprefixedAddress)
@@ -19,9 +21,11 @@
 //   storage     optional; keys and values hex of at most 64 digits, even length, "0x"
 //               optional, left-padded to 32 bytes; "" and "0x" are zero (storageJSON)
 // Field names match in any case, as Go's encoding/json matches them ("Balance" is "balance").
-// Dumps add "root" (the account's storage root), "codeHash", "key" (the address hash) and
-// "address"; a dump's storage values may lack the 0x prefix (geth writes them so). A key
-// given twice (an address, a slot, a field) keeps its last value, as Go's and serde's maps do.
+// Dumps add "root" (the account's storage root; "storageRoot" in mpt's), "codeHash", "key"
+// (the address hash) and "address"; a dump's storage values may lack the 0x prefix (geth
+// writes them so) or be quantities of odd length (mpt writes them so), and a dump's slot
+// named "pre(0x<hash>)" is given by its hash. A key given twice (an address, a slot, a
+// field) keeps its last value, as Go's and serde's maps do.
 //
 // Every error names the place: "line L, column C: account A: field F: why".
 //

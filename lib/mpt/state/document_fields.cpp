@@ -81,6 +81,17 @@ const char* parse_storage_word(std::string_view s, U256& out) {
     return nullptr;
 }
 
+// A storage value of mpt dump --accounts: a quantity ("0x" and hex digits of any parity, as
+// JSON-RPC writes one), else the storageJSON rule above.
+const char* parse_dump_storage_value(std::string_view s, U256& out) {
+    if (!s.starts_with("0x") || s.size() % 2 == 0) return parse_storage_word(s, out);
+    char padded[2 + 64];
+    if (s.size() - 2 >= 64) return "more than 64 hex digits";
+    padded[0] = '0';
+    std::copy(s.begin() + 2, s.end(), padded + 1);
+    return parse_storage_word(std::string_view(padded, s.size() - 1), out);
+}
+
 // Bytes by hexutil.Bytes: the 0x prefix required, even length; "0x" is empty, and so is ""
 // (hexutil's checkText allows the empty string).
 const char* parse_hex_bytes(std::string_view s, bytes& out) {
@@ -163,8 +174,10 @@ Status StateParser::parse_account(Collected& c, Rules rules, std::string_view la
                 }
             } else if (field == "storage") {
                 a.storage.clear();
-                MPT_RETURN_IF_ERROR(parse_storage(a, label));
-            } else if (rules == Rules::dump && field == "root") {
+                MPT_RETURN_IF_ERROR(parse_storage(a, label, rules == Rules::dump));
+            } else if (rules == Rules::dump && (field == "root" || field == "storageroot")) {
+                // geth's dump names the storage root "root"; mpt's dump --accounts, as
+                // JSON-RPC does, "storageRoot".
                 MPT_TRY(const std::string_view s, string_field(label, field));
                 Hash256 h;
                 if (const char* why = parse_fixed_hash(s, h)) {
@@ -209,7 +222,7 @@ Status StateParser::parse_account(Collected& c, Rules rules, std::string_view la
     return {};
 }
 
-Status StateParser::parse_storage(StateAccount& a, std::string_view label) {
+Status StateParser::parse_storage(StateAccount& a, std::string_view label, bool dump) {
     if (peek() == 'n') return skip_value(2);
     if (peek() != '{') return field_error(p_, label, "storage", "not an object");
     if (open_is_empty('}')) return {};
@@ -218,6 +231,29 @@ Status StateParser::parse_storage(StateAccount& a, std::string_view label) {
         if (peek() != '"') return fail("expected a string key");
         const char* key_at = p_;
         MPT_TRY(const std::string_view k, string_view_value());
+        if (dump && k.starts_with("pre(") && k.ends_with(")")) {
+            // A slot named by its hash, as mpt dump --accounts names one without a preimage.
+            StorageEntry e;
+            if (const char* why = parse_fixed_hash(k.substr(4, k.size() - 5), e.key)) {
+                return field_error(key_at, label, "storage", "key " + std::string(k) + ": " + why);
+            }
+            MPT_RETURN_IF_ERROR(colon());
+            const char* value_at = p_;
+            if (peek() != '"') {
+                return field_error(value_at, label, "storage",
+                                   "slot " + std::string(k) + ": value is not a string");
+            }
+            MPT_TRY(const std::string_view v, string_view_value());
+            if (const char* why = parse_dump_storage_value(v, e.value)) {
+                return field_error(
+                    value_at, label, "storage",
+                    "slot " + std::string(k) + ": value " + std::string(v) + ": " + why);
+            }
+            a.storage.push_back(e);
+            MPT_TRY(const bool more, next_item('}'));
+            if (!more) return {};
+            continue;
+        }
         U256 slot;
         if (const char* why = parse_storage_word(k, slot)) {
             return field_error(key_at, label, "storage", "key " + std::string(k) + ": " + why);
@@ -241,7 +277,8 @@ Status StateParser::parse_storage(StateAccount& a, std::string_view label) {
         MPT_TRY(const std::string_view v, string_view_value());
         StorageEntry& e = a.storage.emplace_back();
         e.slot = slot;
-        if (const char* why = parse_storage_word(v, e.value)) {
+        if (const char* why =
+                dump ? parse_dump_storage_value(v, e.value) : parse_storage_word(v, e.value)) {
             return field_error(value_at, label, "storage",
                                "slot " + to_hex(slot) + ": value " + std::string(v) + ": " + why);
         }

@@ -67,6 +67,12 @@ struct Collected {
     std::vector<Pending> pending;
 };
 
+// True when text, where a document starts, is the first line of mpt's own dump by lines
+// (mpt dump --accounts): an account object that begins {"address":"0x<40 hex>","nonce": or
+// {"key":"0x<64 hex>","nonce":, byte for byte as mpt writes it. A document so begun is read
+// by lines from its first.
+bool starts_mpt_dump(std::string_view text) noexcept;
+
 class StateParser : json_detail::JsonLexer {
 public:
     explicit StateParser(std::string_view text) : JsonLexer(text), line_at_(text.data()) {}
@@ -106,6 +112,7 @@ private:
     Result<std::string_view> member_name(const char*& name_at);
     Error name_error(const char* name_at, std::string_view label, const char* why) const;
     Status line_account(Collected& c, StateDoc& doc, bool first);
+
     Status finish(Collected& c, StateDoc& doc, unsigned threads);
     std::string hash_account(StateAccount& a, const Pending& pd) const;
     static void merge_repeated_accounts(std::vector<StateAccount>& accounts);
@@ -113,7 +120,7 @@ private:
     // document_fields.cpp
     Status parse_account(Collected& c, Rules rules, std::string_view label, const char* at,
                          const Address* addr);
-    Status parse_storage(StateAccount& a, std::string_view label);
+    Status parse_storage(StateAccount& a, std::string_view label, bool dump);
 
     // document_tests.cpp
     Result<bool> parse_test(BlockchainTest& t);

@@ -434,6 +434,15 @@ Result<StateStreamResult> StateStreamParser::parse() {
         }
         return Error{Errc::bad_input, "a state document is a JSON object"};
     }
+    MPT_RETURN_IF_ERROR(in_.fill(pos_ + 96));
+    if (starts_mpt_dump(std::string_view(buf_).substr(pos_))) {
+        MPT_RETURN_IF_ERROR(lines());
+        if (!hash_error_.empty()) return Error{Errc::bad_input, hash_error_};
+        out.shape = StateShape::mpt_dump;
+        out.accounts = instances_;
+        out.first_live = first_live_;
+        return out;
+    }
     top_.at = where(pos_);
     ++pos_;
     MPT_TRY(any, skip_ws());
