@@ -52,13 +52,14 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 std::string value_name(const CLI::Option& opt) {
     if (!opt.get_option_text().empty()) return opt.get_option_text();
     static constexpr std::pair<const char*, const char*> kNames[] = {
-        {"trie", "NAME"},      {"trie-b", "NAME"},  {"state", "FILE"},      {"vectors", "PATH"},
-        {"list", "FILE"},      {"block", "FILE"},   {"threads", "N"},       {"output", "FILE"},
-        {"from", "KEY"},       {"to", "KEY"},       {"range", "FROM"},      {"limit", "N"},
-        {"max-bytes", "B"},    {"verify", "FILE"},  {"root", "ROOT"},       {"account", "ADDR"},
-        {"slot", "SLOT"},      {"leaves", "N,..."}, {"samples", "N"},       {"memory", "SIZE"},
-        {"max-input", "SIZE"}, {"tmp", "DIR"},      {"keys", "FILE"},       {"depth", "N"},
-        {"key", "TYPE:VALUE"}, {"index", "I"},      {"element-slots", "N"},
+        {"trie", "NAME"},        {"trie-b", "NAME"},  {"state", "FILE"},      {"vectors", "PATH"},
+        {"list", "FILE"},        {"block", "FILE"},   {"threads", "N"},       {"output", "FILE"},
+        {"from", "KEY"},         {"to", "KEY"},       {"range", "FROM"},      {"limit", "N"},
+        {"max-bytes", "B"},      {"verify", "FILE"},  {"root", "ROOT"},       {"account", "ADDR"},
+        {"slot", "SLOT"},        {"leaves", "N,..."}, {"samples", "N"},       {"memory", "SIZE"},
+        {"max-input", "SIZE"},   {"tmp", "DIR"},      {"keys", "FILE"},       {"depth", "N"},
+        {"key", "TYPE:VALUE"},   {"index", "I"},      {"element-slots", "N"}, {"changes", "DOC"},
+        {"expect-root", "ROOT"},
     };
     for (const std::string& l : opt.get_lnames()) {
         for (const auto& [name, value] : kNames) {

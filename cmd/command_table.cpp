@@ -15,6 +15,7 @@ constexpr Command kCommands[] = {
      register_root},
     {"build", "Create a trie in a trie file, or apply key/value input to an existing one",
      register_build},
+    {"update", "Apply a block's changes to a state file in one write", register_update},
     {"get", "Print the values of keys, or an account and its slots (exit 1 when absent)",
      register_get},
     {"dump", "Print the pairs of a trie in key order", register_dump},

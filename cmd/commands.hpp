@@ -86,5 +86,7 @@ void register_vacuum(CLI::App* sub, Runner& runner);
 void register_tree(CLI::App* sub, Runner& runner);
 void register_slot(CLI::App* sub, Runner& runner);
 void register_completion(CLI::App* sub, Runner& runner);
+// mpt update (cmd/update.cpp).
+void register_update(CLI::App* sub, Runner& runner);
 
 }  // namespace mpt::cli

@@ -37,6 +37,7 @@ _mpt_flags() {
         tree) echo "-h --help --trie --from --depth --limit --dot --json" ;;
         slot) echo "-h --help --key --index --element-slots --json" ;;
         completion) echo "-h --help" ;;
+        update) echo "-h --help --changes --expect-root --no-preimages --json" ;;
     esac
 }
 
@@ -45,14 +46,14 @@ _mpt_flags() {
 _mpt_option_kind() {
     case $1:$2 in
         build:-o | build:--output | proof:--verify) echo file ;;
-        get:--keys | proof:--keys) echo file ;;
+        get:--keys | proof:--keys | update:--changes) echo file ;;
         *:--trie | diff:--trie-b) echo trie ;;
         dump:--from | dump:--limit | count-allocs:--leaves | count-allocs:--samples) echo value ;;
         get-node:--max-bytes | root:--threads | build:--threads) echo value ;;
         root:--memory | build:--memory | root:--max-input | build:--max-input) echo value ;;
         root:--tmp | build:--tmp) echo file ;;
         get:--account | get:--slot | proof:--account | proof:--slot) echo value ;;
-        proof:--range | proof:--to | proof:--limit | proof:--max-bytes | proof:--root) echo value ;;
+        proof:--range | proof:--to | proof:--limit | proof:--max-bytes | proof:--root | update:--expect-root) echo value ;;
         copy:--to | tree:--from | tree:--depth | tree:--limit | slot:--key | slot:--index | slot:--element-slots) echo value ;;
     esac
 }

@@ -117,3 +117,70 @@ rm -f "$tmp/nopre_state.db"
 "$MPT" build --state --no-preimages "$FIX/state_genesis.json" -o "$tmp/nopre_state.db" >/dev/null
 expect "mpt-dump: by hashes, the same root" 0 "^$genesis_root\$" '^$' -- sh -c "'$MPT' dump --accounts --storage --code '$tmp/nopre_state.db' | '$MPT' root --state - | grep -o '^0x[0-9a-f]*'"
 expect "mpt-dump: a key/value file with a key named address stays one" 0 '"keys":1' '^$' -- sh -c "printf '{\"address\":\"0x01\"}' | '$MPT' root --json -"
+
+# mpt update: a block's changes applied to a state file in one write. state_a.json to
+# state_b.json as mpt's changes, as a prestateTracer diff and as a block's list of them.
+a_addr1=0x1000000000000000000000000000000000000001
+a_addr2=0x2000000000000000000000000000000000000002
+a_addr3=0x3000000000000000000000000000000000000003
+b_root=$("$MPT" root --state "$FIX/state_b.json" | cut -d' ' -f1)
+cat >"$tmp/ab_changes.json" <<JSON
+{"$a_addr1": {"storage": {"0x00": "0x02", "0x01": "0x00", "0x02": "0x07"}},
+ "$a_addr2": {"balance": "0x3e7", "nonce": "0x1"},
+ "$a_addr3": {"balance": "0x05"}}
+JSON
+rm -f "$tmp/upd.db"
+"$MPT" build --state "$FIX/state_a.json" -o "$tmp/upd.db" >/dev/null
+cp "$tmp/upd.db" "$tmp/upd_a.db"
+expect "update: state_a to state_b" 0 "^$b_root\$" '^$' -- "$MPT" update "$tmp/upd.db" --changes "$tmp/ab_changes.json"
+expect "update: the file is state_b's" 0 '^$' '^$' -- "$MPT" diff "$tmp/upd.db" "$FIX/state_b.json"
+expect "update: check" 0 '^ok: state, 3 accounts, 1 storage trie, 2 slots' '^$' -- "$MPT" check "$tmp/upd.db"
+cp "$tmp/upd_a.db" "$tmp/upd_json.db"
+expect "update --json" 0 "^\\{\"root\":\"$b_root\",\"shape\":\"changes\",\"accounts\":3,\"deleted\":0,\"slots\":3,\"codes\":0,\"rowsWritten\":[0-9]+,\"rowsDeleted\":[0-9]+\\}\$" '^$' -- "$MPT" update --json "$tmp/upd_json.db" --changes "$tmp/ab_changes.json"
+# Refused, the file unchanged: another root expected; a tracer's pre not the file's.
+cp "$tmp/upd_a.db" "$tmp/upd_refused.db"
+expect "update --expect-root another: refused" 1 '^$' "^mpt: update refused: the changes give root $b_root, not 0x(11){32}; .*upd_refused\\.db is unchanged\$" -- "$MPT" update "$tmp/upd_refused.db" --changes "$tmp/ab_changes.json" --expect-root "0x$(printf '11%.0s' $(seq 32))"
+expect "update refused: the file unchanged" 0 '^$' '^$' -- cmp "$tmp/upd_refused.db" "$tmp/upd_a.db"
+expect "update --expect-root the root" 0 "^$b_root\$" '^$' -- "$MPT" update "$tmp/upd_refused.db" --changes "$tmp/ab_changes.json" --expect-root "$b_root"
+# The same block as geth's prestateTracer diff: pre as state_a holds the accounts.
+slot() { printf '0x%064x' "$1"; }
+cat >"$tmp/ab_diff.json" <<JSON
+{"jsonrpc": "2.0", "id": 1, "result": {
+ "pre": {"$a_addr1": {"balance": "0xde0b6b3a7640000", "nonce": 1, "code": "0x600160005500",
+          "storage": {"$(slot 0)": "$(slot 1)", "$(slot 1)": "$(slot 42)"}},
+         "$a_addr2": {"balance": "0x3e8"}},
+ "post": {"$a_addr1": {"storage": {"$(slot 0)": "$(slot 2)", "$(slot 2)": "$(slot 7)"}},
+          "$a_addr2": {"balance": "0x3e7", "nonce": 1},
+          "$a_addr3": {"balance": "0x5"}}}}
+JSON
+cp "$tmp/upd_a.db" "$tmp/upd_diff.db"
+expect "update: a prestateTracer diff gives the same root" 0 "^\\{\"root\":\"$b_root\",\"shape\":\"prestate-diff\"," '^$' -- "$MPT" update --json "$tmp/upd_diff.db" --changes "$tmp/ab_diff.json"
+# As a block's list: the first transaction the balance and nonce, the second the rest.
+cat >"$tmp/ab_list.json" <<JSON
+[{"txHash": "0x01", "result": {"pre": {"$a_addr2": {"balance": "0x3e8"}},
+                               "post": {"$a_addr2": {"balance": "0x3e7", "nonce": 1}}}},
+ {"txHash": "0x02", "result": {
+   "pre": {"$a_addr1": {"balance": "0xde0b6b3a7640000", "nonce": 1, "code": "0x600160005500",
+            "storage": {"$(slot 0)": "$(slot 1)", "$(slot 1)": "$(slot 42)"}}},
+   "post": {"$a_addr1": {"storage": {"$(slot 0)": "$(slot 2)", "$(slot 2)": "$(slot 7)"}},
+            "$a_addr3": {"balance": "0x5"}}}}]
+JSON
+cp "$tmp/upd_a.db" "$tmp/upd_list.db"
+expect "update: a block's list of diffs gives the same root" 0 "^\\{\"root\":\"$b_root\",\"shape\":\"prestate-list\"," '^$' -- "$MPT" update --json "$tmp/upd_list.db" --changes "$tmp/ab_list.json"
+cp "$tmp/upd.db" "$tmp/upd_stale.db"
+expect "update: a pre that is not the file's is refused" 1 '^$' "^mpt: update refused: the changes' pre is not the file's state: account $a_addr1: slot 0x0{64} 0x1 before, 0x2 in the file; .*upd_stale\\.db is unchanged\$" -- "$MPT" update "$tmp/upd_stale.db" --changes "$tmp/ab_diff.json"
+expect "update: refused, unchanged" 0 '^$' '^$' -- cmp "$tmp/upd_stale.db" "$tmp/upd.db"
+# Deletion, code, and a code named by a hash that is not its own.
+cp "$tmp/upd.db" "$tmp/upd_del.db"
+expect "update: null deletes the account and its storage" 0 '"accounts":0,"deleted":1,' '^$' -- sh -c "echo '{\"$a_addr1\": null}' | '$MPT' update --json '$tmp/upd_del.db' --changes -"
+expect "update: deleted, no storage trie left" 0 '^ok: state, 2 accounts, 0 storage tries' '^$' -- "$MPT" check "$tmp/upd_del.db"
+expect "update: a new contract's code is kept" 0 '"codes":1,' '^$' -- sh -c "echo '{\"0x4000000000000000000000000000000000000004\": {\"nonce\": 1, \"code\": \"0x6001\"}}' | '$MPT' update --json '$tmp/upd_del.db' --changes -"
+expect "update: its code read back" 0 '"code":"0x6001"' '^$' -- "$MPT" dump --accounts --code "$tmp/upd_del.db"
+# Bad input: one line, exit 2, the file unchanged.
+cp "$tmp/upd.db" "$tmp/upd_bad.db"
+expect "update: malformed document" 2 '^$' '^mpt: error: malformed JSON: .*bad\.json' -- sh -c "printf '{\"$a_addr1\": ' >'$tmp/bad.json'; '$MPT' update '$tmp/upd_bad.db' --changes '$tmp/bad.json'"
+expect "update: an address of the wrong length" 2 '^$' '^mpt: error: bad hex: .*: field "0x1234" \(line 1, column 12\): an address is 20 bytes, not 2$' -- sh -c "echo '{\"0x1234\": {}}' | '$MPT' update '$tmp/upd_bad.db' --changes -"
+expect "update: a slot over 32 bytes" 2 '^$' 'more than 32 bytes: 66 hex digits$' -- sh -c "echo '{\"$a_addr1\": {\"storage\": {\"0x$(printf '1%.0s' $(seq 66))\": \"0x1\"}}}' | '$MPT' update '$tmp/upd_bad.db' --changes -"
+expect "update: a codeHash not of the code" 2 '^$' 'codeHash" \(line 1, column [0-9]+\): not keccak256 of the code' -- sh -c "echo '{\"$a_addr1\": {\"code\": \"0x60\", \"codeHash\": \"0x$(printf '22%.0s' $(seq 32))\"}}' | '$MPT' update '$tmp/upd_bad.db' --changes -"
+expect "update: bad input leaves the file unchanged" 0 '^$' '^$' -- cmp "$tmp/upd_bad.db" "$tmp/upd.db"
+expect "update of a plain trie file" 3 '^$' '^mpt: error: .*dogs_upd\.db' -- sh -c "rm -f '$tmp/dogs_upd.db'; '$MPT' build '$FIX/dogs.json' -o '$tmp/dogs_upd.db' >/dev/null; '$MPT' update '$tmp/dogs_upd.db' --changes '$tmp/ab_changes.json'"

@@ -1,6 +1,7 @@
 #include <mpt/state/changes.hpp>
 
 #include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
 #include <mpt/input/json_tree.hpp>
 #include <mpt/state/getproof.hpp>
 #include <mpt/state/json_fields.hpp>
@@ -19,6 +20,7 @@ struct AccountFields {
     std::optional<uint64_t> nonce;
     std::optional<U256> balance;
     std::optional<bytes> code;
+    std::optional<Hash256> code_hash;  // given by its hash alone
     SlotMap storage;
 };
 
@@ -104,6 +106,23 @@ public:
         }
         if (auto v = obj.find("code"); v && !v->is_null()) {
             MPT_TRY(a.code, f_.data(*v, field + ".code"));
+        }
+        if (auto v = obj.find("codeHash"); v && !v->is_null()) {
+            MPT_TRY(const bytes h, f_.data(*v, field + ".codeHash"));
+            if (h.size() != 32) {
+                return f_.fail(*v, field + ".codeHash", Errc::bad_hex,
+                               "a code hash is 32 bytes, not " + std::to_string(h.size()));
+            }
+            Hash256 hash;
+            std::copy(h.begin(), h.end(), hash.begin());
+            const Hash256 of_code = !a.code           ? hash
+                                    : a.code->empty() ? kEmptyCodeHash
+                                                      : keccak256(*a.code);
+            if (of_code != hash) {
+                return f_.fail(*v, field + ".codeHash", Errc::bad_input,
+                               "not keccak256 of the code (" + to_hex(of_code) + ")");
+            }
+            if (!a.code) a.code_hash = hash;
         }
         if (auto v = obj.find("storage"); v && !v->is_null()) {
             if (!v->is_object()) {
@@ -232,7 +251,13 @@ private:
     static void set_fields(Entry& e, const AccountFields& f) {
         if (f.nonce) e.update.nonce = f.nonce;
         if (f.balance) e.update.balance = f.balance;
-        if (f.code) e.update.code = f.code;
+        if (f.code) {
+            e.update.code = f.code;
+            e.update.code_hash.reset();
+        } else if (f.code_hash) {
+            e.update.code = std::nullopt;
+            e.update.code_hash = f.code_hash;
+        }
     }
 
     // Deleted: nothing of it is left, and an account made again later starts empty.
@@ -242,6 +267,7 @@ private:
         e.update.nonce = 0;
         e.update.balance = U256{};
         e.update.code = bytes{};
+        e.update.code_hash.reset();
         e.storage.clear();
     }
 

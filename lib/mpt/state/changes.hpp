@@ -3,8 +3,9 @@
 //
 //   changes         {address: account or null}. An account lists its post-state fields:
 //                   "nonce", "balance", "code" (a field absent is unchanged, or zero for a
-//                   new account) and under "storage" the slots that changed, each to its new
-//                   value, a zero value clearing the slot. null: the account is deleted.
+//                   new account; "codeHash" beside the code must be its hash, and alone
+//                   names a code not given) and under "storage" the slots that changed, each to its
+//                   new value, a zero value clearing the slot. null: the account is deleted.
 //   prestate-diff   the result of geth's prestateTracer in diff mode, {"pre": {...},
 //                   "post": {...}}: pre holds the accounts the block (or transaction)
 //                   changed as they were, post what changed of them. An account in pre and
@@ -55,7 +56,8 @@ struct AccountUpdate {
     std::optional<uint64_t> nonce;  // the new values; nullopt: unchanged
     std::optional<U256> balance;
     std::optional<bytes> code;
-    std::vector<SlotValue> storage;  // by slot, each once: the new values (zero: cleared)
+    std::optional<Hash256> code_hash;  // a code named by its hash alone (not kept)
+    std::vector<SlotValue> storage;    // by slot, each once: the new values (zero: cleared)
     // From a tracer diff: the account before its first transaction, as pre gave it.
     std::optional<AccountBefore> before;
 };
