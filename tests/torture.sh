@@ -18,6 +18,7 @@
 #  5. Metadata bytes flipped in the tries table: the record-header byte of kind and a root bit.
 #  6. Endless piped streams and huge declared lengths.
 #  4b. kill -9 at random moments of build --state, a new file and --replace.
+#  4c. kill -9 at random moments of update --changes: the old state or the new one, whole.
 #  7. Two builds into one new name at once: one makes the file, none loses it.
 # Random choices print their seed; MPT_SEED replays them.
 set -u
@@ -582,6 +583,51 @@ if [ -x "$GENSTATE" ]; then
     done
 else
     bad "$GENSTATE not built: the state files of section 4b cannot be made"
+fi
+
+# --- 4c. kill -9 at random moments of update --changes ---------------------------------------
+# A block's changes to 2,000 accounts and their slots (every tenth account deleted): the file
+# holds the old state or the new one, whole, and checks clean.
+if [ -x "$GENSTATE" ]; then
+    python3 - "$tmp/s_old.json" "$tmp/changes.json" <<'PY'
+import json, sys
+alloc = json.load(open(sys.argv[1]))
+changes = {}
+for i, (address, account) in enumerate(sorted(alloc.items())):
+    if i % 10 == 0:
+        changes[address] = None
+        continue
+    storage = {slot: hex(i + 1) for slot in account.get("storage", {})}
+    storage[hex(1000 + i)] = hex(7)
+    changes[address] = {"balance": hex(i + 5), "nonce": hex(i % 3), "storage": storage}
+json.dump(changes, open(sys.argv[2], "w"))
+PY
+    cp "$tmp/s_old.db" "$tmp/u_new.db"
+    u_new_root=$("$MPT" update "$tmp/u_new.db" --changes "$tmp/changes.json")
+    t0=$(date +%s%N)
+    cp "$tmp/s_old.db" "$tmp/u.db"
+    "$MPT" update "$tmp/u.db" --changes "$tmp/changes.json" >/dev/null
+    span=$((($(date +%s%N) - t0) / 1000000 + 1))
+    seen_old=0 seen_new=0
+    for round in $(seq 1 100); do
+        at=$((RANDOM % (span + span / 4 + 1)))
+        rm -f "$tmp/u.db-wal" "$tmp/u.db-shm"
+        cp "$tmp/s_old.db" "$tmp/u.db"
+        kill_at $at "$MPT" update "$tmp/u.db" --changes "$tmp/changes.json"
+        r=$("$MPT" root "$tmp/u.db" 2>&1)
+        if [ "$r" = "$s_old_root" ]; then
+            seen_old=$((seen_old + 1))
+        elif [ "$r" = "$u_new_root" ]; then
+            seen_new=$((seen_new + 1))
+        else
+            bad "kill -9 of update after $at ms: root $r"
+            continue
+        fi
+        "$MPT" check "$tmp/u.db" >"$tmp/out" 2>&1 && ok ||
+            bad "kill -9 of update after $at ms: check: $(tail -1 "$tmp/out")"
+    done
+    echo "torture: kill -9 of update ($span ms): $seen_old rounds left the old state, $seen_new the new one"
+    [ $((seen_old + seen_new)) -eq 100 ] && ok || bad "kill -9 of update: $((100 - seen_old - seen_new)) rounds lost the state"
 fi
 
 # --- 7. Two writers of one new name --------------------------------------------------------
