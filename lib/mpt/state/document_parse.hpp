@@ -75,7 +75,7 @@ bool starts_mpt_dump(std::string_view text) noexcept;
 
 class StateParser : json_detail::JsonLexer {
 public:
-    explicit StateParser(std::string_view text) : JsonLexer(text), line_at_(text.data()) {}
+    explicit StateParser(std::string_view text) : JsonLexer(text), counted_to_(text.data()) {}
 
     Result<StateDoc> parse(unsigned threads);
     Result<std::optional<std::vector<BlockchainTest>>> parse_tests();
@@ -186,18 +186,20 @@ private:
     }
     std::string_view keep_label(std::string s) { return labels_.emplace_back(std::move(s)); }
 
-    // The line of at, counted on from the last line asked for (accounts come in order).
+    // The line of at, counted on from where the last call counted to (accounts come in
+    // order): each byte is looked at once, however long a line (a whole document on one).
     size_t line_of(const char* at) {
-        if (at < line_at_) {
-            line_at_ = begin_;
+        if (at < counted_to_) {
+            counted_to_ = begin_;
             line_ = base_line_;
         }
         for (const char* q;
-             (q = static_cast<const char*>(
-                  std::memchr(line_at_, '\n', static_cast<size_t>(at - line_at_)))) != nullptr;) {
+             (q = static_cast<const char*>(std::memchr(
+                  counted_to_, '\n', static_cast<size_t>(at - counted_to_)))) != nullptr;) {
             ++line_;
-            line_at_ = q + 1;
+            counted_to_ = q + 1;
         }
+        counted_to_ = at;
         return line_;
     }
 
@@ -208,12 +210,12 @@ private:
         end_ = text.data() + text.size();
         base_line_ = line;
         base_column_ = column;
-        line_at_ = begin_;
+        counted_to_ = begin_;
         line_ = line;
         labels_.clear();
     }
 
-    const char* line_at_;  // the start of line line_
+    const char* counted_to_;  // line_ counts the newlines before this
     size_t line_ = 1;
     std::deque<std::string> labels_;
 };
