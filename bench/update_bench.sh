@@ -6,6 +6,7 @@
 #
 #   bench/update_bench.sh [N] [B]     (defaults: 10000000 keys, 20 blocks; BUILD=build,
 #                                      SEED=1)
+#   bench/update_bench.sh --state [N] [B]   (state files: bench/state_update_bench.sh)
 #
 # Data, made once into bench/data/ and reused (never committed): kv_N.json, the N pairs of
 # mpt_gen_kv (key i = keccak256(uint64 big-endian i), value = keccak256(key)); base_N.db, its
@@ -41,6 +42,11 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# --state: blocks of account and slot changes into a state file (bench/state_update_bench.sh).
+if [ "${1:-}" = --state ]; then
+    shift
+    exec "$root/bench/state_update_bench.sh" "$@"
+fi
 n=${1:-10000000}
 blocks=${2:-20}
 seed=${SEED:-1}
