@@ -20,33 +20,28 @@ struct CheckOptions {
 };
 
 // Appends what belongs to no trie's check, reported by every one: rows that no trie owns, a
-// file cut short, preimages that do not hash to their keys (but those of named, which the
-// trie's check reported already).
+// file cut short, preimages and codes that do not hash to their keys (but those of named and
+// named_codes, which the trie's check reported already).
 Status add_file_problems(SqliteNodeStore& store, std::vector<std::string>& problems,
                          std::span<const Hash256> named = {},
                          std::span<const Hash256> named_codes = {}) {
     MPT_TRY(const std::optional<std::string> cut, store.cut_short());
     if (cut) problems.push_back(*cut);
-    // Every preimage, read by the tries' check or not, hashes to its key.
-    MPT_RETURN_IF_ERROR(store.check_preimages([&](bytes_view hash) {
-        const bool told = std::any_of(named.begin(), named.end(), [&](const Hash256& h) {
-            return std::equal(h.begin(), h.end(), hash.begin(), hash.end());
-        });
-        if (!told && problems.size() < 1000) {
-            problems.push_back("preimages row " + to_hex(hash) +
-                               ": the preimage does not hash to it");
-        }
-    }));
-    // Every code too, named by an account or not.
-    MPT_RETURN_IF_ERROR(store.check_codes([&](bytes_view hash) {
-        const bool told =
-            std::any_of(named_codes.begin(), named_codes.end(), [&](const Hash256& h) {
+    // A bad row of a (hash, blob) table, unless the trie's check named it: a problem.
+    const auto bad_row = [&](std::span<const Hash256> told, const char* table, const char* blob) {
+        return [&problems, told, table, blob](bytes_view hash) {
+            const bool named_already = std::any_of(told.begin(), told.end(), [&](const Hash256& h) {
                 return std::equal(h.begin(), h.end(), hash.begin(), hash.end());
             });
-        if (!told && problems.size() < 1000) {
-            problems.push_back("codes row " + to_hex(hash) + ": the code does not hash to it");
-        }
-    }));
+            if (!named_already && problems.size() < 1000) {
+                problems.push_back(std::string(table) + " row " + to_hex(hash) + ": the " + blob +
+                                   " does not hash to it");
+            }
+        };
+    };
+    // Every preimage and every code, read by the tries' check or not, hashes to its key.
+    MPT_RETURN_IF_ERROR(store.check_preimages(bad_row(named, "preimages", "preimage")));
+    MPT_RETURN_IF_ERROR(store.check_codes(bad_row(named_codes, "codes", "code")));
     MPT_TRY(const auto stray, store.rows_without_trie());
     for (const auto& [id, rows] : stray) {
         problems.push_back("rows of trie id " + std::to_string(id) +

@@ -170,7 +170,7 @@ const char* change_sign(DiffEntry::Kind k) {
 std::string nonce_quantity(uint64_t n) {
     uint8_t be[8];
     for (int i = 0; i < 8; ++i) be[i] = static_cast<uint8_t>(n >> (8 * (7 - i)));
-    return quantity(be);
+    return quantity_text(be);
 }
 
 struct Field {
@@ -183,7 +183,7 @@ std::vector<Field> changed_fields(const Account& a, const Account& b) {
     if (a.nonce != b.nonce)
         out.push_back({"nonce", nonce_quantity(a.nonce), nonce_quantity(b.nonce)});
     if (a.balance != b.balance)
-        out.push_back({"balance", quantity(a.balance), quantity(b.balance)});
+        out.push_back({"balance", quantity_text(a.balance), quantity_text(b.balance)});
     if (a.storage_root != b.storage_root) {
         out.push_back({"storageRoot", to_hex(a.storage_root), to_hex(b.storage_root)});
     }
@@ -266,7 +266,7 @@ int run_state_diff(const StateDiffOptions& o) {
             } else {
                 const Account& acc = c.old_account ? *c.old_account : *c.new_account;
                 line += " nonce " + nonce_quantity(acc.nonce) + ", balance " +
-                        quantity(acc.balance) + ", storageRoot " + to_hex(acc.storage_root) +
+                        quantity_text(acc.balance) + ", storageRoot " + to_hex(acc.storage_root) +
                         ", codeHash " + to_hex(acc.code_hash);
             }
             line += '\n';
@@ -279,8 +279,8 @@ int run_state_diff(const StateDiffOptions& o) {
         const std::string id = who(c.address_hash, "address", "key");
         const std::string slot = who(c.slot_hash, "slot", "slotKey");
         if (!failed.ok()) return false;
-        const std::string old_v = c.old_value ? quantity(*c.old_value) : std::string();
-        const std::string new_v = c.new_value ? quantity(*c.new_value) : std::string();
+        const std::string old_v = c.old_value ? quantity_text(*c.old_value) : std::string();
+        const std::string new_v = c.new_value ? quantity_text(*c.new_value) : std::string();
         if (o.json) {
             line = std::string("{\"change\":\"") + change_name(c.kind) + "\"," + id + "," + slot;
             if (c.old_value) line += ",\"old\":\"" + old_v + '"';

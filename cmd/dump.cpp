@@ -101,7 +101,7 @@ int run_dump_accounts(const DumpOptions& o) {
             // A slot without its preimage is named by its hash as geth's dump names such an
             // account, "pre(0x<hash>)": never taken for a slot, read back or by eye.
             line += *slot && (*slot)->size() == 32 ? to_hex(**slot) : "pre(" + to_hex(key) + ")";
-            line += "\":\"" + quantity(v) + '"';
+            line += "\":\"" + quantity_text(v) + '"';
             if (line.size() >= 1 << 16) {
                 if (!out(line)) return false;
                 line.clear();

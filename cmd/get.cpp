@@ -63,9 +63,9 @@ int run_get_account(const GetOptions& o) {
         all = all && v.has_value();
         if (o.json) {
             if (i > 0) out += ',';
-            out += "\"" + o.slots[i] + "\":" + (v ? "\"" + quantity(*v) + "\"" : "null");
+            out += "\"" + o.slots[i] + "\":" + (v ? "\"" + quantity_text(*v) + "\"" : "null");
         } else {
-            out += (v ? quantity(*v) : std::string()) + "\n";
+            out += (v ? quantity_text(*v) : std::string()) + "\n";
         }
     }
     if (o.json) out += "}\n";

@@ -56,20 +56,10 @@ Result<Hash256> slot_key(const std::string& text, bool key_hashed) {
     return hash_from_view(b);
 }
 
-std::string quantity(bytes_view be) {
-    size_t i = 0;
-    while (i < be.size() && be[i] == 0) ++i;
-    if (i == be.size()) return "0x0";
-    std::string digits;
-    append_hex_digits(digits, be.subspan(i));
-    if (digits[0] == '0') digits.erase(0, 1);
-    return "0x" + digits;
-}
-
 void append_account_fields(std::string& out, const Account& a) {
     uint8_t nonce[8];
     for (int i = 0; i < 8; ++i) nonce[i] = static_cast<uint8_t>(a.nonce >> (8 * (7 - i)));
-    out += "\"nonce\":\"" + quantity(nonce) + "\",\"balance\":\"" + quantity(a.balance) +
+    out += "\"nonce\":\"" + quantity_text(nonce) + "\",\"balance\":\"" + quantity_text(a.balance) +
            "\",\"storageRoot\":\"" + to_hex(a.storage_root) + "\",\"codeHash\":\"" +
            to_hex(a.code_hash) + "\"";
 }

@@ -18,10 +18,6 @@ Result<Address> parse_address(const std::string& text);
 // left-padded with zeros), or with key_hashed the 32-byte slot hash itself.
 Result<Hash256> slot_key(const std::string& text, bool key_hashed);
 
-// "0x" and the big-endian integer be without leading zeros ("0x0" for zero): a JSON-RPC
-// quantity.
-std::string quantity(bytes_view be);
-
 // Appends `"nonce":...,"balance":...,"storageRoot":...,"codeHash":...` (no braces).
 void append_account_fields(std::string& out, const Account& a);
 

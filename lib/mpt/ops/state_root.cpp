@@ -10,10 +10,6 @@
 namespace mpt {
 namespace {
 
-bool is_zero(const U256& v) noexcept {
-    return std::all_of(v.begin(), v.end(), [](uint8_t b) { return b == 0; });
-}
-
 // An account's RLP is at most 1 + 2 (list header) + 9 (nonce) + 33 (balance) + 2 * 33.
 constexpr size_t kAccountStride = 112;
 

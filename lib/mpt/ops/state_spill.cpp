@@ -44,10 +44,6 @@ uint64_t get_be64(const uint8_t* in) noexcept {
     return v;
 }
 
-bool is_zero(const U256& v) noexcept {
-    return std::all_of(v.begin(), v.end(), [](uint8_t b) { return b == 0; });
-}
-
 // Adds each account handed over and its nonzero slots to the sorter; with keep_code, an
 // account's code in its record (a build keeps the code of an account's last object only).
 class RecordSink : public StateAccountSink {

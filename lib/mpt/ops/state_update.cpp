@@ -12,15 +12,6 @@
 namespace mpt {
 namespace {
 
-bool is_zero(const U256& v) noexcept {
-    return std::all_of(v.begin(), v.end(), [](uint8_t b) { return b == 0; });
-}
-
-std::string quantity_of(const U256& v) {
-    const bytes_view s = significant_bytes(bytes_view(v.data(), v.size()));
-    return s.empty() ? "0x0" : "0x" + to_hex(s).substr(2 + (s[0] < 0x10 ? 1 : 0));
-}
-
 // The write of one update: the account trie open in store, each account's storage trie
 // opened as it is reached.
 class Updater {
@@ -59,8 +50,8 @@ public:
                    std::to_string(now.nonce) + " in the file";
         }
         if (b.balance && *b.balance != now.balance) {
-            return who + ": balance " + quantity_of(*b.balance) + " before, " +
-                   quantity_of(now.balance) + " in the file";
+            return who + ": balance " + quantity_text(*b.balance) + " before, " +
+                   quantity_text(now.balance) + " in the file";
         }
         if (b.code) {
             const Hash256 want = b.code->empty() ? kEmptyCodeHash : keccak256(*b.code);
@@ -78,8 +69,8 @@ public:
                 MPT_TRY(held, decode_storage_value(*v));
             }
             if (held != value) {
-                return who + ": slot " + to_hex(slot) + " " + quantity_of(value) + " before, " +
-                       quantity_of(held) + " in the file";
+                return who + ": slot " + to_hex(slot) + " " + quantity_text(value) + " before, " +
+                       quantity_text(held) + " in the file";
             }
         }
         return std::string();
@@ -88,10 +79,8 @@ public:
     Status apply(const AccountUpdate& u, StateUpdateResult& r) {
         const Hash256 h = keccak256(u.address);
         MPT_TRY(const std::optional<Account> now, current(h));
-        const std::string name = storage_trie_name(h);
-        MPT_TRY(const std::optional<TrieInfo> held, store_.find_trie(name));
         if (u.deleted) {
-            if (held) MPT_RETURN_IF_ERROR(drop(*held, r));
+            MPT_RETURN_IF_ERROR(drop_storage(h, r));
             if (now) {
                 MPT_RETURN_IF_ERROR(accounts_.remove(h));
                 ++r.deleted;
@@ -110,14 +99,12 @@ public:
                 ++r.codes;
             }
         }
-        if (u.clear_storage || !u.storage.empty()) {
-            if (u.clear_storage) {
-                if (held) MPT_RETURN_IF_ERROR(drop(*held, r));
-                a.storage_root = kEmptyRoot;
-            }
-            if (!u.storage.empty()) {
-                MPT_TRY(a.storage_root, write_storage(u, h, a, r));
-            }
+        if (u.clear_storage) {
+            MPT_RETURN_IF_ERROR(drop_storage(h, r));
+            a.storage_root = kEmptyRoot;
+        }
+        if (!u.storage.empty()) {
+            MPT_TRY(a.storage_root, write_storage(u, h, a, r));
         }
         if (o_.preimages) {
             const Preimage p{h, u.address};
@@ -200,6 +187,12 @@ private:
         MPT_RETURN_IF_ERROR(apply_commit(store_, id, batch));
         if (!preimages.empty()) MPT_RETURN_IF_ERROR(store_.put_preimages(preimages));
         return batch.root;
+    }
+
+    // The storage trie of the account under h dropped, where the file holds one.
+    Status drop_storage(const Hash256& h, StateUpdateResult& r) {
+        MPT_TRY(const std::optional<TrieInfo> held, store_.find_trie(storage_trie_name(h)));
+        return held ? drop(*held, r) : Status{};
     }
 
     Status drop(const TrieInfo& t, StateUpdateResult& r) {

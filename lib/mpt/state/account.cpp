@@ -1,5 +1,6 @@
 #include <mpt/state/account.hpp>
 
+#include <mpt/core/hex.hpp>
 #include <mpt/core/rlp.hpp>
 
 namespace mpt {
@@ -7,6 +8,14 @@ bytes_view significant_bytes(bytes_view v) noexcept {
     size_t i = 0;
     while (i < v.size() && v[i] == 0) ++i;
     return v.subspan(i);
+}
+
+std::string quantity_text(bytes_view be) {
+    const bytes_view t = significant_bytes(be);
+    if (t.empty()) return "0x0";
+    std::string digits;
+    append_hex_digits(digits, t);
+    return "0x" + digits.substr(digits[0] == '0' ? 1 : 0);
 }
 
 namespace {

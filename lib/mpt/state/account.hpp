@@ -57,12 +57,17 @@ struct Account {
     bool operator==(const Account&) const = default;
 };
 
-// Appends rlp([nonce, balance, storageRoot, codeHash]) to out; nonce and balance as RLP
-// integers (no leading zero bytes; zero is the empty string).
 // The bytes of a big-endian integer without its leading zeros (empty for zero): the payload
 // of its RLP integer.
 bytes_view significant_bytes(bytes_view v) noexcept;
+// True when every byte of v is zero.
+inline bool is_zero(bytes_view v) noexcept { return significant_bytes(v).empty(); }
+// A big-endian integer as a JSON-RPC quantity: 0x and its hex digits without leading zeros,
+// "0x0" for zero.
+std::string quantity_text(bytes_view be);
 
+// Appends rlp([nonce, balance, storageRoot, codeHash]) to out; nonce and balance as RLP
+// integers (no leading zero bytes; zero is the empty string).
 void encode_account(bytes& out, const Account& a);
 // Decodes a state trie value. Strict: canonical RLP, exactly four items, integers without
 // leading zeros, a nonce of at most 8 bytes, a balance of at most 32, both hashes 32 bytes.

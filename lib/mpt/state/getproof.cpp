@@ -31,14 +31,6 @@ Result<U256> digits_to_word(std::string_view digits) {
     return w;
 }
 
-std::string quantity_text(const U256& v) {
-    const bytes_view t = significant_bytes(v);
-    if (t.empty()) return "0x0";
-    std::string digits;
-    append_hex_digits(digits, t);
-    return "0x" + digits.substr(digits[0] == '0' ? 1 : 0);
-}
-
 Result<GetProofDoc> read_result(const JsonValue& r, JsonFields& rd) {
     GetProofDoc doc;
     MPT_TRY(doc.address, rd.fixed<20>(r, "address"));
@@ -67,10 +59,6 @@ Result<GetProofDoc> read_result(const JsonValue& r, JsonFields& rd) {
         doc.storage.push_back(std::move(c));
     }
     return doc;
-}
-
-bool is_zero(bytes_view b) noexcept {
-    return std::all_of(b.begin(), b.end(), [](uint8_t x) { return x == 0; });
 }
 
 // The fields an absent account's answer may hold (see the header).
