@@ -34,6 +34,8 @@ constexpr Command kCommands[] = {
     {"rlp", "Decode RLP into a JSON tree of hex strings, or encode one", register_rlp},
     {"slot", "The storage slot of a Solidity mapping entry or dynamic array element",
      register_slot},
+    {"witness", "Check an execution witness: what its nodes reach, what each key resolves to",
+     register_witness},
     {"tries", "List the tries of a trie file", register_tries},
     {"drop", "Remove a trie and its rows from a trie file", register_drop},
     {"copy", "Copy a trie under a new name in the same file", register_copy},

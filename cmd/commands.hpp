@@ -87,6 +87,7 @@ void register_tree(CLI::App* sub, Runner& runner);
 void register_slot(CLI::App* sub, Runner& runner);
 void register_completion(CLI::App* sub, Runner& runner);
 // mpt update (cmd/update.cpp).
+void register_witness(CLI::App* sub, Runner& runner);
 void register_update(CLI::App* sub, Runner& runner);
 
 }  // namespace mpt::cli

@@ -1,5 +1,6 @@
 #include "common.hpp"
 
+#include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/input/kv_input.hpp>
 #include <mpt/ops/bulk_build.hpp>
@@ -307,6 +308,13 @@ bytes OpenTrie::trie_key(bytes_view key, bool key_hashed) const {
     if (!info.hashed_keys() || key_hashed) return bytes(key.begin(), key.end());
     const Hash256 h = keccak256(key);
     return bytes(h.begin(), h.end());
+}
+
+std::optional<Hash256> parse_root_flag(const std::string& text) {
+    if (!text.starts_with("0x")) return std::nullopt;
+    auto h = hash_from_hex(text);
+    if (!h) return std::nullopt;
+    return *h;
 }
 
 Result<bytes> parse_key(const std::string& text) {

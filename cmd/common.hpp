@@ -11,6 +11,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -123,6 +124,10 @@ Result<OpenTrie> open_trie(const std::string& file, const std::string& trie);
 // Reads the trie's root row and checks it against the stored root: a missing row or another
 // hash is a storage error (a trie with the empty root needs no row).
 Status verify_root_row(OpenTrie& t);
+
+// A root given with a flag (--root, --expect-root): 0x and 64 hex digits, any case; nullopt
+// for anything else.
+std::optional<Hash256> parse_root_flag(const std::string& text);
 
 // A key given on the command line: 0x hex, or the bytes of the text.
 Result<bytes> parse_key(const std::string& text);

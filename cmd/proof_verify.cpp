@@ -172,10 +172,8 @@ int verify_batch(const std::string& file, const JsonTree& tree,
 int run_proof_verify(const std::string& file, const std::optional<std::string>& root, bool json) {
     std::optional<Hash256> trusted;
     if (root) {
-        auto h = root->starts_with("0x") ? hash_from_hex(*root)
-                                         : Result<Hash256>(Errc::bad_hex, "missing 0x prefix");
-        if (!h) return report_usage("proof: --root: not a 32-byte 0x hex root: " + *root);
-        trusted = *h;
+        trusted = parse_root_flag(*root);
+        if (!trusted) return report_usage("proof: --root: not a 32-byte 0x hex root: " + *root);
     }
     auto text = read_file(file);
     if (!text) return report(text.error());

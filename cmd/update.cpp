@@ -25,14 +25,11 @@ int run_update(const UpdateOptions& o) {
     StateUpdateOptions u;
     u.preimages = !o.no_preimages;
     if (o.expect_root) {
-        auto h = o.expect_root->starts_with("0x")
-                     ? hash_from_hex(*o.expect_root)
-                     : Result<Hash256>(Errc::bad_hex, "missing 0x prefix");
-        if (!h) {
+        u.expect_root = parse_root_flag(*o.expect_root);
+        if (!u.expect_root) {
             return report_usage("update: --expect-root: not a 32-byte 0x hex root: " +
                                 *o.expect_root);
         }
-        u.expect_root = *h;
     }
     auto text = read_file(o.changes);
     if (!text) return report(text.error());

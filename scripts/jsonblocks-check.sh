@@ -11,6 +11,8 @@
 #   with one transaction's value changed, a mismatch naming that transaction (exit 1). An
 #   answer with transactions as hashes, with a null result or with an error is refused (exit 2).
 #   The same answers as one batch response give one verdict each.
+#   Each header, as a witness's header object, hashes to its "hash" (mpt witness check), and
+#   with a field changed does not.
 # - Each eth_getBlockReceipts answer, beside the block answer of the same block hash, gives
 #   the header's receiptsRoot (exit 0), and with one receipt changed, a mismatch (exit 1).
 # - Each block of chain.rlp, decoded by tests/chain_blocks.py into JSON (every transaction type
@@ -101,6 +103,27 @@ rc=$?
 [ $rc -eq 0 ] && [ "$(echo "$out" | grep -c '^id [0-9]*: transactionsRoot .* ok$')" -eq $full ]
 check "eth_getBlockBy*: the $full blocks as one batch response" $? "exit $rc: $out"
 echo "eth_getBlockBy*: $full blocks with full transactions"
+# Each header as mpt witness check reads a header object (geth's witness headers): its fields
+# give its "hash" and its stateRoot is the pre-state root; a field changed is refused.
+headers=0
+for io in "$apis"/eth_getBlockByNumber/*.io "$apis"/eth_getBlockByHash/*.io; do
+    name=$(basename "$(dirname "$io")")/$(basename "$io")
+    response "$io" >"$tmp/b.json"
+    jq -e '.result.hash' "$tmp/b.json" >/dev/null || continue
+    headers=$((headers + 1))
+    jq -c '{state: [], headers: [.result]}' "$tmp/b.json" >"$tmp/w.json"
+    out=$("$mpt" witness check --json "$tmp/w.json" 2>&1)
+    rc=$?
+    [ $rc -eq 0 ] && [ "$(echo "$out" | jq -r .root)" = "$(jq -r .result.stateRoot "$tmp/b.json")" ]
+    check "$name: the header hashes to its hash" $? "exit $rc: $out"
+    jq -c '{state: [], headers: [.result | .gasUsed = "0x123457"]}' "$tmp/b.json" >"$tmp/w.json"
+    out=$("$mpt" witness check "$tmp/w.json" 2>&1)
+    rc=$?
+    [ $rc -eq 2 ] && [[ $out == *'"headers[0].hash"'*"the header's fields hash to"* ]]
+    check "$name: a header with gasUsed changed refused" $? "exit $rc: $out"
+done
+[ $headers -gt 0 ]
+check "at least one header" $? "none"
 
 # 2. Receipts from eth_getBlockReceipts, beside the block of the same hash.
 receipts=0

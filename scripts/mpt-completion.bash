@@ -38,6 +38,7 @@ _mpt_flags() {
         slot) echo "-h --help --key --index --element-slots --json" ;;
         completion) echo "-h --help" ;;
         update) echo "-h --help --changes --expect-root --no-preimages --json" ;;
+        witness) echo "-h --help --root --strict --json" ;;
     esac
 }
 
@@ -53,7 +54,7 @@ _mpt_option_kind() {
         root:--memory | build:--memory | root:--max-input | build:--max-input) echo value ;;
         root:--tmp | build:--tmp) echo file ;;
         get:--account | get:--slot | proof:--account | proof:--slot) echo value ;;
-        proof:--range | proof:--to | proof:--limit | proof:--max-bytes | proof:--root | update:--expect-root) echo value ;;
+        proof:--range | proof:--to | proof:--limit | proof:--max-bytes | proof:--root | update:--expect-root | witness:--root) echo value ;;
         copy:--to | tree:--from | tree:--depth | tree:--limit | slot:--key | slot:--index | slot:--element-slots) echo value ;;
     esac
 }
@@ -141,7 +142,7 @@ _mpt() {
         COMPREPLY=($(compgen -W "$(_mpt_flags "$cmd")" -- "$cur"))
         return 0
     fi
-    # The first operand of rlp and completion is a word from a list.
+    # The first operand of rlp, completion and witness is a word from a list.
     if ((COMP_CWORD == i + 1)); then
         case $cmd in
             rlp)
@@ -150,6 +151,10 @@ _mpt() {
                 ;;
             completion)
                 COMPREPLY=($(compgen -W "zsh fish" -- "$cur"))
+                return 0
+                ;;
+            witness)
+                COMPREPLY=($(compgen -W "check" -- "$cur"))
                 return 0
                 ;;
         esac

@@ -27,7 +27,7 @@ set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # The groups, in the order a whole run takes them; the longest first, so that ctest starts
 # them first.
-groups=(statespill_bc cli statespill state_guard tries stream spill statefix state progress readme)
+groups=(statespill_bc cli statespill state_guard tries stream spill statefix state witness progress readme)
 
 mode=all
 group=

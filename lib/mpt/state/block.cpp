@@ -1,5 +1,6 @@
 #include <mpt/state/block.hpp>
 
+#include <mpt/core/keccak.hpp>
 #include <mpt/core/rlp.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
@@ -182,6 +183,34 @@ Result<BlockRoots> block_roots(bytes_view block_rlp) {
         MPT_TRY(out.withdrawals_root, ordered_trie_root(values));
         out.withdrawals = ws.size();
     }
+    return out;
+}
+
+Result<HeaderFacts> header_facts(bytes_view header_rlp) {
+    const BlockReader r(header_rlp);
+    bytes_view in = header_rlp;
+    MPT_TRY(const Piece header, r.next(in, "header"));
+    if (!in.empty()) {
+        return r.fail(Errc::rlp_trailing_bytes, r.offset(in),
+                      std::to_string(in.size()) + " bytes after the header");
+    }
+    if (!header.item.is_list) return r.fail(Errc::bad_input, 0, "the header is not a list");
+    MPT_TRY(const std::vector<Piece> fields, r.items(header, "header field"));
+    if (fields.size() < 15) {
+        return r.fail(Errc::bad_input, 0,
+                      "the header has " + std::to_string(fields.size()) + " fields, fewer than 15");
+    }
+    HeaderFacts out;
+    out.hash = keccak256(header_rlp);
+    MPT_TRY(out.parent_hash, hash_field(r, fields, 0, "parentHash"));
+    MPT_TRY(out.state_root, hash_field(r, fields, 3, "stateRoot"));
+    const Piece& n = fields[8];
+    const bytes_view digits = n.item.payload;
+    if (n.item.is_list || digits.size() > 8 || (!digits.empty() && digits[0] == 0)) {
+        return r.fail(Errc::bad_input, n.offset,
+                      "header field 9 (number) is not an integer of at most 8 bytes");
+    }
+    for (const uint8_t b : digits) out.number = out.number << 8 | b;
     return out;
 }
 

@@ -64,4 +64,18 @@ struct BlockRoots {
 // that differs is no error: see BlockRoots::match().
 Result<BlockRoots> block_roots(bytes_view block_rlp);
 
+// What a header says of its place in the chain: its hash (keccak256 of its RLP), its parent's
+// hash, the state root after its block and its number.
+struct HeaderFacts {
+    Hash256 hash{};
+    Hash256 parent_hash{};
+    Hash256 state_root{};
+    uint64_t number = 0;
+};
+
+// Decodes header_rlp as one header, strict as block_roots: canonical RLP, exactly one list of
+// at least 15 fields, parentHash (field 1) and stateRoot (field 4) of 32 bytes, number
+// (field 9) an integer of at most 8 bytes without leading zeros. Errors name the byte offset.
+Result<HeaderFacts> header_facts(bytes_view header_rlp);
+
 }  // namespace mpt

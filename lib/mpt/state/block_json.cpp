@@ -246,6 +246,66 @@ Result<bytes> encode_transaction_json(const JsonValue& tx, const std::string& wh
     return out;
 }
 
+Result<bytes> encode_header_json(const JsonValue& header, const std::string& where) {
+    if (!header.is_object()) {
+        return Error{Errc::bad_input, where + " (" + header.where() + "): not a header object"};
+    }
+    const FieldWriter w(header, where);
+    bytes p;
+    MPT_RETURN_IF_ERROR(w.data(p, {"parentHash"}, 32));
+    MPT_RETURN_IF_ERROR(w.data(p, {"sha3Uncles", "uncleHash"}, 32));
+    MPT_RETURN_IF_ERROR(w.data(p, {"miner", "coinbase"}, 20));
+    MPT_RETURN_IF_ERROR(w.data(p, {"stateRoot"}, 32));
+    MPT_RETURN_IF_ERROR(w.data(p, {"transactionsRoot", "transactionsTrie"}, 32));
+    MPT_RETURN_IF_ERROR(w.data(p, {"receiptsRoot", "receiptTrie"}, 32));
+    MPT_RETURN_IF_ERROR(w.data(p, {"logsBloom", "bloom"}, 256));
+    MPT_RETURN_IF_ERROR(w.quantity(p, {"difficulty"}));
+    MPT_RETURN_IF_ERROR(w.quantity(p, {"number"}, 8));
+    MPT_RETURN_IF_ERROR(w.quantity(p, {"gasLimit"}, 8));
+    MPT_RETURN_IF_ERROR(w.quantity(p, {"gasUsed"}, 8));
+    MPT_RETURN_IF_ERROR(w.quantity(p, {"timestamp"}, 8));
+    MPT_RETURN_IF_ERROR(w.data(p, {"extraData"}));
+    MPT_RETURN_IF_ERROR(w.data(p, {"mixHash"}, 32));
+    MPT_RETURN_IF_ERROR(w.data(p, {"nonce"}, 8));
+    // The fields forks added, each a quantity (0) or 32 bytes.
+    struct Later {
+        const char* name;
+        size_t hash_size;
+    };
+    static constexpr Later kLater[] = {
+        {"baseFeePerGas", 0}, {"withdrawalsRoot", 32},       {"blobGasUsed", 0},
+        {"excessBlobGas", 0}, {"parentBeaconBlockRoot", 32}, {"requestsHash", 32}};
+    const char* absent = nullptr;
+    for (const Later& f : kLater) {
+        const auto v = header.find(f.name);
+        if (!v || v->is_null()) {
+            if (!absent) absent = f.name;
+            continue;
+        }
+        if (absent) {
+            return w.fields().fail(*v, f.name, Errc::bad_input,
+                                   std::string("given, but ") + absent + " is not");
+        }
+        if (f.hash_size != 0) {
+            MPT_RETURN_IF_ERROR(w.data(p, {f.name}, f.hash_size));
+        } else {
+            MPT_RETURN_IF_ERROR(w.quantity(p, {f.name}));
+        }
+    }
+    bytes out;
+    append_list(out, p);
+    if (const auto hash = header.find("hash"); hash && !hash->is_null()) {
+        MPT_TRY(const Hash256 claimed, w.fields().fixed<32>(header, "hash"));
+        const Hash256 computed = keccak256(out);
+        if (claimed != computed) {
+            return w.fields().fail(
+                *hash, "hash", Errc::bad_input,
+                "the header's fields hash to " + to_hex(computed) + ", not " + to_hex(claimed));
+        }
+    }
+    return out;
+}
+
 Result<bytes> encode_withdrawal_json(const JsonValue& wd, const std::string& where) {
     if (!wd.is_object()) {
         return Error{Errc::bad_input, where + " (" + wd.where() + "): not a withdrawal object"};

@@ -51,6 +51,15 @@ Result<bytes> encode_receipt_json(const JsonValue& r, const std::string& where);
 // "result.transactions[2]"); where empty, an item is "item 3", counted from 1.
 Result<std::vector<bytes>> list_item_encodings(const JsonValue& list, const std::string& where);
 
+// The RLP of a header given as JSON: a JSON-RPC block or header object (eth_getBlockByNumber,
+// geth's witness headers) or a BlockchainTests "blockHeader", whose names are read where
+// JSON-RPC's are absent (uncleHash, coinbase, transactionsTrie, receiptTrie, bloom). The
+// fields from London on (baseFeePerGas, withdrawalsRoot, blobGasUsed, excessBlobGas,
+// parentBeaconBlockRoot, requestsHash) are written while they are present, in that order; one
+// given after one absent is Errc::bad_input. A "hash" member, where given, must be the
+// keccak256 of the result (Errc::bad_input naming both hashes).
+Result<bytes> encode_header_json(const JsonValue& header, const std::string& where);
+
 // A transaction whose "hash" is not the Keccak-256 of the encoding its fields give.
 struct TransactionHashMismatch {
     size_t index = 0;  // from 0

@@ -1,0 +1,356 @@
+#include <mpt/witness/check.hpp>
+
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/core/nibbles.hpp>
+#include <mpt/core/node.hpp>
+#include <mpt/state/account.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace mpt {
+namespace {
+
+struct HashKey {
+    size_t operator()(const Hash256& h) const noexcept {
+        uint64_t x;
+        std::memcpy(&x, h.data(), sizeof x);
+        return static_cast<size_t>(x);
+    }
+};
+
+// One listed node, by hash.
+struct Entry {
+    bytes_view rlp;
+    size_t index = 0;  // its first listing
+    bool decodes = true;
+    bool reached[2] = {false, false};  // by the account walk, by a storage walk
+};
+
+using Index = std::unordered_map<Hash256, Entry, HashKey>;
+
+enum Trie : int { kMain = 0, kStorage = 1 };
+
+class Walker {
+public:
+    Walker(Index& index, WitnessCheck& out) : index_(index), out_(out) {}
+
+    // Reaches every node under root in a trie of kind t, and for the account trie every
+    // storage trie of the accounts it reaches.
+    void walk(const Hash256& root) {
+        push(bytes_view(root.data(), root.size()), kMain);
+        while (!stack_.empty()) {
+            const auto [ref, t] = stack_.back();
+            stack_.pop_back();
+            visit(ref, t);
+        }
+    }
+
+    const std::set<Hash256>& code_hashes() const noexcept { return code_hashes_; }
+
+private:
+    void push(bytes_view ref, Trie t) { stack_.emplace_back(ref, t); }
+
+    void visit(bytes_view ref, Trie t) {
+        bytes_view rlp = ref;
+        if (ref.size() == 32) {
+            Hash256 h;
+            std::memcpy(h.data(), ref.data(), 32);
+            const auto it = index_.find(h);
+            if (it == index_.end() || it->second.reached[t]) return;
+            it->second.reached[t] = true;
+            if (!it->second.decodes) return;
+            rlp = it->second.rlp;
+        }
+        const auto v = decode_node(rlp);
+        if (!v) return;  // listed ones are decoded when indexed; embedded ones with their parent
+        switch (v->kind) {
+            case NodeView::Kind::leaf:
+                leaf(v->value, t, ref);
+                break;
+            case NodeView::Kind::extension:
+                push(v->child, t);
+                break;
+            case NodeView::Kind::branch:
+                for (const bytes_view c : v->children) {
+                    if (!c.empty()) push(c, t);
+                }
+                if (!v->value.empty()) leaf(v->value, t, ref);
+                break;
+        }
+    }
+
+    void leaf(bytes_view value, Trie t, bytes_view ref) {
+        if (t == kStorage) {
+            ++out_.slots;
+            return;
+        }
+        ++out_.accounts;
+        const auto a = decode_account(value);
+        if (!a) {
+            UndecodableNode bad;
+            bad.hash = ref.size() == 32 ? hash_of(ref) : keccak256(ref);
+            const auto it = index_.find(bad.hash);
+            bad.index = it == index_.end() ? 0 : it->second.index;
+            bad.reason = "an account trie leaf whose value is no account: " + a.error().message();
+            out_.undecodable.push_back(std::move(bad));
+            return;
+        }
+        code_hashes_.insert(a->code_hash);
+        if (a->storage_root == kEmptyRoot) return;
+        if (!storage_roots_.insert(a->storage_root).second) return;
+        const auto it = index_.find(a->storage_root);
+        if (it == index_.end()) return;
+        ++out_.storage_tries;
+        push(bytes_view(it->first.data(), 32), kStorage);
+    }
+
+    static Hash256 hash_of(bytes_view ref) {
+        Hash256 h;
+        std::memcpy(h.data(), ref.data(), 32);
+        return h;
+    }
+
+    Index& index_;
+    WitnessCheck& out_;
+    std::vector<std::pair<bytes_view, Trie>> stack_;
+    std::set<Hash256> code_hashes_;
+    std::set<Hash256> storage_roots_;
+};
+
+// A key's walk down one trie: its value, its absence, or where it stops.
+struct Lookup {
+    WitnessKey::Status status = WitnessKey::Status::unresolved;
+    bytes_view value;
+    bytes path;  // unresolved: one nibble a byte
+    std::optional<Hash256> missing;
+    std::string reason;
+};
+
+Lookup look_up(const Index& index, const Hash256& root, const Hash256& hashed_key) {
+    Lookup out;
+    if (root == kEmptyRoot) {
+        out.status = WitnessKey::Status::absent;
+        return out;
+    }
+    PathCursor at(bytes_view(hashed_key.data(), hashed_key.size()));
+    bytes_view ref(root.data(), root.size());
+    const auto stop = [&](std::string reason) {
+        const NibbleView done = at.consumed();
+        for (size_t i = 0; i < done.size(); ++i) out.path.push_back(done[i]);
+        out.reason = std::move(reason);
+        return out;
+    };
+    for (;;) {
+        bytes_view rlp = ref;
+        if (ref.size() == 32) {
+            Hash256 h;
+            std::memcpy(h.data(), ref.data(), 32);
+            const auto it = index.find(h);
+            if (it == index.end()) {
+                out.missing = h;
+                return stop("missing");
+            }
+            if (!it->second.decodes) {
+                out.missing = h;
+                return stop("does not decode");
+            }
+            rlp = it->second.rlp;
+        }
+        const auto v = decode_node(rlp);
+        if (!v) return stop("node does not decode: " + v.error().message());
+        const Descent d = descend(*v, at);
+        switch (d.kind) {
+            case Descent::Kind::absent:
+                out.status = WitnessKey::Status::absent;
+                return out;
+            case Descent::Kind::value:
+                out.status = WitnessKey::Status::present;
+                out.value = d.ref;
+                return out;
+            case Descent::Kind::child:
+                ref = d.ref;
+                break;
+        }
+    }
+}
+
+// Fills key from a lookup in trie.
+void take(WitnessKey& key, const Lookup& l, std::string trie) {
+    key.status = l.status;
+    key.value.assign(l.value.begin(), l.value.end());
+    if (l.status == WitnessKey::Status::unresolved) {
+        key.trie = std::move(trie);
+        key.path = l.path;
+        key.missing = l.missing;
+        key.reason = l.reason;
+    }
+}
+
+class KeyResolver {
+public:
+    explicit KeyResolver(const Index& index, const Hash256& root) : index_(index), root_(root) {}
+
+    const WitnessKey& account(const bytes& address) {
+        const auto it = accounts_.find(address);
+        if (it != accounts_.end()) return it->second;
+        WitnessKey k;
+        k.kind = WitnessKey::Kind::account;
+        k.key = address;
+        take(k, look_up(index_, root_, keccak256(address)), "main");
+        return accounts_.emplace(address, std::move(k)).first->second;
+    }
+
+    // The slot in address's storage trie.
+    WitnessKey slot(const bytes& slot, const bytes& address) {
+        WitnessKey k;
+        k.kind = WitnessKey::Kind::slot;
+        k.key = slot;
+        k.address = address;
+        const WitnessKey& a = account(address);
+        if (a.status == WitnessKey::Status::absent) {
+            k.status = WitnessKey::Status::absent;
+            return k;
+        }
+        if (a.status == WitnessKey::Status::unresolved) {
+            k.trie = a.trie;
+            k.path = a.path;
+            k.missing = a.missing;
+            k.reason = a.reason;
+            k.account_unresolved = true;
+            return k;
+        }
+        const auto acct = decode_account(a.value);
+        if (!acct) {
+            k.trie = "main";
+            k.reason = "its account does not decode: " + acct.error().message();
+            return k;
+        }
+        const Hash256 hashed = keccak256(address);
+        take(k, look_up(index_, acct->storage_root, keccak256(slot)), to_hex(hashed));
+        return k;
+    }
+
+private:
+    const Index& index_;
+    Hash256 root_;
+    std::map<bytes, WitnessKey> accounts_;
+};
+
+void resolve_keys(const Witness& w, const Index& index, WitnessCheck& out) {
+    KeyResolver r(index, out.root);
+    out.keys_sorted =
+        std::adjacent_find(w.keys.begin(), w.keys.end(),
+                           [](const bytes& a, const bytes& b) { return !(a < b); }) == w.keys.end();
+    std::vector<const bytes*> addresses;
+    for (const bytes& k : w.keys) {
+        if (k.size() == 20) addresses.push_back(&k);
+    }
+    const bytes* before = nullptr;
+    for (const bytes& k : w.keys) {
+        if (k.size() == 20) {
+            out.keys.push_back(r.account(k));
+            before = &k;
+            continue;
+        }
+        if (!out.keys_sorted) {
+            if (before) {
+                out.keys.push_back(r.slot(k, *before));
+                continue;
+            }
+            WitnessKey none;
+            none.kind = WitnessKey::Kind::slot;
+            none.key = k;
+            none.reason = "no address before it in keys names its account";
+            out.keys.push_back(std::move(none));
+            continue;
+        }
+        // Canonical: the first listed account whose storage trie resolves it.
+        std::optional<WitnessKey> first_failure;
+        std::optional<WitnessKey> found;
+        for (const bytes* a : addresses) {
+            WitnessKey s = r.slot(k, *a);
+            if (s.status != WitnessKey::Status::unresolved) {
+                if (s.status == WitnessKey::Status::present || !found) found = std::move(s);
+                if (found->status == WitnessKey::Status::present) break;
+            } else if (!first_failure) {
+                first_failure = std::move(s);
+            }
+        }
+        if (found && (found->status == WitnessKey::Status::present || !first_failure)) {
+            out.keys.push_back(std::move(*found));
+        } else if (first_failure) {
+            out.keys.push_back(std::move(*first_failure));
+        } else {
+            WitnessKey none;
+            none.kind = WitnessKey::Kind::slot;
+            none.key = k;
+            none.reason = "no address in keys names an account for it";
+            out.keys.push_back(std::move(none));
+        }
+    }
+}
+
+}  // namespace
+
+size_t WitnessCheck::unresolved() const noexcept {
+    return static_cast<size_t>(std::count_if(keys.begin(), keys.end(), [](const WitnessKey& k) {
+        return k.status == WitnessKey::Status::unresolved;
+    }));
+}
+
+WitnessCheck check_witness(const Witness& w, const Hash256& root) {
+    WitnessCheck out;
+    out.root = root;
+    out.nodes = w.state.size();
+    Index index;
+    index.reserve(w.state.size());
+    std::vector<Hash256> hashes;
+    hashes.reserve(w.state.size());
+    for (size_t i = 0; i < w.state.size(); ++i) {
+        const Hash256 h = hashes.emplace_back(keccak256(w.state[i]));
+        const auto [it, fresh] = index.try_emplace(h);
+        if (!fresh) {
+            ++out.duplicated;
+            continue;
+        }
+        it->second.rlp = w.state[i];
+        it->second.index = i;
+        if (const auto v = decode_node(w.state[i]); !v) {
+            it->second.decodes = false;
+            out.undecodable.push_back({i, h, v.error().message()});
+        }
+    }
+
+    Walker walker(index, out);
+    walker.walk(root);
+    for (size_t i = 0; i < w.state.size(); ++i) {
+        const Hash256& h = hashes[i];
+        const Entry& e = index.at(h);
+        if (e.index != i) continue;
+        if (e.reached[kMain] || e.reached[kStorage]) {
+            ++out.reached;
+        } else if (e.decodes) {
+            out.superfluous.push_back(h);
+        }
+    }
+
+    out.codes = w.codes.size();
+    for (const bytes& code : w.codes) {
+        const Hash256 h = keccak256(code);
+        if (walker.code_hashes().count(h) != 0) {
+            ++out.codes_matched;
+        } else {
+            out.codes_unmatched.push_back(h);
+        }
+    }
+
+    resolve_keys(w, index, out);
+    return out;
+}
+
+}  // namespace mpt

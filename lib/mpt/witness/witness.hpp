@@ -1,0 +1,52 @@
+// Execution witnesses: what a stateless client is given to run a block without the state, the
+// trie nodes of the account and storage tries it touches (one unordered list), the contract
+// codes it runs, the keys it reads and the headers before the block.
+//
+// Shapes read (Witness::shape names the one found):
+// - JSON, as debug_executionWitness answers, bare or as a JSON-RPC response's result:
+//   {"state": [node...], "codes": [code...], "keys": [key...], "headers": [header...]}, every
+//   item 0x hex. reth, Nethermind and Erigon give each header as its RLP; geth's ExtWitness
+//   gives header objects (JSON-RPC's field names), which are encoded here. "keys" (and "codes",
+//   "headers") may be absent or null; other members are ignored.
+// - RLP, as geth's stateless.ExtWitness: [headers, codes, state, keys], each header a list,
+//   or the three-item [headers, codes, state] of geth's older writer and Nethermind; binary, or
+//   as 0x hex text.
+//
+// Thread safety: pure functions; a Witness is a value.
+#pragma once
+
+#include <mpt/core/bytes.hpp>
+#include <mpt/core/error.hpp>
+#include <mpt/state/block.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mpt {
+
+struct Witness {
+    std::vector<bytes> state;    // trie nodes, as listed
+    std::vector<bytes> codes;    // contract codes, as listed
+    std::vector<bytes> keys;     // 20-byte addresses and 32-byte slots, as listed
+    std::vector<bytes> headers;  // each header's RLP, as listed
+    std::string shape;           // which shape was read, for messages
+};
+
+// Reads a witness in any of the shapes above: JSON when its first character that is not
+// white space is '{', 0x hex RLP when it starts with "0x", binary RLP when its first byte
+// starts a list. Errors (Errc::bad_input, bad_json, bad_hex or an RLP code) say where: the
+// JSON member and item with its line and column, or the RLP part and its byte offset. A key of
+// neither 20 nor 32 bytes is an error.
+Result<Witness> read_witness(std::string_view input);
+
+// The witness's headers decoded, in the order listed.
+Result<std::vector<HeaderFacts>> witness_headers(const Witness& w);
+
+// The pre-state root the headers give: the stateRoot of the highest-numbered one, after
+// checking that, sorted by number, each is the parent of the next (its hash the next one's
+// parentHash, its number one less). nullopt when there are no headers. A broken chain or two
+// headers of one number is Errc::bad_input naming the two headers.
+Result<std::optional<Hash256>> witness_pre_state_root(const std::vector<HeaderFacts>& headers);
+
+}  // namespace mpt

@@ -1,0 +1,343 @@
+#!/usr/bin/env bash
+# Checks `mpt witness check` on state written elsewhere: every BlockchainTests test's pre
+# state, built into a state file, proven account by account and slot by slot, and the proofs'
+# nodes given as the witness of block 1 (its parent header the test's genesis header).
+#
+#   scripts/witness-check.sh ETHEREUM_TESTS [BUILD_DIR]
+#
+# ETHEREUM_TESTS holds BlockchainTests/; BUILD_DIR defaults to build/. For each test:
+# - the witness in four shapes (JSON with the header's RLP and the keys address by address;
+#   a JSON-RPC response with geth's header object and the keys sorted; binary RLP with keys;
+#   0x hex RLP without) checks clean against the genesis header's stateRoot: every account
+#   and slot of pre present with its value, an address and a slot pre lacks proven absent,
+#   every node reached, every code matched;
+# - a node left out makes a key unresolved that names that node; a node changed by one byte
+#   leaves a key unresolved; a header with another stateRoot resolves nothing; a header whose
+#   fields do not give its "hash", and a header chain with a break, are refused (exit 2); a
+#   node and a code from elsewhere are superfluous, which --strict refuses (exit 1).
+#
+# Prints one line per failed check, then "N passed, M failed". Exit 0 when all pass, 1 when
+# a check fails, 2 when the folder, the binary or python3 is missing.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+die() {
+    echo "witness-check: error: $*" >&2
+    exit 2
+}
+
+[ $# -ge 1 ] && [ $# -le 2 ] || die "usage: scripts/witness-check.sh ETHEREUM_TESTS [BUILD_DIR]"
+et=$1
+build=${2:-$root/build}
+mpt=$build/mpt
+[ -d "$et/BlockchainTests" ] || die "$et/BlockchainTests: no such folder"
+[ -x "$mpt" ] || die "$mpt: not built (scripts/setup.sh builds it)"
+command -v python3 >/dev/null || die "python3 not found (scripts/setup.sh installs it)"
+
+exec python3 - "$et/BlockchainTests" "$mpt" <<'PY'
+import glob, json, os, random, shutil, subprocess, sys, tempfile
+
+tests_dir, mpt = sys.argv[1], sys.argv[2]
+tmp = tempfile.mkdtemp(prefix="witness-check-")
+passed = failed = 0
+rng = random.Random(1)
+
+
+def fail(what):
+    global failed
+    failed += 1
+    print("FAIL " + what)
+
+
+def run(*args, stdin=None):
+    return subprocess.run([mpt, *args], capture_output=True, input=stdin)
+
+
+def num(v):
+    return int(v, 16) if isinstance(v, str) and v.lower().startswith("0x") else int(v or 0)
+
+
+def rlp_item(b, at=0):
+    """(start of payload, end of item, is_list) of the RLP item at b[at]."""
+    p = b[at]
+    if p < 0x80:
+        return at, at + 1, False
+    if p < 0xb8:
+        return at + 1, at + 1 + p - 0x80, False
+    if p < 0xc0:
+        n = p - 0xb7
+        length = int.from_bytes(b[at + 1:at + 1 + n], "big")
+        return at + 1 + n, at + 1 + n + length, False
+    if p < 0xf8:
+        return at + 1, at + 1 + p - 0xc0, True
+    n = p - 0xf7
+    length = int.from_bytes(b[at + 1:at + 1 + n], "big")
+    return at + 1 + n, at + 1 + n + length, True
+
+
+def rlp_bytes(b):
+    if len(b) == 1 and b[0] < 0x80:
+        return b
+    if len(b) < 56:
+        return bytes([0x80 + len(b)]) + b
+    n = (len(b).bit_length() + 7) // 8
+    return bytes([0xb7 + n]) + len(b).to_bytes(n, "big") + b
+
+
+def rlp_list(payload):
+    if len(payload) < 56:
+        return bytes([0xc0 + len(payload)]) + payload
+    n = (len(payload).bit_length() + 7) // 8
+    return bytes([0xf7 + n]) + len(payload).to_bytes(n, "big") + payload
+
+
+def genesis_header_rlp(t):
+    block = bytes.fromhex(t["genesisRLP"][2:])
+    start, _, _ = rlp_item(block)
+    _, end, _ = rlp_item(block, start)
+    return block[start:end]
+
+
+def hx(b):
+    return "0x" + b.hex()
+
+
+def check(witness, *extra):
+    path = os.path.join(tmp, "w")
+    with open(path, "wb") as f:
+        f.write(witness if isinstance(witness, bytes) else witness.encode())
+    r = run("witness", "check", path, "--json", *extra)
+    out = None
+    if r.returncode in (0, 1):
+        try:
+            out = json.loads(r.stdout)
+        except ValueError:
+            pass
+    return r, out
+
+
+files = sorted(glob.glob(os.path.join(tests_dir, "**", "*.json"), recursive=True))
+tests = 0
+other_node = other_header = other_parent = None
+for path in files:
+    with open(path) as f:
+        doc = json.load(f)
+    for name, t in doc.items():
+        tests += 1
+        where = os.path.relpath(path, tests_dir) + ":" + name
+        pre = t["pre"]
+        want_root = t["genesisBlockHeader"]["stateRoot"].lower()
+        pre_json = os.path.join(tmp, "pre.json")
+        with open(pre_json, "w") as f:
+            json.dump(pre, f)
+        db = os.path.join(tmp, "pre.db")
+        if os.path.exists(db):
+            os.remove(db)
+        r = run("build", "--state", pre_json, "-o", db)
+        if r.returncode != 0:
+            fail(where + ": build --state of pre: " + r.stderr.decode().strip())
+            continue
+        addresses = sorted(a.lower() for a in pre)
+        absent_address = "0x" + "de" * 20
+        absent_slot = "0x" + "ff" * 32
+        own = {a.lower(): sorted({"0x%064x" % num(k) for k, v in (acct.get("storage") or {}).items()
+                                  if num(v) != 0}) for a, acct in pre.items()}
+        all_slots = sorted({s for v in own.values() for s in v} | {absent_slot})
+        args = ["proof", db]
+        for a in addresses + [absent_address]:
+            args += ["--account", a]
+        for s in all_slots:
+            args += ["--slot", s]
+        r = run(*args)
+        if r.returncode != 0:
+            fail(where + ": proof: " + r.stderr.decode().strip())
+            continue
+        nodes = []
+        for line in r.stdout.decode().splitlines():
+            answer = json.loads(line)
+            nodes += answer["accountProof"]
+            for sp in answer["storageProof"]:
+                nodes += sp["proof"]
+        nodes = sorted(set(n.lower() for n in nodes))
+        keys = []
+        for a in addresses:
+            keys.append(a)
+            keys += own[a]
+        keys.append(absent_address)
+        keys.append(addresses[0])
+        keys.append(absent_slot)
+        codes = sorted({(acct.get("code") or "0x").lower() for acct in pre.values()} - {"0x"})
+        header = genesis_header_rlp(t)
+        canonical = {"state": nodes, "codes": codes, "keys": keys, "headers": [hx(header)]}
+
+        # The expected answer for each key, in order.
+        expect = []
+        for k in keys:
+            if len(k) == 42:
+                acct = pre.get(k) or next((v for a, v in pre.items() if a.lower() == k), None)
+                expect.append(("account", k, acct))
+            else:
+                expect.append(("slot", k, None))
+
+        def verify(label, r, out, keys_given=True):
+            global passed
+            if r.returncode != 0 or out is None:
+                fail("%s: %s: exit %d: %s%s" % (where, label, r.returncode,
+                                                 r.stdout.decode()[:300], r.stderr.decode().strip()))
+                return
+            problems = []
+            if out["root"] != want_root:
+                problems.append("root " + out["root"])
+            n = out["nodes"]
+            if n["superfluous"] or n["undecodable"] or n["duplicated"]:
+                problems.append("nodes " + json.dumps(n)[:200])
+            if n["reached"] != len(nodes):
+                problems.append("reached %d of %d" % (n["reached"], len(nodes)))
+            if out["accounts"] < len(pre):
+                problems.append("accounts reached %d of %d" % (out["accounts"], len(pre)))
+            if out["codes"]["matched"] != len(codes):
+                problems.append("codes " + json.dumps(out["codes"]))
+            got = out["keys"]
+            if not keys_given:
+                if got:
+                    problems.append("keys without keys")
+            elif len(got) != len(keys):
+                problems.append("%d keys for %d" % (len(got), len(keys)))
+            else:
+                account = None
+                for k, g in zip(keys, got):
+                    if len(k) == 42:
+                        account = pre.get(k) or next((v for a, v in pre.items()
+                                                      if a.lower() == k), None)
+                        if account is None:
+                            ok = g["status"] == "absent"
+                        else:
+                            ok = (g["status"] == "present" and
+                                  num(g["nonce"]) == num(account.get("nonce")) and
+                                  num(g["balance"]) == num(account.get("balance")))
+                    else:
+                        value = 0
+                        owner = g.get("address")
+                        if owner:
+                            acct = next((v for a, v in pre.items() if a.lower() == owner), None)
+                            for sk, sv in ((acct or {}).get("storage") or {}).items():
+                                if num(sk) == int(k, 16):
+                                    value = num(sv)
+                        if value:
+                            ok = g["status"] == "present" and num(g["value"]) == value
+                        else:
+                            ok = g["status"] == "absent"
+                    if not ok:
+                        problems.append("key %s: %s" % (k, json.dumps(g)))
+                        break
+            if problems:
+                fail("%s: %s: %s" % (where, label, "; ".join(problems)))
+            else:
+                passed += 1
+
+        r, out = check(json.dumps(canonical))
+        verify("JSON", r, out)
+        if r.returncode != 0:
+            continue
+
+        sorted_keys = sorted(set(keys), key=lambda k: bytes.fromhex(k[2:]))
+        header_object = dict(t["genesisBlockHeader"])
+        geth = {"jsonrpc": "2.0", "id": 1,
+                "result": {"headers": [header_object], "codes": codes, "state": nodes,
+                           "keys": sorted_keys}}
+        r, out = check(json.dumps(geth))
+        if r.returncode != 0 or out is None:
+            fail("%s: geth JSON: exit %d %s" % (where, r.returncode, r.stderr.decode().strip()))
+        elif out["unresolved"] or out["root"] != want_root or len(out["keys"]) != len(sorted_keys):
+            fail("%s: geth JSON: %s" % (where, r.stdout.decode()[:300]))
+        else:
+            passed += 1
+
+        strings = lambda items: rlp_list(b"".join(rlp_bytes(bytes.fromhex(i[2:])) for i in items))
+        parts = [rlp_list(header), strings(codes), strings(nodes), strings(keys)]
+        r, out = check(rlp_list(b"".join(parts)))
+        verify("RLP", r, out)
+        r, out = check(hx(rlp_list(b"".join(parts[:3]))) + "\n")
+        verify("0x hex RLP, three items", r, out, keys_given=False)
+
+        # A node left out: some key stops at its hash.
+        gone = rng.choice(nodes)
+        w = dict(canonical, state=[n for n in nodes if n != gone])
+        from_keccak = run("keccak", gone).stdout.decode().strip()
+        r, out = check(json.dumps(w))
+        missing = [k.get("missing") for k in (out or {}).get("keys", [])]
+        if r.returncode != 1 or from_keccak not in missing:
+            fail("%s: without node %s: exit %d, missing %s" % (where, from_keccak, r.returncode,
+                                                                missing[:3]))
+        else:
+            passed += 1
+
+        # One byte of a node changed.
+        i = rng.randrange(len(nodes))
+        b = bytearray.fromhex(nodes[i][2:])
+        j = rng.randrange(len(b))
+        b[j] ^= 0x01
+        w = dict(canonical, state=nodes[:i] + [hx(bytes(b))] + nodes[i + 1:])
+        r, out = check(json.dumps(w))
+        if r.returncode != 1 or not out or not out["unresolved"]:
+            fail("%s: node %d byte %d changed: exit %d" % (where, i, j, r.returncode))
+        else:
+            passed += 1
+
+        # Another stateRoot: nothing resolves. The hash given as well: refused.
+        forged = dict(header_object, stateRoot="0x" + "11" * 32)
+        forged.pop("hash", None)
+        r, out = check(json.dumps(dict(canonical, headers=[forged])))
+        if r.returncode != 1 or not out or out["unresolved"] != len(keys):
+            fail("%s: forged stateRoot: exit %d" % (where, r.returncode))
+        else:
+            passed += 1
+        forged["hash"] = header_object["hash"]
+        r, out = check(json.dumps(dict(canonical, headers=[forged])))
+        if r.returncode != 2 or b"hash" not in r.stderr:
+            fail("%s: forged stateRoot beside its hash: exit %d %s" % (where, r.returncode,
+                                                                      r.stderr.decode()))
+        else:
+            passed += 1
+
+        # A break in the chain: another test's header as block 1.
+        if other_header is not None and other_parent != header_object["hash"].lower():
+            r, out = check(json.dumps(dict(canonical, headers=[hx(header), other_header])))
+            if r.returncode != 2 or b"chain" not in r.stderr:
+                fail("%s: broken chain: exit %d %s" % (where, r.returncode, r.stderr.decode()))
+            else:
+                passed += 1
+            block1 = t["blocks"][0].get("blockHeader")
+            if block1:
+                r, out = check(json.dumps(dict(geth["result"], headers=[header_object, block1])),
+                               "--root", want_root)
+                if r.returncode != 0 or not out or out["root"] != want_root:
+                    fail("%s: two headers and --root: exit %d %s" % (where, r.returncode,
+                                                                    r.stderr.decode()))
+                else:
+                    passed += 1
+
+        # A node and a code from elsewhere: superfluous, and refused with --strict.
+        if other_node is not None and other_node not in nodes:
+            w = dict(canonical, state=nodes + [other_node], codes=codes + ["0x6001600055"])
+            r, out = check(json.dumps(w))
+            r2, _ = check(json.dumps(w), "--strict")
+            if (r.returncode != 0 or not out or len(out["nodes"]["superfluous"]) != 1 or
+                    len(out["codes"]["unmatched"]) != 1 or r2.returncode != 1):
+                fail("%s: a node and a code from elsewhere: exit %d, --strict %d" %
+                     (where, r.returncode, r2.returncode))
+            else:
+                passed += 1
+        other_node = nodes[-1]
+        if t.get("blocks") and t["blocks"][0].get("blockHeader"):
+            other_header = hx(genesis_header_rlp({"genesisRLP": t["blocks"][0]["rlp"]}))
+            other_parent = t["blocks"][0]["blockHeader"]["parentHash"].lower()
+
+shutil.rmtree(tmp, ignore_errors=True)
+if tests == 0:
+    print("witness-check: error: no BlockchainTests tests under " + tests_dir, file=sys.stderr)
+    sys.exit(2)
+print("%d passed, %d failed (%d tests)" % (passed, failed, tests))
+sys.exit(1 if failed else 0)
+PY
