@@ -59,7 +59,7 @@ std::string value_name(const CLI::Option& opt) {
         {"slot", "SLOT"},        {"leaves", "N,..."}, {"samples", "N"},       {"memory", "SIZE"},
         {"max-input", "SIZE"},   {"tmp", "DIR"},      {"keys", "FILE"},       {"depth", "N"},
         {"key", "TYPE:VALUE"},   {"index", "I"},      {"element-slots", "N"}, {"changes", "DOC"},
-        {"expect-root", "ROOT"},
+        {"expect-root", "ROOT"}, {"header", "FILE"},
     };
     for (const std::string& l : opt.get_lnames()) {
         for (const auto& [name, value] : kNames) {

@@ -34,7 +34,7 @@ constexpr Command kCommands[] = {
     {"rlp", "Decode RLP into a JSON tree of hex strings, or encode one", register_rlp},
     {"slot", "The storage slot of a Solidity mapping entry or dynamic array element",
      register_slot},
-    {"witness", "Check an execution witness: what its nodes reach, what each key resolves to",
+    {"witness", "Make, check and apply execution witnesses (stateless block execution)",
      register_witness},
     {"tries", "List the tries of a trie file", register_tries},
     {"drop", "Remove a trie and its rows from a trie file", register_drop},

@@ -35,7 +35,8 @@ struct CommandInfo {
 // The value of these options is a file (the rest take values that cannot be guessed).
 bool file_option(std::string_view command, std::string_view option) {
     return option == "--output" || option == "--keys" || option == "--tmp" ||
-           (command == "proof" && option == "--verify");
+           option == "--changes" || (command == "proof" && option == "--verify") ||
+           (command == "witness" && option == "--header");
 }
 
 // Every command with its options, registered here as main() registers them.
@@ -60,7 +61,7 @@ std::vector<CommandInfo> commands_info() {
         }
         if (info.name == "rlp") info.first_words = {"decode", "encode"};
         if (info.name == "completion") info.first_words = {"zsh", "fish"};
-        if (info.name == "witness") info.first_words = {"check"};
+        if (info.name == "witness") info.first_words = {"check", "apply"};
         out.push_back(std::move(info));
     }
     return out;

@@ -1,25 +1,46 @@
-// mpt witness: execution witnesses, checked against the pre-state root.
+// mpt witness: execution witnesses made from a state file, checked against the pre-state
+// root, and applied for the post-state root.
 #include "commands.hpp"
 #include "common.hpp"
 
+#include "raw_input.hpp"
+#include "state_print.hpp"
+
 #include <mpt/core/hex.hpp>
+#include <mpt/core/rlp.hpp>
 #include <mpt/input/kv_input.hpp>
+#include <mpt/ops/witness_make.hpp>
 #include <mpt/state/account.hpp>
+#include <mpt/state/getproof.hpp>
 #include <mpt/trie/node_source.hpp>
+#include <mpt/witness/apply.hpp>
 #include <mpt/witness/check.hpp>
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <variant>
+
+#include <unistd.h>
+
 namespace mpt::cli {
 namespace {
 
 struct WitnessOptions {
-    std::string action;
-    std::string input;
+    std::vector<std::string> operands;  // check W | apply W | DB KEY...
     std::optional<std::string> root;
     bool strict = false;
     bool json = false;
+    std::optional<std::string> keys_file;
+    std::optional<std::string> changes;
+    std::optional<std::string> header;
+    bool rlp = false;
+    bool canonical = false;
+    std::optional<std::string> output;
 };
 
 const char* status_name(WitnessKey::Status s) {
@@ -152,59 +173,313 @@ void print_text(const WitnessCheck& c) {
         c.keys.size() - unresolved - present, unresolved);
 }
 
-int run_witness_check(const WitnessOptions& o) {
+// A witness read, with its headers and its pre-state root.
+struct ReadWitness {
+    Witness w;
+    std::vector<HeaderFacts> headers;
+    Hash256 root{};
+};
+
+// Reads the witness file and its pre-state root (--root, else the headers'), or reports
+// the error and gives the exit code.
+std::variant<ReadWitness, int> read_witness_file(const std::string& file,
+                                                 const std::optional<std::string>& root_flag) {
     std::optional<Hash256> root;
-    if (o.root) {
-        root = parse_root_flag(*o.root);
-        if (!root) return report_usage("witness: --root: not a 32-byte 0x hex root: " + *o.root);
+    if (root_flag) {
+        root = parse_root_flag(*root_flag);
+        if (!root) return report_usage("witness: --root: not a 32-byte 0x hex root: " + *root_flag);
     }
-    auto text = read_file(o.input);
+    auto text = read_raw(file);
     if (!text) return report(text.error());
     auto w = read_witness(*text);
-    if (!w) return report(w.error(), o.input);
+    if (!w) return report(w.error(), file);
     auto headers = witness_headers(*w);
-    if (!headers) return report(headers.error(), o.input);
+    if (!headers) return report(headers.error(), file);
     auto from_headers = witness_pre_state_root(*headers);
-    if (!from_headers) return report(from_headers.error(), o.input);
+    if (!from_headers) return report(from_headers.error(), file);
     if (!root) root = *from_headers;
     if (!root) {
         return report(Error{Errc::bad_input,
                             "the witness has no headers to take the pre-state "
                             "root from; give it with --root"},
-                      o.input);
+                      file);
     }
-    const WitnessCheck c = check_witness(*w, *root);
+    return ReadWitness{std::move(*w), std::move(*headers), *root};
+}
+
+int run_witness_check(const WitnessOptions& o) {
+    auto read = read_witness_file(o.operands[1], o.root);
+    if (const int* code = std::get_if<int>(&read)) return *code;
+    const ReadWitness& r = std::get<ReadWitness>(read);
+    const WitnessCheck c = check_witness(r.w, r.root);
     const bool problems =
         !c.superfluous.empty() || !c.codes_unmatched.empty() || !c.undecodable.empty();
     const bool ok = c.unresolved() == 0 && !(o.strict && problems);
     if (o.json) {
-        print_json(*w, *headers, c, o.root.has_value(), ok);
+        print_json(r.w, r.headers, c, o.root.has_value(), ok);
     } else {
         print_text(c);
     }
     return ok ? kOk : kNegative;
 }
 
+int run_witness_apply(const WitnessOptions& o) {
+    auto read = read_witness_file(o.operands[1], o.root);
+    if (const int* code = std::get_if<int>(&read)) return *code;
+    const ReadWitness& r = std::get<ReadWitness>(read);
+    auto text = read_file(*o.changes);
+    if (!text) return report(text.error());
+    auto doc = parse_changes_document(*text);
+    if (!doc) return report(doc.error(), *o.changes);
+    WitnessTries tries(r.w);
+    auto applied = apply_changes(tries, r.root, *doc);
+    if (!applied) {
+        const Error& e = applied.error();
+        const bool missing = e.code == Errc::storage_missing_node;
+        if (!missing && e.code != Errc::storage_bad_node) return report(e, o.operands[1]);
+        const std::string trie =
+            e.trie.starts_with("trie ") ? e.trie.substr(5) : (e.trie.empty() ? "main" : e.trie);
+        const std::string path = e.path == "(root)" ? "" : e.path;
+        if (o.json) {
+            nlohmann::ordered_json m = {{"trie", trie}, {"path", path}};
+            if (missing && tries.missing()) m["hash"] = to_hex(*tries.missing());
+            if (!missing) m["reason"] = e.detail;
+            const nlohmann::ordered_json j = {
+                {"preRoot", to_hex(r.root)}, {"ok", false}, {"missing", m}};
+            fmt::print("{}\n", j.dump());
+        } else if (missing) {
+            fmt::print("missing node {} at path {} of trie {}: the changes need it\n",
+                       tries.missing() ? to_hex(*tries.missing()) : std::string("(unknown)"),
+                       e.path.empty() ? "(root)" : e.path, trie);
+        } else {
+            fmt::print("node at path {} of trie {} does not decode: {}\n",
+                       e.path.empty() ? "(root)" : e.path, trie, e.detail);
+        }
+        return kNegative;
+    }
+    if (o.json) {
+        const nlohmann::ordered_json j = {{"preRoot", to_hex(r.root)},
+                                          {"root", to_hex(applied->root)},
+                                          {"shape", changes_shape_name(doc->shape)},
+                                          {"accounts", applied->accounts},
+                                          {"deleted", applied->deleted},
+                                          {"slots", applied->slots},
+                                          {"ok", true}};
+        fmt::print("{}\n", j.dump());
+    } else {
+        fmt::print("{}\n", to_hex(applied->root));
+    }
+    return kOk;
+}
+
+// A key of the make form: 40 hex digits (0x optional) an address, anything else a slot as
+// get --slot and proof --slot read it.
+Result<bytes> witness_key(const std::string& text) {
+    const std::string_view digits =
+        text.starts_with("0x") || text.starts_with("0X") ? std::string_view(text).substr(2) : text;
+    if (digits.size() == 40) {
+        MPT_TRY(const Address a, parse_address(text));
+        return bytes(a.begin(), a.end());
+    }
+    auto slot = parse_storage_key(text);
+    if (!slot) return Error{slot.error().code, "key " + text + ": " + slot.error().detail};
+    return bytes(slot->begin(), slot->end());
+}
+
+bytes rlp_list(const std::vector<bytes>& items, bool as_strings) {
+    bytes payload;
+    for (const bytes& i : items) {
+        if (as_strings) {
+            rlp::append_string(payload, i);
+        } else {
+            payload.insert(payload.end(), i.begin(), i.end());
+        }
+    }
+    bytes out;
+    rlp::append_list_header(out, payload.size());
+    out.insert(out.end(), payload.begin(), payload.end());
+    return out;
+}
+
+std::string witness_json(const Witness& w, bool canonical) {
+    nlohmann::ordered_json j;
+    const auto hex_list = [](const std::vector<bytes>& items) {
+        nlohmann::ordered_json a = nlohmann::ordered_json::array();
+        for (const bytes& b : items) a.push_back(to_hex(b));
+        return a;
+    };
+    j["state"] = hex_list(w.state);
+    j["codes"] = hex_list(w.codes);
+    if (!canonical || !w.keys.empty()) j["keys"] = hex_list(w.keys);
+    j["headers"] = hex_list(w.headers);
+    return j.dump() + "\n";
+}
+
+int run_witness_make(const WitnessOptions& o) {
+    WitnessRequest req;
+    for (size_t i = 1; i < o.operands.size(); ++i) {
+        auto k = witness_key(o.operands[i]);
+        if (!k) return report(k.error());
+        req.keys.push_back(std::move(*k));
+    }
+    if (o.keys_file) {
+        auto text = read_file(*o.keys_file);
+        if (!text) return report(text.error());
+        size_t line = 0;
+        for (size_t at = 0; at < text->size();) {
+            size_t end = text->find('\n', at);
+            if (end == std::string::npos) end = text->size();
+            std::string l = text->substr(at, end - at);
+            at = end + 1;
+            ++line;
+            while (!l.empty() && (l.back() == '\r' || l.back() == ' ' || l.back() == '\t')) {
+                l.pop_back();
+            }
+            if (l.empty()) continue;
+            auto k = witness_key(l);
+            if (!k) return report(k.error(), *o.keys_file + ":" + std::to_string(line));
+            req.keys.push_back(std::move(*k));
+        }
+    }
+    if (req.keys.empty()) return report_usage("witness: no KEY and no --keys: nothing to read");
+    std::optional<ChangesDoc> doc;
+    if (o.changes) {
+        auto text = read_file(*o.changes);
+        if (!text) return report(text.error());
+        auto d = parse_changes_document(*text);
+        if (!d) return report(d.error(), *o.changes);
+        doc = std::move(*d);
+        req.changes = &*doc;
+    }
+    if (o.header) {
+        auto text = read_raw(*o.header);
+        if (!text) return report(text.error());
+        auto h = hex_or_binary(*text);
+        if (!h) return report(h.error(), *o.header);
+        if (auto f = header_facts(*h); !f) return report(f.error(), *o.header);
+        req.headers.push_back(std::move(*h));
+    }
+    auto store = open_trie_file(o.operands[0], SqliteNodeStore::Mode::read_only);
+    if (!store) return report(store.error());
+    auto made = make_witness(**store, req);
+    if (!made) return report(made.error(), o.operands[0]);
+    Witness& w = made->witness;
+    if (o.canonical) {
+        std::sort(w.keys.begin(), w.keys.end());
+        w.keys.erase(std::unique(w.keys.begin(), w.keys.end()), w.keys.end());
+    }
+    std::string out;
+    if (o.rlp) {
+        const bytes r = rlp_list({rlp_list(w.headers, false), rlp_list(w.codes, true),
+                                  rlp_list(w.state, true), rlp_list(w.keys, true)},
+                                 false);
+        if (!o.output && ::isatty(STDOUT_FILENO) == 1) {
+            out = to_hex(r) + "\n";
+        } else {
+            out.assign(r.begin(), r.end());
+        }
+    } else {
+        out = witness_json(w, o.canonical);
+    }
+    if (o.output) {
+        std::FILE* f = std::fopen(o.output->c_str(), "wb");
+        if (f == nullptr) {
+            return report(Error{Errc::storage_io, *o.output + ": " + std::strerror(errno)});
+        }
+        const bool written = std::fwrite(out.data(), 1, out.size(), f) == out.size();
+        if (std::fclose(f) != 0 || !written) {
+            return report(Error{Errc::storage_io, *o.output + ": " + std::strerror(errno)});
+        }
+        if (!quiet()) {
+            eprint("mpt: note: {}: {} ({} for the reads, {} more for the changes), {}, {}{}\n",
+                   printable(*o.output), count_of(w.state.size(), "node"), made->read_nodes,
+                   made->change_nodes, count_of(w.codes.size(), "code"),
+                   count_of(w.keys.size(), "key"),
+                   made->applied ? "; post-state root " + to_hex(made->applied->root) : "");
+        }
+    } else {
+        std::fwrite(out.data(), 1, out.size(), stdout);
+    }
+    return kOk;
+}
+
+// The flags given that the form does not take, as a usage error, or kOk.
+int refuse_flags(const WitnessOptions& o, const std::string& form, bool root, bool strict,
+                 bool json, bool make) {
+    std::vector<std::string> bad;
+    if (!root && o.root) bad.push_back("--root");
+    if (!strict && o.strict) bad.push_back("--strict");
+    if (!json && o.json) bad.push_back("--json");
+    if (!make) {
+        if (o.keys_file) bad.push_back("--keys");
+        if (o.header) bad.push_back("--header");
+        if (o.rlp) bad.push_back("--rlp");
+        if (o.canonical) bad.push_back("--canonical");
+        if (o.output) bad.push_back("--output");
+    }
+    if (bad.empty()) return kOk;
+    return report_usage("witness " + form + ": " + bad.front() + " is not for this form");
+}
+
+int run_witness(const WitnessOptions& o) {
+    if (o.operands.empty()) {
+        return report_usage("witness: give check W, apply W --changes DOC, or DB KEY...");
+    }
+    const std::string& first = o.operands[0];
+    if (first == "check" || first == "apply") {
+        if (o.operands.size() != 2) {
+            return report_usage("witness " + first + ": give one witness file (- for stdin)");
+        }
+        if (first == "check") {
+            if (int c = refuse_flags(o, "check", true, true, true, false); c != kOk) return c;
+            if (o.changes) return report_usage("witness check: --changes is for apply");
+            return run_witness_check(o);
+        }
+        if (int c = refuse_flags(o, "apply", true, false, true, false); c != kOk) return c;
+        if (!o.changes) return report_usage("witness apply: --changes DOC is required");
+        return run_witness_apply(o);
+    }
+    if (int c = refuse_flags(o, "DB", false, false, false, true); c != kOk) return c;
+    return run_witness_make(o);
+}
+
 }  // namespace
 
 void register_witness(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<WitnessOptions>();
-    sub->add_option("action", o->action, "check")->required()->check(CLI::IsMember({"check"}));
-    sub->add_option("witness", o->input,
-                    "The witness: JSON (debug_executionWitness), RLP or 0x hex RLP (- for stdin)")
+    sub->add_option("operands", o->operands,
+                    "check W | apply W | DB KEY...: W a witness (JSON, RLP or 0x hex RLP; - for "
+                    "stdin), DB a state file, KEY an address (40 hex digits) or a slot")
         ->required();
     sub->add_option("--root", o->root,
-                    "The pre-state root (default: the stateRoot of the highest header)");
+                    "check, apply: the pre-state root (default: the stateRoot of the highest "
+                    "header)");
     sub->add_flag("--strict", o->strict,
-                  "Exit 1 also for a superfluous or undecodable node or a code no account has");
-    sub->add_flag("--json", o->json, "Print one JSON document");
+                  "check: exit 1 also for a superfluous or undecodable node or a code no account "
+                  "has");
+    sub->add_flag("--json", o->json, "check, apply: print one JSON document");
+    sub->add_option("--keys", o->keys_file,
+                    "DB: read the keys from this file too, one a line (- for stdin)");
+    sub->add_option("--changes", o->changes,
+                    "DB: also hold the nodes these changes need; apply: the changes (mpt's "
+                    "document or geth's prestateTracer diff)");
+    sub->add_option("--header", o->header,
+                    "DB: the parent header to include, as its RLP (binary or 0x hex)");
+    sub->add_flag("--rlp", o->rlp, "DB: write geth's ExtWitness RLP, not JSON");
+    sub->add_flag("--canonical", o->canonical, "DB: the keys sorted, each once");
+    sub->add_option("-o,--output", o->output, "DB: write the witness to this file");
     sub->footer(
+        "mpt witness DB KEY... makes the witness of reading those accounts and slots (each\n"
+        "slot of the address before it) from a state file: the union of their proof nodes,\n"
+        "sorted, the codes of the accounts, the keys. --changes adds what applying a block's\n"
+        "changes needs (a collapsed branch's surviving sibling). JSON by default.\n"
         "check links the witness's nodes from the pre-state root through the account trie and\n"
         "each account's storage trie, and resolves each of its keys: present, proven absent,\n"
         "or unresolved where a node is missing. Prints one line per problem, then a summary.\n"
-        "Exit 0 when every key resolves, 1 when one does not (or a --strict problem), 2 for\n"
-        "malformed input.");
-    sub->final_callback([o, &runner] { runner = [o] { return run_witness_check(*o); }; });
+        "Exit 0 when every key resolves, 1 when one does not (or a --strict problem).\n"
+        "apply prints the post-state root from the witness alone; exit 1 naming the node\n"
+        "the changes need and the witness lacks. Exit 2: malformed input.");
+    sub->final_callback([o, &runner] { runner = [o] { return run_witness(*o); }; });
 }
 
 }  // namespace mpt::cli

@@ -56,6 +56,9 @@ def prints_json(command, args):
         return "--accounts" in args
     if command == "get":
         return "--account" in args and "--slot" not in args
+    if command == "witness":
+        # The make form (DB KEY...) prints the witness as JSON unless --rlp or -o.
+        return not (set(args) & {"check", "apply", "--rlp", "-o", "--output"})
     return False
 
 

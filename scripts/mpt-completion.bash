@@ -38,7 +38,7 @@ _mpt_flags() {
         slot) echo "-h --help --key --index --element-slots --json" ;;
         completion) echo "-h --help" ;;
         update) echo "-h --help --changes --expect-root --no-preimages --json" ;;
-        witness) echo "-h --help --root --strict --json" ;;
+        witness) echo "-h --help --root --strict --json --keys --changes --header --rlp --canonical -o --output" ;;
     esac
 }
 
@@ -48,6 +48,7 @@ _mpt_option_kind() {
     case $1:$2 in
         build:-o | build:--output | proof:--verify) echo file ;;
         get:--keys | proof:--keys | update:--changes) echo file ;;
+        witness:--keys | witness:--changes | witness:--header | witness:-o | witness:--output) echo file ;;
         *:--trie | diff:--trie-b) echo trie ;;
         dump:--from | dump:--limit | count-allocs:--leaves | count-allocs:--samples) echo value ;;
         get-node:--max-bytes | root:--threads | build:--threads) echo value ;;
@@ -154,7 +155,11 @@ _mpt() {
                 return 0
                 ;;
             witness)
-                COMPREPLY=($(compgen -W "check" -- "$cur"))
+                # check or apply, or the state file of the make form.
+                local words
+                words=($(compgen -W "check apply" -- "$cur"))
+                _mpt_files "$cur"
+                COMPREPLY+=("${words[@]}")
                 return 0
                 ;;
         esac

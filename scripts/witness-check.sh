@@ -16,6 +16,16 @@
 #   fields do not give its "hash", and a header chain with a break, are refused (exit 2); a
 #   node and a code from elsewhere are superfluous, which --strict refuses (exit 1).
 #
+# - for each test whose chain is one block, the witness that mpt witness makes from the pre
+#   state file for the accounts and slots the block changes, with the block's changes
+#   (the difference from pre to post), checks clean, and `witness apply` of it alone gives the
+#   block header's stateRoot, from mpt's changes and from geth's tracer diff, as JSON and as
+#   RLP; in every eighth, each node left out in turn makes apply fail naming that node, or
+#   was not needed and the root stays the block's;
+# - changes that collapse branches (pre's first account deleted, a slot cleared beside
+#   others) give, applied to the witness made with them, the root --state of pre without
+#   them; the witness of their keys alone lacks a surviving sibling (apply names it).
+#
 # Prints one line per failed check, then "N passed, M failed". Exit 0 when all pass, 1 when
 # a check fails, 2 when the folder, the binary or python3 is missing.
 set -uo pipefail
@@ -35,8 +45,11 @@ mpt=$build/mpt
 [ -x "$mpt" ] || die "$mpt: not built (scripts/setup.sh builds it)"
 command -v python3 >/dev/null || die "python3 not found (scripts/setup.sh installs it)"
 
-exec python3 - "$et/BlockchainTests" "$mpt" <<'PY'
+MPT_SCRIPTS=$root/scripts exec python3 - "$et/BlockchainTests" "$mpt" <<'PY'
 import glob, json, os, random, shutil, subprocess, sys, tempfile
+
+sys.path.insert(0, os.environ["MPT_SCRIPTS"])
+from state_changes import differences  # noqa: E402
 
 tests_dir, mpt = sys.argv[1], sys.argv[2]
 tmp = tempfile.mkdtemp(prefix="witness-check-")
@@ -117,8 +130,134 @@ def check(witness, *extra):
     return r, out
 
 
+def write(name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def round_trip(where, t, db, header):
+    """The witness of block 1 made from the pre state with the block's changes: it checks
+    clean, and applied alone gives the block's stateRoot, from mpt's changes and from geth's
+    tracer diff, as JSON and as RLP."""
+    global passed, needed, unneeded
+    pre = {a.lower(): v for a, v in t["pre"].items()}
+    post = {a.lower(): v for a, v in t["postState"].items()}
+    want = t["blocks"][0]["blockHeader"]["stateRoot"].lower()
+    changes, tracer = differences(t["pre"], t["postState"])
+    # The keys the block changes (what a client reads to change them): each changed
+    # account, then its changed slots.
+    keys = []
+    for a, acct in sorted(changes.items()):
+        keys.append(a.lower())
+        keys += sorted({"0x%064x" % num(k) for k in ((acct or {}).get("storage") or {})})
+    # And one account the block reads without changing it, whose nodes apply does not need.
+    unchanged = sorted(a for a in pre if a not in {c.lower() for c in changes})
+    keys += unchanged[:1]
+    keys_path = write("keys.txt", "\n".join(keys) + "\n")
+    changes_path = write("changes.json", json.dumps(changes))
+    tracer_path = write("tracer.json", json.dumps(tracer))
+    header_path = write("header.hex", hx(header) + "\n")
+    w = os.path.join(tmp, "made.json")
+    r = run("witness", db, "--keys", keys_path, "--changes", changes_path, "--header",
+            header_path, "-o", w)
+    if r.returncode != 0:
+        fail(where + ": witness: " + r.stderr.decode().strip())
+        return
+    r = run("witness", "check", w)
+    if r.returncode != 0:
+        fail(where + ": check of the made witness: " + r.stdout.decode()[-300:])
+        return
+    for label, doc in (("changes", changes_path), ("tracer diff", tracer_path)):
+        r = run("witness", "apply", w, "--changes", doc)
+        got = r.stdout.decode().strip()
+        if r.returncode != 0 or got != want:
+            fail("%s: apply %s: exit %d, %s%s, want %s" % (where, label, r.returncode, got,
+                                                          r.stderr.decode().strip(), want))
+            return
+    wr = os.path.join(tmp, "made.rlp")
+    r = run("witness", db, "--keys", keys_path, "--changes", changes_path, "--header",
+            header_path, "--rlp", "-o", wr)
+    r2 = run("witness", "apply", wr, "--changes", changes_path)
+    if r.returncode != 0 or r2.stdout.decode().strip() != want:
+        fail("%s: RLP witness: exit %d %d %s" % (where, r.returncode, r2.returncode,
+                                                 r2.stderr.decode().strip()))
+        return
+    passed += 1
+    if tests % 8 != 0:
+        return
+    # Every node left out in turn: apply fails naming it, or it was not needed and the root
+    # is still the block's.
+    made = json.load(open(w))
+    for node in made["state"]:
+        less = dict(made, state=[n for n in made["state"] if n != node])
+        r = run("witness", "apply", write("less.json", json.dumps(less)), "--changes",
+                changes_path)
+        out = r.stdout.decode()
+        if r.returncode == 1:
+            h = run("keccak", node).stdout.decode().strip()
+            if not out.startswith("missing node " + h + " "):
+                fail("%s: without node %s: %s" % (where, h, out.strip()))
+                return
+            needed += 1
+        elif r.returncode == 0 and out.strip() == want:
+            unneeded += 1
+        else:
+            fail("%s: without a node: exit %d %s %s" % (where, r.returncode, out.strip(),
+                                                        r.stderr.decode().strip()))
+            return
+    passed += 1
+
+
+def collapse(where, t, db):
+    """Changes that collapse branches: the first account of pre deleted, and a slot of an
+    account with several cleared. The root they give is root --state of pre without them; the
+    witness of their keys alone lacks the surviving siblings (apply says which), and with
+    --changes holds them."""
+    global passed, reads_short
+    pre = {a.lower(): v for a, v in t["pre"].items()}
+    if len(pre) < 3:
+        return
+    victim = sorted(pre)[0]
+    changes = {victim: None}
+    after = {a: v for a, v in pre.items() if a != victim}
+    keys = [victim]
+    for a in sorted(after):
+        storage = {k: v for k, v in (after[a].get("storage") or {}).items() if num(v) != 0}
+        if len(storage) >= 2:
+            slot = sorted(storage, key=num)[0]
+            changes[a] = {"storage": {slot: "0x0"}}
+            after[a] = dict(after[a], storage={k: v for k, v in storage.items() if k != slot})
+            keys += [a, "0x%064x" % num(slot)]
+            break
+    r = run("root", "--state", "-", stdin=json.dumps(after).encode())
+    want = r.stdout.decode().strip()
+    root = t["genesisBlockHeader"]["stateRoot"]
+    keys_path = write("ckeys.txt", "\n".join(keys) + "\n")
+    changes_path = write("cchanges.json", json.dumps(changes))
+    reads, full = os.path.join(tmp, "creads.json"), os.path.join(tmp, "cfull.json")
+    r1 = run("witness", db, "--keys", keys_path, "-o", reads)
+    r2 = run("witness", db, "--keys", keys_path, "--changes", changes_path, "-o", full)
+    a1 = run("witness", "apply", reads, "--changes", changes_path, "--root", root)
+    a2 = run("witness", "apply", full, "--changes", changes_path, "--root", root)
+    out1 = a1.stdout.decode().strip()
+    if a1.returncode == 1 and out1.startswith("missing node "):
+        reads_short += 1
+    elif a1.returncode != 0 or out1 != want:
+        fail("%s: collapse, reads alone: exit %d %s" % (where, a1.returncode, out1))
+        return
+    if r1.returncode or r2.returncode or a2.returncode or a2.stdout.decode().strip() != want:
+        fail("%s: collapse: exit %d %d %d, %s, want %s %s" % (
+            where, r1.returncode, r2.returncode, a2.returncode, a2.stdout.decode().strip(), want,
+            a2.stderr.decode().strip()))
+        return
+    passed += 1
+
+
 files = sorted(glob.glob(os.path.join(tests_dir, "**", "*.json"), recursive=True))
 tests = 0
+needed = unneeded = reads_short = 0
 other_node = other_header = other_parent = None
 for path in files:
     with open(path) as f:
@@ -329,6 +468,10 @@ for path in files:
                      (where, r.returncode, r2.returncode))
             else:
                 passed += 1
+        if (len(t.get("blocks", [])) == 1 and "postState" in t and
+                t["blocks"][0].get("blockHeader")):
+            round_trip(where, t, db, header)
+        collapse(where, t, db)
         other_node = nodes[-1]
         if t.get("blocks") and t["blocks"][0].get("blockHeader"):
             other_header = hx(genesis_header_rlp({"genesisRLP": t["blocks"][0]["rlp"]}))
@@ -338,6 +481,13 @@ shutil.rmtree(tmp, ignore_errors=True)
 if tests == 0:
     print("witness-check: error: no BlockchainTests tests under " + tests_dir, file=sys.stderr)
     sys.exit(2)
-print("%d passed, %d failed (%d tests)" % (passed, failed, tests))
+if reads_short == 0:
+    fail("no block's changes needed more nodes than its reads: --changes is not tested")
+if needed == 0 or unneeded == 0:
+    fail("nodes left out of a made witness: %d needed by apply, %d not; want some of each" %
+         (needed, unneeded))
+print("%d passed, %d failed (%d tests; %d collapses whose changes need nodes their reads do not; "
+      "of the nodes left out in turn, %d needed by apply, %d not)" %
+      (passed, failed, tests, reads_short, needed, unneeded))
 sys.exit(1 if failed else 0)
 PY

@@ -97,4 +97,44 @@ expect "witness: neither JSON nor RLP" 2 '^$' 'not a witness: JSON' -- sh -c "ec
 expect "witness: empty input" 2 '^$' 'not a witness' -- sh -c "'$MPT' witness check - < /dev/null"
 expect "witness: a missing file" 2 '^$' 'nothere.json' -- "$MPT" witness check "$tmp/nothere.json"
 expect "witness: --root not a root" 2 '^$' 'usage: witness: --root: not a 32-byte 0x hex root: 0x12' -- "$MPT" witness check "$W" --root 0x12
-expect "witness: an action it lacks" 2 '^$' 'usage' -- "$MPT" witness make "$W"
+
+# Making a witness from a state file, and applying changes to one.
+root_a=0xf5bf7efc173bb3d4f2d73eebdbe96919a53721972397fc6a05af955ae0efac45
+z31=0x00000000000000000000000000000000000000000000000000000000000000
+"$MPT" build --state "$FIX/state_a.json" -o "$tmp/wa.db" >/dev/null 2>&1
+printf '%s\n' $addr1 0x0 0x1 '' 0x2 0x3000000000000000000000000000000000000003 >"$tmp/wkeys.txt"
+echo "{\"$addr1\": null}" >"$tmp/wdel.json"
+echo "{\"$addr1\": {\"balance\": \"0x5\", \"storage\": {\"0x1\": \"0x0\", \"0x7\": \"0x9\"}}}" >"$tmp/wchange.json"
+python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['headers'][0])" "$W" >"$tmp/wheader.hex" 2>/dev/null
+cp "$tmp/wa.db" "$tmp/wa_del.db"
+del_root=$("$MPT" update "$tmp/wa_del.db" --changes "$tmp/wdel.json" 2>/dev/null)
+cp "$tmp/wa.db" "$tmp/wa_change.db"
+change_root=$("$MPT" update "$tmp/wa_change.db" --changes "$tmp/wchange.json" 2>/dev/null)
+expect "witness DB KEY...: the reads' nodes, codes and keys" 0 "^\\{\"state\":\\[\"0x[0-9a-f]+\"(,\"0x[0-9a-f]+\"){4}\\],\"codes\":\\[\"0x600160005500\"\\],\"keys\":\\[\"$addr1\",\"${z31}00\",\"${z31}01\",\"${z31}02\",\"0x3000000000000000000000000000000000000003\"\\],\"headers\":\\[\\]\\}\$" '^$' -- "$MPT" witness "$tmp/wa.db" $addr1 0x0 0x1 0x2 0x3000000000000000000000000000000000000003
+expect "witness DB: what it makes checks clean" 0 '5 keys: 5 resolved \(3 present, 2 absent\), 0 unresolved$' '^$' -- sh -c "'$MPT' witness '$tmp/wa.db' --keys '$tmp/wkeys.txt' | '$MPT' witness check - --root $root_a"
+expect "witness DB: keys from stdin" 0 "\"keys\":\\[\"$addr1\",\"${z31}00\"" '^$' -- sh -c "'$MPT' witness '$tmp/wa.db' --keys - < '$tmp/wkeys.txt'"
+expect "witness DB --canonical: keys sorted, each once" 0 "\"keys\":\\[\"${z31}00\",\"${z31}01\",\"${z31}02\",\"$addr1\",\"0x3000000000000000000000000000000000000003\"\\]" '^$' -- "$MPT" witness "$tmp/wa.db" --canonical --keys "$tmp/wkeys.txt" $addr1
+expect "witness DB --header: checked with no --root" 0 ' 0 unresolved$' '^$' -- sh -c "'$MPT' witness '$tmp/wa.db' --keys '$tmp/wkeys.txt' --header '$tmp/wheader.hex' | '$MPT' witness check -"
+expect "witness DB --rlp -o: geth's RLP" 0 'RLP \[headers, codes, state, keys\]' '^mpt: note: .*wa.rlp: 5 nodes \(5 for the reads, 0 more for the changes\), 1 code, 5 keys$' -- sh -c "'$MPT' witness '$tmp/wa.db' --keys '$tmp/wkeys.txt' --header '$tmp/wheader.hex' --rlp -o '$tmp/wa.rlp' && '$MPT' witness check --json '$tmp/wa.rlp'"
+expect "witness DB --rlp to a pipe: binary" 0 '^witness: 5 nodes' '^$' -- sh -c "'$MPT' witness '$tmp/wa.db' --keys '$tmp/wkeys.txt' --rlp | '$MPT' witness check - --root $root_a"
+expect "witness DB -q -o: no note" 0 '^$' '^$' -- "$MPT" -q witness "$tmp/wa.db" $addr1 -o "$tmp/wq.json"
+expect "witness DB --changes: the collapse sibling too" 0 '^$' '^mpt: note: .*: 3 nodes \(2 for the reads, 1 more for the changes\), 1 code, 1 key; post-state root 0x[0-9a-f]{64}$' -- "$MPT" witness "$tmp/wa.db" $addr1 --changes "$tmp/wdel.json" -o "$tmp/wdel_w.json"
+expect "witness apply: the root mpt update gives" 0 "^$del_root\$" '^$' -- "$MPT" witness apply "$tmp/wdel_w.json" --changes "$tmp/wdel.json" --root $root_a
+expect "witness apply: fields and slots, through the header" 0 "^$change_root\$" '^$' -- sh -c "'$MPT' witness '$tmp/wa.db' $addr1 0x1 0x7 --header '$tmp/wheader.hex' --changes '$tmp/wchange.json' | '$MPT' witness apply - --changes '$tmp/wchange.json'"
+expect "witness apply --json" 0 "^\\{\"preRoot\":\"$root_a\",\"root\":\"$del_root\",\"shape\":\"changes\",\"accounts\":0,\"deleted\":1,\"slots\":0,\"ok\":true\\}\$" '^$' -- "$MPT" witness apply --json "$tmp/wdel_w.json" --changes "$tmp/wdel.json" --root $root_a
+"$MPT" witness "$tmp/wa.db" $addr1 -o "$tmp/wreads.json" 2>/dev/null
+expect "witness apply: the reads alone lack the sibling" 1 '^missing node 0x[0-9a-f]{64} at path [0-9a-f]+ of trie main: the changes need it$' '^$' -- "$MPT" witness apply "$tmp/wreads.json" --changes "$tmp/wdel.json" --root $root_a
+expect "witness apply --json: the missing node" 1 '^\{"preRoot":"0xf5bf7efc[0-9a-f]{56}","ok":false,"missing":\{"trie":"main","path":"[0-9a-f]+","hash":"0x[0-9a-f]{64}"\}\}$' '^$' -- "$MPT" witness apply --json "$tmp/wreads.json" --changes "$tmp/wdel.json" --root $root_a
+expect "witness apply: another root" 1 '^missing node 0x1{64} at path \(root\) of trie main' '^$' -- "$MPT" witness apply "$tmp/wdel_w.json" --changes "$tmp/wdel.json" --root 0x1111111111111111111111111111111111111111111111111111111111111111
+expect "witness apply: no --changes" 2 '^$' 'usage: witness apply: --changes DOC is required' -- "$MPT" witness apply "$W"
+expect "witness apply: malformed changes" 2 '^$' 'wbad.json' -- sh -c "echo '{' > '$tmp/wbad.json'; '$MPT' witness apply '$W' --changes '$tmp/wbad.json'"
+expect "witness DB: a slot before any address" 2 '^$' 'slot 0x0{64} has no address before it to name its account' -- "$MPT" witness "$tmp/wa.db" 0x0 $addr1
+expect "witness DB: no key" 2 '^$' 'usage: witness: no KEY and no --keys' -- "$MPT" witness "$tmp/wa.db"
+expect "witness DB: a key that is no hex" 2 '^$' 'key 0xzz' -- "$MPT" witness "$tmp/wa.db" 0xzz
+expect "witness DB: a bad line of --keys" 2 '^$' 'wkeys_bad.txt:2' -- sh -c "printf '$addr1\\n0xqq\\n' > '$tmp/wkeys_bad.txt'; '$MPT' witness '$tmp/wa.db' --keys '$tmp/wkeys_bad.txt'"
+expect "witness DB: a header that is no header" 2 '^$' 'wbadheader.hex' -- sh -c "echo 0xc0 > '$tmp/wbadheader.hex'; '$MPT' witness '$tmp/wa.db' $addr1 --header '$tmp/wbadheader.hex'"
+expect "witness DB: a file that is no state" 3 '^$' 'trie main is plain, not an account trie' -- sh -c "'$MPT' build '$FIX/dogs.json' -o '$tmp/wdogs.db' >/dev/null && '$MPT' witness '$tmp/wdogs.db' $addr1"
+expect "witness DB: a missing file" 2 '^$' 'wnothere.db' -- "$MPT" witness "$tmp/wnothere.db" $addr1
+expect "witness check: a flag of the make form" 2 '^$' 'usage: witness check: --rlp is not for this form' -- "$MPT" witness check "$W" --rlp
+expect "witness DB: a flag of check" 2 '^$' 'usage: witness DB: --strict is not for this form' -- "$MPT" witness "$tmp/wa.db" $addr1 --strict
+expect "witness: no operand" 2 '^$' 'usage' -- "$MPT" witness

@@ -9,6 +9,7 @@
 #include <mpt/proof/proof.hpp>
 #include <mpt/state/account.hpp>
 #include <mpt/state/block_json.hpp>
+#include <mpt/witness/apply.hpp>
 #include <mpt/witness/check.hpp>
 
 #include "stored_trie.hpp"
@@ -334,4 +335,97 @@ TEST_CASE("encode_header_json: the fields a fork adds, in order, and the hash") 
     CHECK(
         encode_header_json(t->root(), "h").error().detail.find("given, but baseFeePerGas is not") !=
         std::string::npos);
+}
+
+TEST_CASE("witness apply: the root of the changes from the witness alone, or the node it lacks") {
+    State s;
+    // Every row of both tries: whatever the changes reach is there.
+    Witness whole;
+    for (const auto& [path, rlp] : s.accounts.rows()) whole.state.push_back(rlp);
+    for (const auto& [path, rlp] : s.storage.rows()) whole.state.push_back(rlp);
+    ChangesDoc doc;
+    AccountUpdate gone;
+    gone.address = s.addresses[1];
+    gone.deleted = true;
+    AccountUpdate changed;
+    changed.address = s.addresses[0];
+    changed.nonce = 99;
+    changed.storage.push_back({word(1), U256{}});    // cleared
+    changed.storage.push_back({word(77), word(5)});  // made
+    doc.accounts = {changed, gone};
+
+    // The same changes through tries holding everything, as mpt update applies them.
+    Trie storage;
+    for (uint64_t slot = 2; slot <= 20; ++slot) {
+        bytes v;
+        encode_storage_value(v, word(0x100 + slot));
+        REQUIRE(storage.put(keccak256(word(slot)), v).ok());
+    }
+    bytes v77;
+    encode_storage_value(v77, word(5));
+    REQUIRE(storage.put(keccak256(word(77)), v77).ok());
+    Trie accounts;
+    for (uint8_t i = 1; i <= 40; ++i) {
+        if (i == 2) continue;
+        Account acc;
+        acc.nonce = i == 1 ? 99 : i;
+        if (i == 1) {
+            acc.storage_root = storage.root_hash().value();
+            acc.code_hash = keccak256(mpt::test::b("code"));
+        }
+        bytes v;
+        encode_account(v, acc);
+        REQUIRE(accounts.put(keccak256(s.addresses[i - 1]), v).ok());
+    }
+    const Hash256 want = accounts.root_hash().value();
+
+    WitnessTries tries(whole);
+    auto r = apply_changes(tries, s.accounts.root, doc);
+    REQUIRE_MESSAGE(r.ok(), mpt::test::why(r));
+    CHECK(r->root == want);
+    CHECK(r->deleted == 1);
+    CHECK(r->slots == 2);
+}
+
+TEST_CASE("witness apply: a deletion that collapses the root needs the surviving sibling") {
+    // Two accounts: deleting one leaves the other's leaf, which the new root is made from.
+    StoredTrie two;
+    std::map<bytes, bytes> accts;
+    Address a{}, b{};
+    a[19] = 1;
+    b[19] = 2;
+    for (const Address& x : {a, b}) {
+        Account acc;
+        acc.nonce = x[19];
+        bytes v;
+        encode_account(v, acc);
+        accts[to_bytes(keccak256(x))] = v;
+    }
+    mpt::test::build(two, accts);
+    ChangesDoc doc;
+    AccountUpdate gone;
+    gone.address = a;
+    gone.deleted = true;
+    doc.accounts = {gone};
+
+    Witness reads;
+    TrieReader r = two.reader();
+    reads.state = prove(r, two.root, keccak256(a)).value();
+    WitnessTries partial(reads);
+    auto e = apply_changes(partial, two.root, doc);
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().code == Errc::storage_missing_node);
+    TrieReader rb = two.reader();
+    const std::vector<bytes> proof_b = prove(rb, two.root, keccak256(b)).value();
+    REQUIRE(partial.missing().has_value());
+    CHECK(*partial.missing() == keccak256(proof_b.back()));  // b's leaf
+
+    Witness both = reads;
+    both.state.push_back(proof_b.back());
+    WitnessTries whole(both);
+    auto ok = apply_changes(whole, two.root, doc);
+    REQUIRE_MESSAGE(ok.ok(), mpt::test::why(ok));
+    Trie only_b;
+    REQUIRE(only_b.put(keccak256(b), accts[to_bytes(keccak256(b))]).ok());
+    CHECK(ok->root == only_b.root_hash().value());
 }

@@ -87,22 +87,13 @@ public:
             }
             return {};
         }
-        Account a = now ? *now : Account{};
-        if (u.nonce) a.nonce = *u.nonce;
-        if (u.balance) a.balance = *u.balance;
-        if (u.code_hash) a.code_hash = *u.code_hash;
-        if (u.code) {
-            a.code_hash = u.code->empty() ? kEmptyCodeHash : keccak256(*u.code);
-            if (!u.code->empty()) {
-                const Code c{a.code_hash, *u.code};
-                MPT_RETURN_IF_ERROR(store_.put_codes({&c, 1}));
-                ++r.codes;
-            }
+        Account a = account_after(u, now ? *now : Account{});
+        if (u.code && !u.code->empty()) {
+            const Code c{a.code_hash, *u.code};
+            MPT_RETURN_IF_ERROR(store_.put_codes({&c, 1}));
+            ++r.codes;
         }
-        if (u.clear_storage) {
-            MPT_RETURN_IF_ERROR(drop_storage(h, r));
-            a.storage_root = kEmptyRoot;
-        }
+        if (u.clear_storage) MPT_RETURN_IF_ERROR(drop_storage(h, r));
         if (!u.storage.empty()) {
             MPT_TRY(a.storage_root, write_storage(u, h, a, r));
         }

@@ -331,4 +331,13 @@ Result<ChangesDoc> parse_changes_document(std::string_view text) {
     return doc;
 }
 
+Account account_after(const AccountUpdate& u, Account now) {
+    if (u.nonce) now.nonce = *u.nonce;
+    if (u.balance) now.balance = *u.balance;
+    if (u.code_hash) now.code_hash = *u.code_hash;
+    if (u.code) now.code_hash = u.code->empty() ? kEmptyCodeHash : keccak256(*u.code);
+    if (u.clear_storage) now.storage_root = kEmptyRoot;
+    return now;
+}
+
 }  // namespace mpt

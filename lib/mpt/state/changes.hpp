@@ -70,6 +70,12 @@ struct ChangesDoc {
     std::vector<AccountUpdate> accounts;  // by address, each once
 };
 
+// The account after u, from the account now (Account{} when there is none): its nonce,
+// balance and codeHash as u sets them (a code given sets its keccak256), and the empty storage
+// root where u clears the storage. The storage root u's slots give is the caller's to set.
+// REQUIRES: !u.deleted.
+Account account_after(const AccountUpdate& u, Account now);
+
 // Reads a changes document in any of its shapes.
 Result<ChangesDoc> parse_changes_document(std::string_view text);
 

@@ -1,0 +1,161 @@
+#include <mpt/witness/apply.hpp>
+
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/core/node.hpp>
+#include <mpt/state/account.hpp>
+#include <mpt/trie/trie.hpp>
+
+#include <cstring>
+
+namespace mpt {
+
+size_t WitnessTries::HashKey::operator()(const Hash256& h) const noexcept {
+    uint64_t x;
+    std::memcpy(&x, h.data(), sizeof x);
+    return static_cast<size_t>(x);
+}
+
+// One trie of the witness: the node at a path found by walking down from the root.
+class WitnessTries::PathReader : public NodeReader {
+public:
+    PathReader(WitnessTries& owner, std::string name, const Hash256& root)
+        : owner_(owner), name_(std::move(name)), root_(root) {}
+
+    Result<bytes_view> read(bytes_view path) override {
+        bytes_view rlp;
+        if (!find(root_, rlp)) return bytes_view{};
+        size_t at = 0;
+        bool hashed = true;  // rlp is a node of its own (a row), not one embedded in its parent
+        while (at < path.size()) {
+            const auto v = decode_node(rlp);
+            if (!v) return bytes_view{};  // the reader above finds it undecodable first
+            bytes_view child;
+            if (v->kind == NodeView::Kind::branch) {
+                child = v->children[path[at] & 0xf];
+                ++at;
+            } else if (v->kind == NodeView::Kind::extension) {
+                const NibbleView p = v->path;
+                if (path.size() - at < p.size()) return bytes_view{};
+                for (size_t i = 0; i < p.size(); ++i) {
+                    if (path[at + i] != p[i]) return bytes_view{};
+                }
+                at += p.size();
+                child = v->child;
+            } else {
+                return bytes_view{};
+            }
+            if (child.empty()) return bytes_view{};
+            hashed = child.size() == 32;
+            if (!hashed) {
+                rlp = child;
+                continue;
+            }
+            Hash256 h;
+            std::memcpy(h.data(), child.data(), 32);
+            if (!find(h, rlp)) return bytes_view{};
+        }
+        return hashed ? rlp : bytes_view{};
+    }
+
+    std::string describe() const override { return "trie " + name_; }
+
+private:
+    bool find(const Hash256& h, bytes_view& rlp) {
+        const auto it = owner_.nodes_.find(h);
+        if (it == owner_.nodes_.end()) {
+            owner_.missing_ = h;
+            return false;
+        }
+        rlp = it->second;
+        return true;
+    }
+
+    WitnessTries& owner_;
+    std::string name_;
+    Hash256 root_;
+};
+
+WitnessTries::WitnessTries(const Witness& w) {
+    nodes_.reserve(w.state.size());
+    for (const bytes& n : w.state) nodes_.emplace(keccak256(n), bytes_view(n));
+}
+
+WitnessTries::~WitnessTries() = default;
+
+Result<NodeReader*> WitnessTries::reader(const std::string& name, const Hash256& root) {
+    readers_.push_back(std::make_unique<PathReader>(*this, name, root));
+    return readers_.back().get();
+}
+
+namespace {
+
+Result<std::optional<Account>> account_of(const Trie& accounts, const Hash256& h) {
+    MPT_TRY(const std::optional<bytes> v, accounts.get(h));
+    if (!v) return std::optional<Account>{};
+    auto a = decode_account(*v);
+    if (!a) {
+        return Error{Errc::storage_bad_node,
+                     "trie main, account " + to_hex(h) + ": " + a.error().message()};
+    }
+    return std::optional<Account>(*a);
+}
+
+// The storage root after u's slots, from the account's storage root now.
+Result<Hash256> storage_after(TrieSource& tries, const AccountUpdate& u, const Hash256& h,
+                              const Hash256& root, AppliedChanges& out) {
+    NodeReader* reader = nullptr;
+    if (root != kEmptyRoot) {
+        MPT_TRY(reader, tries.reader(to_hex(h), root));
+    }
+    Trie t = reader != nullptr ? Trie::open(reader, root) : Trie();
+    bytes value;
+    for (const auto& [slot, v] : u.storage) {
+        const Hash256 key = keccak256(slot);
+        if (is_zero(v)) {
+            MPT_RETURN_IF_ERROR(t.remove(key));
+        } else {
+            value.clear();
+            encode_storage_value(value, v);
+            MPT_RETURN_IF_ERROR(t.put(key, value));
+        }
+        ++out.slots;
+    }
+    return t.root_hash();
+}
+
+}  // namespace
+
+Result<AppliedChanges> apply_changes(TrieSource& tries, const Hash256& root,
+                                     const ChangesDoc& doc) {
+    AppliedChanges out;
+    NodeReader* reader = nullptr;
+    if (root != kEmptyRoot) {
+        MPT_TRY(reader, tries.reader("main", root));
+    }
+    Trie accounts = reader != nullptr ? Trie::open(reader, root) : Trie();
+    bytes value;
+    for (const AccountUpdate& u : doc.accounts) {
+        const Hash256 h = keccak256(u.address);
+        MPT_TRY(const std::optional<Account> now, account_of(accounts, h));
+        if (u.deleted) {
+            if (now) {
+                MPT_RETURN_IF_ERROR(accounts.remove(h));
+                ++out.deleted;
+            }
+            continue;
+        }
+        Account a = account_after(u, now ? *now : Account{});
+        if (!u.storage.empty()) {
+            MPT_TRY(a.storage_root, storage_after(tries, u, h, a.storage_root, out));
+        }
+        value.clear();
+        encode_account(value, a);
+        MPT_RETURN_IF_ERROR(accounts.put(h, value));
+        ++out.accounts;
+    }
+    MPT_TRY(out.root, accounts.root_hash());
+    return out;
+}
+
+}  // namespace mpt

@@ -1,0 +1,69 @@
+// A block's changes applied to tries read from elsewhere, for the post-state root alone:
+// from a witness's nodes (witness apply), or from a state file through readers that note
+// every node the changes need (witness making). Nothing is written anywhere.
+//
+// The rule is the one mpt update applies to a state file (account_after, slots written or
+// cleared in the account's storage trie, an account deleted with its storage), and the tries
+// are mpt's Trie, which reads a node when an operation reaches it: a key's path, and the
+// surviving sibling where a deletion collapses a branch or an extension.
+//
+// Thread safety: one call per source at a time.
+#pragma once
+
+#include <mpt/core/error.hpp>
+#include <mpt/state/changes.hpp>
+#include <mpt/trie/node_source.hpp>
+#include <mpt/witness/witness.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace mpt {
+
+// Where apply_changes reads the tries it changes.
+class TrieSource {
+public:
+    virtual ~TrieSource() = default;
+    // A reader of the trie named name ("main", or the storage trie 0x<keccak256(address)>),
+    // whose root is root (not the empty root). The reader lives as long as the source.
+    virtual Result<NodeReader*> reader(const std::string& name, const Hash256& root) = 0;
+};
+
+struct AppliedChanges {
+    Hash256 root{};
+    size_t accounts = 0;  // written (made or changed)
+    size_t deleted = 0;
+    size_t slots = 0;  // written or cleared
+};
+
+// The root after doc's changes to the state under root. A node a source lacks is its
+// reader's error (Errc::storage_missing_node naming the trie and the path).
+Result<AppliedChanges> apply_changes(TrieSource& tries, const Hash256& root, const ChangesDoc& doc);
+
+// The tries a witness holds, read by path: each read walks from the trie's root through the
+// witness's nodes (keyed by keccak256) down the path. A node the witness lacks reads as no
+// row, its hash kept as missing().
+class WitnessTries : public TrieSource {
+public:
+    // The views point into w, which must outlive this.
+    explicit WitnessTries(const Witness& w);
+    ~WitnessTries() override;
+
+    Result<NodeReader*> reader(const std::string& name, const Hash256& root) override;
+    // The hash of the last node a read looked for and did not find.
+    const std::optional<Hash256>& missing() const noexcept { return missing_; }
+
+private:
+    class PathReader;
+    struct HashKey {
+        size_t operator()(const Hash256& h) const noexcept;
+    };
+    std::unordered_map<Hash256, bytes_view, HashKey> nodes_;
+    std::vector<std::unique_ptr<PathReader>> readers_;
+    std::optional<Hash256> missing_;
+};
+
+}  // namespace mpt
