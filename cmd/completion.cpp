@@ -61,7 +61,7 @@ std::vector<CommandInfo> commands_info() {
         }
         if (info.name == "rlp") info.first_words = {"decode", "encode"};
         if (info.name == "completion") info.first_words = {"zsh", "fish"};
-        if (info.name == "witness") info.first_words = {"check", "apply"};
+        if (info.name == "witness") info.first_words = {"check", "apply", "diff"};
         out.push_back(std::move(info));
     }
     return out;

@@ -7,6 +7,7 @@
 #include "state_print.hpp"
 
 #include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
 #include <mpt/core/rlp.hpp>
 #include <mpt/input/kv_input.hpp>
 #include <mpt/ops/witness_make.hpp>
@@ -23,6 +24,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <variant>
 
 #include <unistd.h>
@@ -102,7 +104,7 @@ nlohmann::ordered_json key_json(const WitnessKey& k) {
 }
 
 void print_json(const Witness& w, const std::vector<HeaderFacts>& headers, const WitnessCheck& c,
-                bool root_given, bool ok) {
+                bool root_given, bool ok, const nlohmann::ordered_json& stop) {
     nlohmann::ordered_json j;
     j["root"] = to_hex(c.root);
     j["rootFrom"] = root_given ? "--root" : "headers";
@@ -124,6 +126,11 @@ void print_json(const Witness& w, const std::vector<HeaderFacts>& headers, const
         nodes["undecodable"].push_back(
             {{"index", u.index}, {"hash", to_hex(u.hash)}, {"reason", u.reason}});
     }
+    nodes["classes"] = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < c.classes.size(); ++i) {
+        nodes["classes"].push_back(
+            {{"hash", to_hex(keccak256(w.state[i]))}, {"class", node_class_name(c.classes[i])}});
+    }
     j["nodes"] = std::move(nodes);
     j["accounts"] = c.accounts;
     j["storageTries"] = c.storage_tries;
@@ -136,6 +143,8 @@ void print_json(const Witness& w, const std::vector<HeaderFacts>& headers, const
     j["keysOrder"] = c.keys_sorted ? "sorted" : "address then slots";
     j["keys"] = nlohmann::ordered_json::array();
     for (const WitnessKey& k : c.keys) j["keys"].push_back(key_json(k));
+    if (c.post_root) j["changes"] = {{"root", to_hex(*c.post_root)}};
+    if (!stop.is_null()) j["changes"] = {{"missing", stop}};
     j["resolved"] = c.keys.size() - c.unresolved();
     j["unresolved"] = c.unresolved();
     j["ok"] = ok;
@@ -207,18 +216,77 @@ std::variant<ReadWitness, int> read_witness_file(const std::string& file,
     return ReadWitness{std::move(*w), std::move(*headers), *root};
 }
 
+// The changes document of --changes, or the exit code of its error (reported).
+std::variant<ChangesDoc, int> read_changes(const std::string& file) {
+    auto text = read_file(file);
+    if (!text) return report(text.error());
+    auto doc = parse_changes_document(*text);
+    if (!doc) return report(doc.error(), file);
+    return std::move(*doc);
+}
+
+// Where applying changes stopped (a missing or undecodable node of the witness): the trie
+// ("main" or 0x<keccak256(address)>), the path ("" at the root), and the hash of a missing node.
+struct ChangesStop {
+    std::string trie;
+    std::string path;
+    std::optional<Hash256> missing;
+    std::string reason;  // for a node that does not decode
+
+    ChangesStop(const Error& e, const std::optional<Hash256>& hash) {
+        trie = e.trie.starts_with("trie ") ? e.trie.substr(5) : (e.trie.empty() ? "main" : e.trie);
+        path = e.path == "(root)" ? "" : e.path;
+        if (e.code == Errc::storage_missing_node) {
+            missing = hash;
+        } else {
+            reason = e.detail;
+        }
+    }
+    std::string line() const {
+        const std::string at =
+            "at path " + (path.empty() ? std::string("(root)") : path) + " of trie " + trie;
+        if (!reason.empty()) return "node " + at + " does not decode: " + reason;
+        return "missing node " + (missing ? to_hex(*missing) : std::string("(unknown)")) + " " +
+               at + ": the changes need it";
+    }
+    nlohmann::ordered_json json() const {
+        nlohmann::ordered_json m = {{"trie", trie}, {"path", path}};
+        if (missing) m["hash"] = to_hex(*missing);
+        if (!reason.empty()) m["reason"] = reason;
+        return m;
+    }
+};
+
+// An error of applying changes that is the witness's lack (exit 1), not the input's.
+bool witness_lacks(const Error& e) {
+    return e.code == Errc::storage_missing_node || e.code == Errc::storage_bad_node;
+}
+
 int run_witness_check(const WitnessOptions& o) {
     auto read = read_witness_file(o.operands[1], o.root);
     if (const int* code = std::get_if<int>(&read)) return *code;
     const ReadWitness& r = std::get<ReadWitness>(read);
-    const WitnessCheck c = check_witness(r.w, r.root);
+    std::optional<ChangesDoc> doc;
+    if (o.changes) {
+        auto d = read_changes(*o.changes);
+        if (const int* code = std::get_if<int>(&d)) return *code;
+        doc = std::move(std::get<ChangesDoc>(d));
+    }
+    const WitnessCheck c = check_witness(r.w, r.root, doc ? &*doc : nullptr);
+    if (c.changes_error && !witness_lacks(*c.changes_error)) {
+        return report(*c.changes_error, *o.changes);
+    }
+    std::optional<ChangesStop> stop;
+    if (c.changes_error) stop.emplace(*c.changes_error, c.changes_missing);
     const bool problems =
         !c.superfluous.empty() || !c.codes_unmatched.empty() || !c.undecodable.empty();
-    const bool ok = c.unresolved() == 0 && !(o.strict && problems);
+    const bool ok = c.unresolved() == 0 && !stop && !(o.strict && problems);
     if (o.json) {
-        print_json(r.w, r.headers, c, o.root.has_value(), ok);
+        print_json(r.w, r.headers, c, o.root.has_value(), ok, stop ? stop->json() : nullptr);
     } else {
         print_text(c);
+        if (stop) fmt::print("{}\n", stop->line());
+        if (c.post_root) fmt::print("changes: post-state root {}\n", to_hex(*c.post_root));
     }
     return ok ? kOk : kNegative;
 }
@@ -227,40 +295,27 @@ int run_witness_apply(const WitnessOptions& o) {
     auto read = read_witness_file(o.operands[1], o.root);
     if (const int* code = std::get_if<int>(&read)) return *code;
     const ReadWitness& r = std::get<ReadWitness>(read);
-    auto text = read_file(*o.changes);
-    if (!text) return report(text.error());
-    auto doc = parse_changes_document(*text);
-    if (!doc) return report(doc.error(), *o.changes);
+    auto d = read_changes(*o.changes);
+    if (const int* code = std::get_if<int>(&d)) return *code;
+    const ChangesDoc& doc = std::get<ChangesDoc>(d);
     WitnessTries tries(r.w);
-    auto applied = apply_changes(tries, r.root, *doc);
+    auto applied = apply_changes(tries, r.root, doc);
     if (!applied) {
-        const Error& e = applied.error();
-        const bool missing = e.code == Errc::storage_missing_node;
-        if (!missing && e.code != Errc::storage_bad_node) return report(e, o.operands[1]);
-        const std::string trie =
-            e.trie.starts_with("trie ") ? e.trie.substr(5) : (e.trie.empty() ? "main" : e.trie);
-        const std::string path = e.path == "(root)" ? "" : e.path;
+        if (!witness_lacks(applied.error())) return report(applied.error(), o.operands[1]);
+        const ChangesStop stop(applied.error(), tries.missing());
         if (o.json) {
-            nlohmann::ordered_json m = {{"trie", trie}, {"path", path}};
-            if (missing && tries.missing()) m["hash"] = to_hex(*tries.missing());
-            if (!missing) m["reason"] = e.detail;
             const nlohmann::ordered_json j = {
-                {"preRoot", to_hex(r.root)}, {"ok", false}, {"missing", m}};
+                {"preRoot", to_hex(r.root)}, {"ok", false}, {"missing", stop.json()}};
             fmt::print("{}\n", j.dump());
-        } else if (missing) {
-            fmt::print("missing node {} at path {} of trie {}: the changes need it\n",
-                       tries.missing() ? to_hex(*tries.missing()) : std::string("(unknown)"),
-                       e.path.empty() ? "(root)" : e.path, trie);
         } else {
-            fmt::print("node at path {} of trie {} does not decode: {}\n",
-                       e.path.empty() ? "(root)" : e.path, trie, e.detail);
+            fmt::print("{}\n", stop.line());
         }
         return kNegative;
     }
     if (o.json) {
         const nlohmann::ordered_json j = {{"preRoot", to_hex(r.root)},
                                           {"root", to_hex(applied->root)},
-                                          {"shape", changes_shape_name(doc->shape)},
+                                          {"shape", changes_shape_name(doc.shape)},
                                           {"accounts", applied->accounts},
                                           {"deleted", applied->deleted},
                                           {"slots", applied->slots},
@@ -270,6 +325,144 @@ int run_witness_apply(const WitnessOptions& o) {
         fmt::print("{}\n", to_hex(applied->root));
     }
     return kOk;
+}
+
+// What a key resolves to, for comparing two witnesses: its status and value.
+std::string resolution_text(const WitnessKey& k) {
+    std::string s = status_name(k.status);
+    if (k.status == WitnessKey::Status::present) s += " " + to_hex(k.value);
+    return s;
+}
+
+// A key as diff names it: the key, and for a slot its account.
+std::string key_name(const WitnessKey& k) {
+    return to_hex(k.key) + (k.address ? " of " + to_hex(*k.address) : std::string());
+}
+
+// The items of a that b lacks, as hashes (nodes and codes are compared by hash).
+std::vector<Hash256> hashes_only_in(const std::vector<bytes>& a, const std::vector<bytes>& b) {
+    std::set<Hash256> in_b;
+    for (const bytes& x : b) in_b.insert(keccak256(x));
+    std::set<Hash256> seen;
+    std::vector<Hash256> out;
+    for (const bytes& x : a) {
+        const Hash256 h = keccak256(x);
+        if (in_b.count(h) == 0 && seen.insert(h).second) out.push_back(h);
+    }
+    return out;
+}
+
+int run_witness_diff(const WitnessOptions& o) {
+    auto ra = read_witness_file(o.operands[1], o.root);
+    if (const int* code = std::get_if<int>(&ra)) return *code;
+    auto rb = read_witness_file(o.operands[2], o.root);
+    if (const int* code = std::get_if<int>(&rb)) return *code;
+    const ReadWitness& a = std::get<ReadWitness>(ra);
+    const ReadWitness& b = std::get<ReadWitness>(rb);
+    std::optional<ChangesDoc> doc;
+    if (o.changes) {
+        auto d = read_changes(*o.changes);
+        if (const int* code = std::get_if<int>(&d)) return *code;
+        doc = std::move(std::get<ChangesDoc>(d));
+    }
+    const ChangesDoc* changes = doc ? &*doc : nullptr;
+    const WitnessCheck ca = check_witness(a.w, a.root, changes);
+    const WitnessCheck cb = check_witness(b.w, b.root, changes);
+    for (const WitnessCheck* c : {&ca, &cb}) {
+        if (c->changes_error && !witness_lacks(*c->changes_error)) {
+            return report(*c->changes_error, *o.changes);
+        }
+    }
+    // Each witness's keys resolved in the other too: the keys of both, as each lists them.
+    Witness a_keys_in_b = b.w, b_keys_in_a = a.w;
+    a_keys_in_b.keys = a.w.keys;
+    b_keys_in_a.keys = b.w.keys;
+    const WitnessCheck cab = check_witness(a_keys_in_b, b.root);
+    const WitnessCheck cba = check_witness(b_keys_in_a, a.root);
+    struct Differ {
+        const WitnessKey* a;
+        const WitnessKey* b;
+    };
+    std::vector<Differ> differ;
+    for (size_t i = 0; i < ca.keys.size(); ++i) {
+        if (resolution_text(ca.keys[i]) != resolution_text(cab.keys[i])) {
+            differ.push_back({&ca.keys[i], &cab.keys[i]});
+        }
+    }
+    for (size_t i = 0; i < cb.keys.size(); ++i) {
+        if (resolution_text(cba.keys[i]) != resolution_text(cb.keys[i])) {
+            differ.push_back({&cba.keys[i], &cb.keys[i]});
+        }
+    }
+    const auto class_of = [](const Witness& w, const WitnessCheck& c, const Hash256& h) {
+        for (size_t i = 0; i < w.state.size(); ++i) {
+            if (keccak256(w.state[i]) == h) return node_class_name(c.classes[i]);
+        }
+        return std::string_view("none");
+    };
+    const std::vector<Hash256> nodes_a = hashes_only_in(a.w.state, b.w.state);
+    const std::vector<Hash256> nodes_b = hashes_only_in(b.w.state, a.w.state);
+    const std::vector<Hash256> codes_a = hashes_only_in(a.w.codes, b.w.codes);
+    const std::vector<Hash256> codes_b = hashes_only_in(b.w.codes, a.w.codes);
+    const auto keys_only = [](const Witness& x, const Witness& y) {
+        const std::set<bytes> in_y(y.keys.begin(), y.keys.end());
+        std::set<bytes> seen;
+        std::vector<bytes> out;
+        for (const bytes& k : x.keys) {
+            if (in_y.count(k) == 0 && seen.insert(k).second) out.push_back(k);
+        }
+        return out;
+    };
+    const std::vector<bytes> keys_a = keys_only(a.w, b.w);
+    const std::vector<bytes> keys_b = keys_only(b.w, a.w);
+    const bool same = a.root == b.root && differ.empty();
+    if (o.json) {
+        const auto side = [&](const Witness& w, const WitnessCheck& c,
+                              const std::vector<Hash256>& nodes, const std::vector<Hash256>& codes,
+                              const std::vector<bytes>& keys) {
+            nlohmann::ordered_json s = {{"nodes", nlohmann::ordered_json::array()},
+                                        {"codes", nlohmann::ordered_json::array()},
+                                        {"keys", nlohmann::ordered_json::array()}};
+            for (const Hash256& h : nodes) {
+                s["nodes"].push_back({{"hash", to_hex(h)}, {"class", class_of(w, c, h)}});
+            }
+            for (const Hash256& h : codes) s["codes"].push_back(to_hex(h));
+            for (const bytes& k : keys) s["keys"].push_back(to_hex(k));
+            return s;
+        };
+        nlohmann::ordered_json j = {{"rootA", to_hex(a.root)},
+                                    {"rootB", to_hex(b.root)},
+                                    {"onlyA", side(a.w, ca, nodes_a, codes_a, keys_a)},
+                                    {"onlyB", side(b.w, cb, nodes_b, codes_b, keys_b)},
+                                    {"differ", nlohmann::ordered_json::array()}};
+        for (const Differ& d : differ) {
+            j["differ"].push_back({{"a", key_json(*d.a)}, {"b", key_json(*d.b)}});
+        }
+        j["same"] = same;
+        fmt::print("{}\n", j.dump());
+        return same ? kOk : kNegative;
+    }
+    if (a.root != b.root) {
+        fmt::print("pre-state roots differ: {} in A, {} in B\n", to_hex(a.root), to_hex(b.root));
+    }
+    for (const Hash256& h : nodes_a)
+        fmt::print("- node {} ({})\n", to_hex(h), class_of(a.w, ca, h));
+    for (const Hash256& h : nodes_b)
+        fmt::print("+ node {} ({})\n", to_hex(h), class_of(b.w, cb, h));
+    for (const Hash256& h : codes_a) fmt::print("- code {}\n", to_hex(h));
+    for (const Hash256& h : codes_b) fmt::print("+ code {}\n", to_hex(h));
+    for (const bytes& k : keys_a) fmt::print("- key {}\n", to_hex(k));
+    for (const bytes& k : keys_b) fmt::print("+ key {}\n", to_hex(k));
+    for (const Differ& d : differ) {
+        fmt::print("~ key {}: {} in A, {} in B\n", key_name(*d.a), resolution_text(*d.a),
+                   resolution_text(*d.b));
+    }
+    fmt::print(
+        "witness diff: {} only in A, {} only in B; {} only in A, {} only in B; keys "
+        "resolve {}\n",
+        count_of(nodes_a.size(), "node"), nodes_b.size(), count_of(codes_a.size(), "code"),
+        codes_b.size(), same ? "the same" : "differently");
+    return same ? kOk : kNegative;
 }
 
 // A key of the make form: 40 hex digits (0x optional) an address, anything else a slot as
@@ -426,13 +619,17 @@ int run_witness(const WitnessOptions& o) {
         return report_usage("witness: give check W, apply W --changes DOC, or DB KEY...");
     }
     const std::string& first = o.operands[0];
+    if (first == "diff") {
+        if (o.operands.size() != 3) return report_usage("witness diff: give two witness files");
+        if (int c = refuse_flags(o, "diff", true, false, true, false); c != kOk) return c;
+        return run_witness_diff(o);
+    }
     if (first == "check" || first == "apply") {
         if (o.operands.size() != 2) {
             return report_usage("witness " + first + ": give one witness file (- for stdin)");
         }
         if (first == "check") {
             if (int c = refuse_flags(o, "check", true, true, true, false); c != kOk) return c;
-            if (o.changes) return report_usage("witness check: --changes is for apply");
             return run_witness_check(o);
         }
         if (int c = refuse_flags(o, "apply", true, false, true, false); c != kOk) return c;
@@ -448,21 +645,23 @@ int run_witness(const WitnessOptions& o) {
 void register_witness(CLI::App* sub, Runner& runner) {
     auto o = std::make_shared<WitnessOptions>();
     sub->add_option("operands", o->operands,
-                    "check W | apply W | DB KEY...: W a witness (JSON, RLP or 0x hex RLP; - for "
-                    "stdin), DB a state file, KEY an address (40 hex digits) or a slot")
+                    "check W | apply W | diff A B | DB KEY...: W, A, B witnesses (JSON, RLP or 0x "
+                    "hex RLP; - for stdin), DB a state file, KEY an address (40 hex digits) or a "
+                    "slot")
         ->required();
     sub->add_option("--root", o->root,
-                    "check, apply: the pre-state root (default: the stateRoot of the highest "
-                    "header)");
+                    "check, apply, diff: the pre-state root (default: the stateRoot of the "
+                    "highest header)");
     sub->add_flag("--strict", o->strict,
                   "check: exit 1 also for a superfluous or undecodable node or a code no account "
                   "has");
-    sub->add_flag("--json", o->json, "check, apply: print one JSON document");
+    sub->add_flag("--json", o->json, "check, apply, diff: print one JSON document");
     sub->add_option("--keys", o->keys_file,
                     "DB: read the keys from this file too, one a line (- for stdin)");
     sub->add_option("--changes", o->changes,
-                    "DB: also hold the nodes these changes need; apply: the changes (mpt's "
-                    "document or geth's prestateTracer diff)");
+                    "The changes (mpt's document or geth's prestateTracer diff): DB: also hold "
+                    "the nodes they need; apply: apply them; check, diff: class the nodes they "
+                    "read, and check the witness holds all they need");
     sub->add_option("--header", o->header,
                     "DB: the parent header to include, as its RLP (binary or 0x hex)");
     sub->add_flag("--rlp", o->rlp, "DB: write geth's ExtWitness RLP, not JSON");
@@ -478,7 +677,9 @@ void register_witness(CLI::App* sub, Runner& runner) {
         "or unresolved where a node is missing. Prints one line per problem, then a summary.\n"
         "Exit 0 when every key resolves, 1 when one does not (or a --strict problem).\n"
         "apply prints the post-state root from the witness alone; exit 1 naming the node\n"
-        "the changes need and the witness lacks. Exit 2: malformed input.");
+        "the changes need and the witness lacks. diff lists the nodes, codes and keys in one\n"
+        "witness and not the other, each node with its class; exit 0 when both resolve the\n"
+        "same keys to the same values, 1 otherwise. Exit 2: malformed input.");
     sub->final_callback([o, &runner] { runner = [o] { return run_witness(*o); }; });
 }
 

@@ -58,7 +58,7 @@ def prints_json(command, args):
         return "--account" in args and "--slot" not in args
     if command == "witness":
         # The make form (DB KEY...) prints the witness as JSON unless --rlp or -o.
-        return not (set(args) & {"check", "apply", "--rlp", "-o", "--output"})
+        return not (set(args) & {"check", "apply", "diff", "--rlp", "-o", "--output"})
     return False
 
 

@@ -155,9 +155,9 @@ _mpt() {
                 return 0
                 ;;
             witness)
-                # check or apply, or the state file of the make form.
+                # check, apply or diff, or the state file of the make form.
                 local words
-                words=($(compgen -W "check apply" -- "$cur"))
+                words=($(compgen -W "check apply diff" -- "$cur"))
                 _mpt_files "$cur"
                 COMPREPLY+=("${words[@]}")
                 return 0

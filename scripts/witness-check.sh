@@ -24,7 +24,9 @@
 #   was not needed and the root stays the block's;
 # - changes that collapse branches (pre's first account deleted, a slot cleared beside
 #   others) give, applied to the witness made with them, the root --state of pre without
-#   them; the witness of their keys alone lacks a surviving sibling (apply names it).
+#   them; the witness of their keys alone lacks a surviving sibling (apply names it), and
+#   `witness diff` of the two finds the same resolutions, the nodes only the full one holds
+#   all of class changes, the named one among them.
 #
 # Prints one line per failed check, then "N passed, M failed". Exit 0 when all pass, 1 when
 # a check fails, 2 when the folder, the binary or python3 is missing.
@@ -244,6 +246,18 @@ def collapse(where, t, db):
     out1 = a1.stdout.decode().strip()
     if a1.returncode == 1 and out1.startswith("missing node "):
         reads_short += 1
+        # The two side by side: the same keys resolved alike; what only the full one holds
+        # is what the changes read, the node apply named among it.
+        d = run("witness", "diff", full, reads, "--changes", changes_path, "--root", root)
+        lines = d.stdout.decode().splitlines()
+        only = [l for l in lines if l.startswith("- node ")]
+        named = out1.split()[2]
+        if (d.returncode != 0 or not only or not all(l.endswith(" (changes)") for l in only) or
+                not any(l.split()[2] == named for l in only) or
+                any(l.startswith(("+ ", "~ ")) for l in lines)):
+            fail("%s: diff of the witness with changes and without: exit %d %s" %
+                 (where, d.returncode, d.stdout.decode()[-300:]))
+            return
     elif a1.returncode != 0 or out1 != want:
         fail("%s: collapse, reads alone: exit %d %s" % (where, a1.returncode, out1))
         return

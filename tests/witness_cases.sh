@@ -57,6 +57,25 @@ save("w_slotfirst.json", dict(w, keys=["0x" + "ff" * 32] + w["keys"][:1]))
 save("w_badheader.json", dict(w, headers=["0xc28080"]))
 save("w_statenotarray.json", dict(w, state="0x00"))
 open(out + "/w_leaf.txt", "w").write(leaf)
+# The same witness under a header of another stateRoot (field 4 of 15), and with an absent
+# key alone.
+fields = []
+body = h(w["headers"][0])
+n = body[0] - 0xf7
+at = 1 + n
+while at < len(body):
+    p = body[at]
+    if p < 0x80:
+        fields.append(body[at:at + 1]); at += 1
+    elif p < 0xb8:
+        fields.append(body[at + 1:at + 1 + p - 0x80]); at += 1 + p - 0x80
+    else:
+        k = p - 0xb7
+        ln = int.from_bytes(body[at + 1:at + 1 + k], "big")
+        fields.append(body[at + 1 + k:at + 1 + k + ln]); at += 1 + k + ln
+fields[3] = b"\x11" * 32
+save("w_otherroot.json", dict(w, headers=["0x" + rl(b"".join(rb(f) for f in fields)).hex()]))
+save("w_absent.json", dict(w, keys=["0x3000000000000000000000000000000000000003"]))
 PY
 leaf=$(cat "$tmp/w_leaf.txt" 2>/dev/null)
 leaf_hash=$("$MPT" keccak "$leaf" 2>/dev/null)
@@ -138,3 +157,18 @@ expect "witness DB: a missing file" 2 '^$' 'wnothere.db' -- "$MPT" witness "$tmp
 expect "witness check: a flag of the make form" 2 '^$' 'usage: witness check: --rlp is not for this form' -- "$MPT" witness check "$W" --rlp
 expect "witness DB: a flag of check" 2 '^$' 'usage: witness DB: --strict is not for this form' -- "$MPT" witness "$tmp/wa.db" $addr1 --strict
 expect "witness: no operand" 2 '^$' 'usage' -- "$MPT" witness
+
+# Node classes, check --changes, and two witnesses compared.
+expect "witness check --changes: the post-state root" 0 "^changes: post-state root $del_root\$" '^$' -- "$MPT" witness check "$tmp/wdel_w.json" --changes "$tmp/wdel.json" --root $root_a
+expect "witness check --changes: the node the changes need" 1 '^missing node 0x[0-9a-f]{64} at path [0-9a-f]+ of trie main: the changes need it$' '^$' -- "$MPT" witness check "$tmp/wreads.json" --changes "$tmp/wdel.json" --root $root_a
+expect "witness check --json: each node's class" 0 '"classes":\[\{"hash":"0xf5bf7efc[0-9a-f]{56}","class":"key path"\},\{"hash":"0x[0-9a-f]{64}","class":"changes"\},.*"changes":\{"root":"0x2957f382' '^$' -- "$MPT" witness check --json "$tmp/wdel_w.json" --changes "$tmp/wdel.json" --root $root_a
+expect "witness check --json: the changes' missing node" 1 '"changes":\{"missing":\{"trie":"main","path":"[0-9a-f]+","hash":"0x[0-9a-f]{64}"\}\}' '^$' -- "$MPT" witness check --json "$tmp/wreads.json" --changes "$tmp/wdel.json" --root $root_a
+expect "witness check --json: nodes reached by no key, and superfluous ones" 0 '"class":"reached".*"class":"superfluous"' '^$' -- "$MPT" witness check --json "$tmp/w_more.json"
+expect "witness check --json: an absence proof" 0 '"classes":\[\{"hash":"0x[0-9a-f]{64}","class":"reached"\},\{"hash":"0x[0-9a-f]{64}","class":"reached"\},\{"hash":"0x[0-9a-f]{64}","class":"reached"\},\{"hash":"0xf5bf7efc[0-9a-f]{56}","class":"absence proof"\}' '^$' -- "$MPT" witness check --json "$tmp/w_absent.json"
+expect "witness diff: the same witness" 0 '^witness diff: 0 nodes only in A, 0 only in B; 0 codes only in A, 0 only in B; keys resolve the same$' '^$' -- "$MPT" witness diff "$W" "$tmp/w4.rlp"
+expect "witness diff: the collapse sibling one lacks" 0 '^- node 0x[0-9a-f]{64} \(changes\)$' '^$' -- "$MPT" witness diff "$tmp/wdel_w.json" "$tmp/wreads.json" --changes "$tmp/wdel.json" --root $root_a
+expect "witness diff: keys resolved differently" 1 "^~ key 0x0{64} of $addr1: present 0x01 in A, unresolved in B\$" '^$' -- "$MPT" witness diff "$W" "$tmp/w_less.json"
+expect "witness diff: a node and a code only in B" 0 '^\+ code 0xbc36789e' '^$' -- "$MPT" witness diff "$W" "$tmp/w_more.json"
+expect "witness diff --json" 1 '^\{"rootA":"0xf5bf7efc[0-9a-f]{56}","rootB":"0xf5bf7efc[0-9a-f]{56}","onlyA":\{"nodes":\[\{"hash":"0x[0-9a-f]{64}","class":"key path"\}\],"codes":\[\],"keys":\[\]\},"onlyB":.*"same":false\}$' '^$' -- "$MPT" witness diff --json "$W" "$tmp/w_less.json"
+expect "witness diff: another pre-state root" 1 '^pre-state roots differ: 0xf5bf7efc[0-9a-f]{56} in A, 0x1{64} in B$' '^$' -- "$MPT" witness diff "$W" "$tmp/w_otherroot.json"
+expect "witness diff: one witness" 2 '^$' 'usage: witness diff: give two witness files' -- "$MPT" witness diff "$W"

@@ -68,6 +68,7 @@ private:
             return false;
         }
         rlp = it->second;
+        if (owner_.found_ != nullptr) owner_.found_->push_back(h);
         return true;
     }
 

@@ -55,6 +55,8 @@ public:
     Result<NodeReader*> reader(const std::string& name, const Hash256& root) override;
     // The hash of the last node a read looked for and did not find.
     const std::optional<Hash256>& missing() const noexcept { return missing_; }
+    // From now on, the hash of each node a read finds is appended to *found (nullptr: none).
+    void note_found(std::vector<Hash256>* found) noexcept { found_ = found; }
 
 private:
     class PathReader;
@@ -64,6 +66,7 @@ private:
     std::unordered_map<Hash256, bytes_view, HashKey> nodes_;
     std::vector<std::unique_ptr<PathReader>> readers_;
     std::optional<Hash256> missing_;
+    std::vector<Hash256>* found_ = nullptr;
 };
 
 }  // namespace mpt

@@ -5,12 +5,14 @@
 #include <mpt/core/nibbles.hpp>
 #include <mpt/core/node.hpp>
 #include <mpt/state/account.hpp>
+#include <mpt/witness/apply.hpp>
 
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace mpt {
 namespace {
@@ -124,6 +126,7 @@ private:
 
 // A key's walk down one trie: its value, its absence, or where it stops.
 struct Lookup {
+    std::vector<Hash256> nodes;  // the listed nodes on the way
     WitnessKey::Status status = WitnessKey::Status::unresolved;
     bytes_view value;
     bytes path;  // unresolved: one nibble a byte
@@ -155,6 +158,7 @@ Lookup look_up(const Index& index, const Hash256& root, const Hash256& hashed_ke
                 out.missing = h;
                 return stop("missing");
             }
+            out.nodes.push_back(h);
             if (!it->second.decodes) {
                 out.missing = h;
                 return stop("does not decode");
@@ -195,13 +199,18 @@ class KeyResolver {
 public:
     explicit KeyResolver(const Index& index, const Hash256& root) : index_(index), root_(root) {}
 
+    // The listed nodes on the way of keys that resolved present or stayed unresolved, and of
+    // those that resolved absent.
+    std::unordered_set<Hash256, HashKey> on_paths;
+    std::unordered_set<Hash256, HashKey> on_absence;
+
     const WitnessKey& account(const bytes& address) {
         const auto it = accounts_.find(address);
         if (it != accounts_.end()) return it->second;
         WitnessKey k;
         k.kind = WitnessKey::Kind::account;
         k.key = address;
-        take(k, look_up(index_, root_, keccak256(address)), "main");
+        take(k, note(look_up(index_, root_, keccak256(address))), "main");
         return accounts_.emplace(address, std::move(k)).first->second;
     }
 
@@ -231,18 +240,23 @@ public:
             return k;
         }
         const Hash256 hashed = keccak256(address);
-        take(k, look_up(index_, acct->storage_root, keccak256(slot)), to_hex(hashed));
+        take(k, note(look_up(index_, acct->storage_root, keccak256(slot))), to_hex(hashed));
         return k;
     }
 
 private:
+    const Lookup& note(const Lookup& l) {
+        auto& into = l.status == WitnessKey::Status::absent ? on_absence : on_paths;
+        into.insert(l.nodes.begin(), l.nodes.end());
+        return l;
+    }
+
     const Index& index_;
     Hash256 root_;
     std::map<bytes, WitnessKey> accounts_;
 };
 
-void resolve_keys(const Witness& w, const Index& index, WitnessCheck& out) {
-    KeyResolver r(index, out.root);
+void resolve_keys(const Witness& w, const Index& index, WitnessCheck& out, KeyResolver& r) {
     out.keys_sorted =
         std::adjacent_find(w.keys.begin(), w.keys.end(),
                            [](const bytes& a, const bytes& b) { return !(a < b); }) == w.keys.end();
@@ -303,7 +317,25 @@ size_t WitnessCheck::unresolved() const noexcept {
     }));
 }
 
-WitnessCheck check_witness(const Witness& w, const Hash256& root) {
+std::string_view node_class_name(NodeClass c) noexcept {
+    switch (c) {
+        case NodeClass::key_path:
+            return "key path";
+        case NodeClass::absence_proof:
+            return "absence proof";
+        case NodeClass::changes:
+            return "changes";
+        case NodeClass::reached:
+            return "reached";
+        case NodeClass::superfluous:
+            return "superfluous";
+        case NodeClass::undecodable:
+            break;
+    }
+    return "undecodable";
+}
+
+WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesDoc* changes) {
     WitnessCheck out;
     out.root = root;
     out.nodes = w.state.size();
@@ -349,7 +381,42 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root) {
         }
     }
 
-    resolve_keys(w, index, out);
+    KeyResolver resolver(index, out.root);
+    resolve_keys(w, index, out, resolver);
+
+    std::vector<Hash256> read_by_changes;
+    if (changes != nullptr) {
+        WitnessTries tries(w);
+        tries.note_found(&read_by_changes);
+        auto applied = apply_changes(tries, root, *changes);
+        if (applied) {
+            out.post_root = applied->root;
+        } else {
+            if (applied.error().code == Errc::storage_missing_node) {
+                out.changes_missing = tries.missing();
+            }
+            out.changes_error = applied.error();
+        }
+    }
+    const std::unordered_set<Hash256, HashKey> by_changes(read_by_changes.begin(),
+                                                          read_by_changes.end());
+    out.classes.reserve(w.state.size());
+    for (size_t i = 0; i < w.state.size(); ++i) {
+        const Entry& e = index.at(hashes[i]);
+        NodeClass c = NodeClass::superfluous;
+        if (!e.decodes) {
+            c = NodeClass::undecodable;
+        } else if (resolver.on_paths.count(hashes[i]) != 0) {
+            c = NodeClass::key_path;
+        } else if (resolver.on_absence.count(hashes[i]) != 0) {
+            c = NodeClass::absence_proof;
+        } else if (by_changes.count(hashes[i]) != 0) {
+            c = NodeClass::changes;
+        } else if (e.reached[kMain] || e.reached[kStorage]) {
+            c = NodeClass::reached;
+        }
+        out.classes.push_back(c);
+    }
     return out;
 }
 

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <mpt/core/bytes.hpp>
+#include <mpt/state/changes.hpp>
 #include <mpt/witness/witness.hpp>
 
 #include <optional>
@@ -49,6 +50,20 @@ struct WitnessKey {
     bool account_unresolved = false;
 };
 
+// Why a listed node is in the witness, the first that holds: on the path of a key that
+// resolved present (or stopped unresolved), on the path of a key proven absent, read by
+// applying the changes (the surviving sibling of a collapse, a new key's divergence), reached
+// from the root by nothing of these, reached by nothing at all, or no node.
+enum class NodeClass : uint8_t {
+    key_path,
+    absence_proof,
+    changes,
+    reached,
+    superfluous,
+    undecodable
+};
+std::string_view node_class_name(NodeClass c) noexcept;
+
 struct UndecodableNode {
     size_t index = 0;  // in the witness's state list, from 0
     Hash256 hash{};
@@ -70,10 +85,20 @@ struct WitnessCheck {
     std::vector<Hash256> codes_unmatched;
     bool keys_sorted = false;  // the keys are in the canonical order
     std::vector<WitnessKey> keys;
+    // Each listed node's class, in listed order (a repeat: its first listing's).
+    std::vector<NodeClass> classes;
+    // With changes: the root after them, or what stopped them (the node they need and the
+    // witness lacks, with the error naming its trie and path).
+    std::optional<Hash256> post_root;
+    std::optional<Hash256> changes_missing;
+    std::optional<Error> changes_error;
 
     size_t unresolved() const noexcept;
 };
 
-WitnessCheck check_witness(const Witness& w, const Hash256& root);
+// Checks w against root; with changes, also applies them (apply_changes on the witness's
+// tries) to class the nodes they read and say whether the witness holds all they need.
+WitnessCheck check_witness(const Witness& w, const Hash256& root,
+                           const ChangesDoc* changes = nullptr);
 
 }  // namespace mpt
