@@ -122,6 +122,11 @@ void print_json(const Witness& w, const std::vector<HeaderFacts>& headers, const
                                     {"superfluous", nlohmann::ordered_json::array()},
                                     {"undecodable", nlohmann::ordered_json::array()}};
     for (const Hash256& h : c.superfluous) nodes["superfluous"].push_back(to_hex(h));
+    nodes["badAccounts"] = nlohmann::ordered_json::array();
+    for (const UndecodableNode& u : c.bad_accounts) {
+        nodes["badAccounts"].push_back(
+            {{"index", u.index}, {"hash", to_hex(u.hash)}, {"reason", u.reason}});
+    }
     for (const UndecodableNode& u : c.undecodable) {
         nodes["undecodable"].push_back(
             {{"index", u.index}, {"hash", to_hex(u.hash)}, {"reason", u.reason}});
@@ -160,6 +165,10 @@ void print_text(const WitnessCheck& c) {
             fmt::print("unresolved slot {}{}: {}\n", to_hex(k.key),
                        k.address ? " of " + to_hex(*k.address) : std::string(), stop_text(k));
         }
+    }
+    for (const UndecodableNode& u : c.bad_accounts) {
+        fmt::print("node {} (state item {}) in the account trie: {}\n", to_hex(u.hash), u.index + 1,
+                   u.reason);
     }
     for (const UndecodableNode& u : c.undecodable) {
         fmt::print("undecodable node {} (state item {}): {}\n", to_hex(u.hash), u.index + 1,
@@ -278,8 +287,8 @@ int run_witness_check(const WitnessOptions& o) {
     }
     std::optional<ChangesStop> stop;
     if (c.changes_error) stop.emplace(*c.changes_error, c.changes_missing);
-    const bool problems =
-        !c.superfluous.empty() || !c.codes_unmatched.empty() || !c.undecodable.empty();
+    const bool problems = !c.superfluous.empty() || !c.codes_unmatched.empty() ||
+                          !c.undecodable.empty() || !c.bad_accounts.empty();
     const bool ok = c.unresolved() == 0 && !stop && !(o.strict && problems);
     if (o.json) {
         print_json(r.w, r.headers, c, o.root.has_value(), ok, stop ? stop->json() : nullptr);
@@ -554,7 +563,10 @@ int run_witness_make(const WitnessOptions& o) {
     }
     auto store = open_trie_file(o.operands[0], SqliteNodeStore::Mode::read_only);
     if (!store) return report(store.error());
+    // One read transaction: one snapshot, and no lock taken and dropped per row.
+    if (auto s = (*store)->begin_read(); !s) return report(s.error(), o.operands[0]);
     auto made = make_witness(**store, req);
+    (*store)->end_read();
     if (!made) return report(made.error(), o.operands[0]);
     Witness& w = made->witness;
     if (o.canonical) {
@@ -652,9 +664,11 @@ void register_witness(CLI::App* sub, Runner& runner) {
     sub->add_option("--root", o->root,
                     "check, apply, diff: the pre-state root (default: the stateRoot of the "
                     "highest header)");
-    sub->add_flag("--strict", o->strict,
-                  "check: exit 1 also for a superfluous or undecodable node or a code no account "
-                  "has");
+    sub->add_flag(
+        "--strict", o->strict,
+        "check: exit 1 also for a superfluous or undecodable node, an account leaf that is no "
+        "account, or a code no account "
+        "has");
     sub->add_flag("--json", o->json, "check, apply, diff: print one JSON document");
     sub->add_option("--keys", o->keys_file,
                     "DB: read the keys from this file too, one a line (- for stdin)");

@@ -172,3 +172,4 @@ expect "witness diff: a node and a code only in B" 0 '^\+ code 0xbc36789e' '^$' 
 expect "witness diff --json" 1 '^\{"rootA":"0xf5bf7efc[0-9a-f]{56}","rootB":"0xf5bf7efc[0-9a-f]{56}","onlyA":\{"nodes":\[\{"hash":"0x[0-9a-f]{64}","class":"key path"\}\],"codes":\[\],"keys":\[\]\},"onlyB":.*"same":false\}$' '^$' -- "$MPT" witness diff --json "$W" "$tmp/w_less.json"
 expect "witness diff: another pre-state root" 1 '^pre-state roots differ: 0xf5bf7efc[0-9a-f]{56} in A, 0x1{64} in B$' '^$' -- "$MPT" witness diff "$W" "$tmp/w_otherroot.json"
 expect "witness diff: one witness" 2 '^$' 'usage: witness diff: give two witness files' -- "$MPT" witness diff "$W"
+expect "witness: a JSON header that is no RLP list" 2 '^$' 'headers\[0\].*not a header.s RLP \(one RLP list\)' -- sh -c "printf '{\"state\": [], \"headers\": [\"0x8180\"]}' | '$MPT' witness check -"

@@ -207,7 +207,10 @@ public:
                 in_post[a] = true;
                 Entry& e = entry(a);
                 // Made by this diff's transaction: geth leaves a new account out of pre.
-                if (!e.update.before && !before.contains(a)) e.update.before = AccountBefore{true};
+                if (!e.update.before && !before.contains(a)) {
+                    e.update.before = AccountBefore{};
+                    e.update.before->absent = true;
+                }
                 e.update.deleted = false;
                 set_fields(e, f);
                 // Slots pre gave and post does not were cleared: the tracer writes no zero.

@@ -29,8 +29,13 @@ struct HashKey {
 struct Entry {
     bytes_view rlp;
     size_t index = 0;  // its first listing
-    bool decodes = true;
+    // Whether it is a node: decided where a walk first decodes it, or at the end for one no
+    // walk reached.
+    enum class Decodes : uint8_t { unknown, yes, no } decodes = Decodes::unknown;
+    std::string reason;                // Decodes::no: why
     bool reached[2] = {false, false};  // by the account walk, by a storage walk
+    bool on_path = false;              // on the way to a key present or unresolved
+    bool on_absence = false;           // on the way to a key proven absent
 };
 
 using Index = std::unordered_map<Hash256, Entry, HashKey>;
@@ -64,24 +69,37 @@ private:
             std::memcpy(h.data(), ref.data(), 32);
             const auto it = index_.find(h);
             if (it == index_.end() || it->second.reached[t]) return;
-            it->second.reached[t] = true;
-            if (!it->second.decodes) return;
-            rlp = it->second.rlp;
+            Entry& e = it->second;
+            e.reached[t] = true;
+            if (e.decodes == Entry::Decodes::no) return;
+            rlp = e.rlp;
+            const auto v = decode_node(rlp);
+            if (!v) {
+                e.decodes = Entry::Decodes::no;
+                e.reason = v.error().message();
+                return;
+            }
+            e.decodes = Entry::Decodes::yes;
+            return follow(*v, t, ref);
         }
         const auto v = decode_node(rlp);
-        if (!v) return;  // listed ones are decoded when indexed; embedded ones with their parent
-        switch (v->kind) {
+        if (!v) return;  // an embedded node: its parent's decoding checked it
+        follow(*v, t, ref);
+    }
+
+    void follow(const NodeView& v, Trie t, bytes_view ref) {
+        switch (v.kind) {
             case NodeView::Kind::leaf:
-                leaf(v->value, t, ref);
+                leaf(v.value, t, ref);
                 break;
             case NodeView::Kind::extension:
-                push(v->child, t);
+                push(v.child, t);
                 break;
             case NodeView::Kind::branch:
-                for (const bytes_view c : v->children) {
+                for (const bytes_view c : v.children) {
                     if (!c.empty()) push(c, t);
                 }
-                if (!v->value.empty()) leaf(v->value, t, ref);
+                if (!v.value.empty()) leaf(v.value, t, ref);
                 break;
         }
     }
@@ -99,7 +117,7 @@ private:
             const auto it = index_.find(bad.hash);
             bad.index = it == index_.end() ? 0 : it->second.index;
             bad.reason = "an account trie leaf whose value is no account: " + a.error().message();
-            out_.undecodable.push_back(std::move(bad));
+            out_.bad_accounts.push_back(std::move(bad));
             return;
         }
         code_hashes_.insert(a->code_hash);
@@ -126,7 +144,7 @@ private:
 
 // A key's walk down one trie: its value, its absence, or where it stops.
 struct Lookup {
-    std::vector<Hash256> nodes;  // the listed nodes on the way
+    std::vector<Entry*> nodes;  // the listed nodes on the way
     WitnessKey::Status status = WitnessKey::Status::unresolved;
     bytes_view value;
     bytes path;  // unresolved: one nibble a byte
@@ -134,7 +152,7 @@ struct Lookup {
     std::string reason;
 };
 
-Lookup look_up(const Index& index, const Hash256& root, const Hash256& hashed_key) {
+Lookup look_up(Index& index, const Hash256& root, const Hash256& hashed_key) {
     Lookup out;
     if (root == kEmptyRoot) {
         out.status = WitnessKey::Status::absent;
@@ -158,8 +176,8 @@ Lookup look_up(const Index& index, const Hash256& root, const Hash256& hashed_ke
                 out.missing = h;
                 return stop("missing");
             }
-            out.nodes.push_back(h);
-            if (!it->second.decodes) {
+            out.nodes.push_back(&it->second);
+            if (it->second.decodes == Entry::Decodes::no) {
                 out.missing = h;
                 return stop("does not decode");
             }
@@ -197,12 +215,7 @@ void take(WitnessKey& key, const Lookup& l, std::string trie) {
 
 class KeyResolver {
 public:
-    explicit KeyResolver(const Index& index, const Hash256& root) : index_(index), root_(root) {}
-
-    // The listed nodes on the way of keys that resolved present or stayed unresolved, and of
-    // those that resolved absent.
-    std::unordered_set<Hash256, HashKey> on_paths;
-    std::unordered_set<Hash256, HashKey> on_absence;
+    explicit KeyResolver(Index& index, const Hash256& root) : index_(index), root_(root) {}
 
     const WitnessKey& account(const bytes& address) {
         const auto it = accounts_.find(address);
@@ -245,18 +258,20 @@ public:
     }
 
 private:
-    const Lookup& note(const Lookup& l) {
-        auto& into = l.status == WitnessKey::Status::absent ? on_absence : on_paths;
-        into.insert(l.nodes.begin(), l.nodes.end());
+    // Marks the nodes on the way of l, by how the key resolved.
+    static const Lookup& note(const Lookup& l) {
+        const bool absent = l.status == WitnessKey::Status::absent;
+        for (Entry* e : l.nodes) (absent ? e->on_absence : e->on_path) = true;
         return l;
     }
 
-    const Index& index_;
+    Index& index_;
     Hash256 root_;
     std::map<bytes, WitnessKey> accounts_;
 };
 
-void resolve_keys(const Witness& w, const Index& index, WitnessCheck& out, KeyResolver& r) {
+// Resolves each key of w through r into out.keys, in order.
+void resolve_keys(const Witness& w, WitnessCheck& out, KeyResolver& r) {
     out.keys_sorted =
         std::adjacent_find(w.keys.begin(), w.keys.end(),
                            [](const bytes& a, const bytes& b) { return !(a < b); }) == w.keys.end();
@@ -352,21 +367,25 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
         }
         it->second.rlp = w.state[i];
         it->second.index = i;
-        if (const auto v = decode_node(w.state[i]); !v) {
-            it->second.decodes = false;
-            out.undecodable.push_back({i, h, v.error().message()});
-        }
     }
 
     Walker walker(index, out);
     walker.walk(root);
+    // The nodes no walk decoded are decoded here: superfluous, or no node at all.
     for (size_t i = 0; i < w.state.size(); ++i) {
         const Hash256& h = hashes[i];
-        const Entry& e = index.at(h);
+        Entry& e = index.at(h);
         if (e.index != i) continue;
-        if (e.reached[kMain] || e.reached[kStorage]) {
+        if (e.decodes == Entry::Decodes::unknown) {
+            const auto v = decode_node(e.rlp);
+            e.decodes = v ? Entry::Decodes::yes : Entry::Decodes::no;
+            if (!v) e.reason = v.error().message();
+        }
+        if (e.decodes == Entry::Decodes::no) {
+            out.undecodable.push_back({i, h, e.reason});
+        } else if (e.reached[kMain] || e.reached[kStorage]) {
             ++out.reached;
-        } else if (e.decodes) {
+        } else {
             out.superfluous.push_back(h);
         }
     }
@@ -382,7 +401,7 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
     }
 
     KeyResolver resolver(index, out.root);
-    resolve_keys(w, index, out, resolver);
+    resolve_keys(w, out, resolver);
 
     std::vector<Hash256> read_by_changes;
     if (changes != nullptr) {
@@ -404,11 +423,11 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
     for (size_t i = 0; i < w.state.size(); ++i) {
         const Entry& e = index.at(hashes[i]);
         NodeClass c = NodeClass::superfluous;
-        if (!e.decodes) {
+        if (e.decodes == Entry::Decodes::no) {
             c = NodeClass::undecodable;
-        } else if (resolver.on_paths.count(hashes[i]) != 0) {
+        } else if (e.on_path) {
             c = NodeClass::key_path;
-        } else if (resolver.on_absence.count(hashes[i]) != 0) {
+        } else if (e.on_absence) {
             c = NodeClass::absence_proof;
         } else if (by_changes.count(hashes[i]) != 0) {
             c = NodeClass::changes;

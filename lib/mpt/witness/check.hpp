@@ -72,11 +72,14 @@ struct UndecodableNode {
 
 struct WitnessCheck {
     Hash256 root{};
-    size_t nodes = 0;                  // listed
-    size_t reached = 0;                // distinct nodes the walks reach
-    size_t duplicated = 0;             // listings past a node's first
-    std::vector<Hash256> superfluous;  // in listed order
-    std::vector<UndecodableNode> undecodable;
+    size_t nodes = 0;                          // listed
+    size_t reached = 0;                        // distinct nodes the walks reach (that decode)
+    size_t duplicated = 0;                     // listings past a node's first
+    std::vector<Hash256> superfluous;          // in listed order
+    std::vector<UndecodableNode> undecodable;  // listed nodes that are no trie node
+    // Nodes reached in the account trie whose leaf value is no account (a storage trie's
+    // node where the account trie leads, or a forgery).
+    std::vector<UndecodableNode> bad_accounts;
     size_t accounts = 0;       // account leaves reached
     size_t storage_tries = 0;  // distinct storage roots whose root node is held
     size_t slots = 0;          // storage leaves reached

@@ -12,8 +12,9 @@
 namespace mpt {
 namespace {
 
-Status check_key(const bytes& key, const std::string& where) {
-    if (key.size() == 20 || key.size() == 32) return {};
+bool is_key(const bytes& key) noexcept { return key.size() == 20 || key.size() == 32; }
+
+Error key_error(const bytes& key, const std::string& where) {
     return Error{Errc::bad_input, where + ": a key of " + std::to_string(key.size()) +
                                       " bytes, neither an address (20) nor a slot (32)"};
 }
@@ -53,8 +54,11 @@ Result<Witness> read_json(std::string_view text) {
     MPT_TRY(out.codes, hex_items(w, "codes", false));
     MPT_TRY(out.keys, hex_items(w, "keys", false));
     for (size_t i = 0; i < out.keys.size(); ++i) {
-        MPT_RETURN_IF_ERROR(check_key(
-            out.keys[i], "keys[" + std::to_string(i) + "] (" + (*w.find("keys"))[i].where() + ")"));
+        // Where a key stands (lines counted from the top) only for the one refused.
+        if (!is_key(out.keys[i])) {
+            return key_error(out.keys[i], "keys[" + std::to_string(i) + "] (" +
+                                              (*w.find("keys"))[i].where() + ")");
+        }
     }
     bool objects = false;
     if (const auto hs = w.find("headers"); hs && !hs->is_null()) {
@@ -70,6 +74,12 @@ Result<Witness> read_json(std::string_view text) {
                 out.headers.push_back(std::move(rlp));
             } else {
                 MPT_TRY(bytes rlp, JsonFields("").data(h, at));
+                // One RLP list, as the RLP shape carries it (header_facts reads the rest).
+                const auto item = rlp::decode_single(rlp);
+                if (!item || !item->is_list) {
+                    return JsonFields("").fail(h, at, Errc::bad_input,
+                                               "not a header's RLP (one RLP list)");
+                }
                 out.headers.push_back(std::move(rlp));
             }
         }
@@ -172,7 +182,7 @@ Result<Witness> read_rlp(bytes_view input) {
     if (parts.size() == 4) {
         MPT_TRY(out.keys, r.strings(parts[3], "key"));
         for (size_t i = 0; i < out.keys.size(); ++i) {
-            MPT_RETURN_IF_ERROR(check_key(out.keys[i], "key " + std::to_string(i + 1)));
+            if (!is_key(out.keys[i])) return key_error(out.keys[i], "key " + std::to_string(i + 1));
         }
     }
     out.shape =
