@@ -229,6 +229,7 @@ Result<std::vector<HeaderFacts>> witness_headers(const Witness& w) {
 Result<std::optional<Hash256>> witness_pre_state_root(const std::vector<HeaderFacts>& headers) {
     if (headers.empty()) return std::optional<Hash256>{};
     std::vector<const HeaderFacts*> by_number;
+    by_number.reserve(headers.size());
     for (const HeaderFacts& h : headers) by_number.push_back(&h);
     std::stable_sort(
         by_number.begin(), by_number.end(),
