@@ -20,8 +20,9 @@
 #   state file for the accounts and slots the block changes, with the block's changes
 #   (the difference from pre to post), checks clean, and `witness apply` of it alone gives the
 #   block header's stateRoot, from mpt's changes and from geth's tracer diff, as JSON and as
-#   RLP; in every eighth, each node left out in turn makes apply fail naming that node, or
-#   was not needed and the root stays the block's;
+#   RLP; tampered (a byte of a node changed, another stateRoot) apply gives no root, and a
+#   node from elsewhere changes nothing; in every eighth, each node left out in turn makes
+#   apply fail naming that node, or was not needed and the root stays the block's;
 # - changes that collapse branches (pre's first account deleted, a slot cleared beside
 #   others) give, applied to the witness made with them, the root --state of pre without
 #   them; the witness of their keys alone lacks a surviving sibling (apply names it), and
@@ -143,7 +144,7 @@ def round_trip(where, t, db, header):
     """The witness of block 1 made from the pre state with the block's changes: it checks
     clean, and applied alone gives the block's stateRoot, from mpt's changes and from geth's
     tracer diff, as JSON and as RLP."""
-    global passed, needed, unneeded
+    global passed, needed, unneeded, tampered_refused
     pre = {a.lower(): v for a, v in t["pre"].items()}
     post = {a.lower(): v for a, v in t["postState"].items()}
     want = t["blocks"][0]["blockHeader"]["stateRoot"].lower()
@@ -186,12 +187,38 @@ def round_trip(where, t, db, header):
         fail("%s: RLP witness: exit %d %d %s" % (where, r.returncode, r2.returncode,
                                                  r2.stderr.decode().strip()))
         return
+    # Tampered, it never gives a wrong root: a byte of a node changed (apply stops at the
+    # node it then lacks, or did not need it and gives the block's root), another stateRoot
+    # (the root node is missing), a node from elsewhere added (unused: the block's root).
+    made = json.load(open(w))
+    i = (tests * 7) % len(made["state"])
+    node = bytearray.fromhex(made["state"][i][2:])
+    node[len(node) // 2] ^= 0x10
+    changed = dict(made, state=made["state"][:i] + [hx(bytes(node))] + made["state"][i + 1:])
+    for label, doc, extra, ok in (
+            ("a byte of a node changed", changed, (), False),
+            ("another stateRoot", made, ("--root", "0x" + "11" * 32), False),
+            ("a node from elsewhere", dict(made, state=made["state"] + [other_node or made["state"][0]]),
+             (), True)):
+        r = run("witness", "apply", write("tampered.json", json.dumps(doc)), "--changes",
+                changes_path, *extra)
+        got = r.stdout.decode().strip()
+        if ok and (r.returncode != 0 or got != want):
+            fail("%s: apply, %s: exit %d %s" % (where, label, r.returncode, got))
+            return
+        # A node apply needs changed: no root. One it does not need: the block's root.
+        refused = r.returncode == 1 and got.startswith(("missing node ", "node at path "))
+        if refused and extra == ():
+            tampered_refused += 1
+        if not ok and not refused and not (r.returncode == 0 and got == want and extra == ()):
+            fail("%s: apply, %s: exit %d %s (never a wrong root)" % (where, label, r.returncode,
+                                                                     got))
+            return
     passed += 1
     if tests % 8 != 0:
         return
     # Every node left out in turn: apply fails naming it, or it was not needed and the root
     # is still the block's.
-    made = json.load(open(w))
     for node in made["state"]:
         less = dict(made, state=[n for n in made["state"] if n != node])
         r = run("witness", "apply", write("less.json", json.dumps(less)), "--changes",
@@ -271,7 +298,7 @@ def collapse(where, t, db):
 
 files = sorted(glob.glob(os.path.join(tests_dir, "**", "*.json"), recursive=True))
 tests = 0
-needed = unneeded = reads_short = 0
+needed = unneeded = reads_short = tampered_refused = 0
 other_node = other_header = other_parent = None
 for path in files:
     with open(path) as f:
@@ -495,13 +522,15 @@ shutil.rmtree(tmp, ignore_errors=True)
 if tests == 0:
     print("witness-check: error: no BlockchainTests tests under " + tests_dir, file=sys.stderr)
     sys.exit(2)
+if tampered_refused == 0:
+    fail("no changed node was one apply needed: the tampering is not tested")
 if reads_short == 0:
     fail("no block's changes needed more nodes than its reads: --changes is not tested")
 if needed == 0 or unneeded == 0:
     fail("nodes left out of a made witness: %d needed by apply, %d not; want some of each" %
          (needed, unneeded))
 print("%d passed, %d failed (%d tests; %d collapses whose changes need nodes their reads do not; "
-      "of the nodes left out in turn, %d needed by apply, %d not)" %
-      (passed, failed, tests, reads_short, needed, unneeded))
+      "%d changed nodes refused by apply; of the nodes left out in turn, %d needed by apply, "
+      "%d not)" % (passed, failed, tests, reads_short, tampered_refused, needed, unneeded))
 sys.exit(1 if failed else 0)
 PY
