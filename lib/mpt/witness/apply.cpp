@@ -79,7 +79,8 @@ private:
 
 WitnessTries::WitnessTries(const Witness& w) {
     nodes_.reserve(w.state.size());
-    for (const bytes& n : w.state) nodes_.emplace(keccak256(n), bytes_view(n));
+    const std::vector<Hash256> hashes = node_hashes(w.state);
+    for (size_t i = 0; i < w.state.size(); ++i) nodes_.emplace(hashes[i], bytes_view(w.state[i]));
 }
 
 WitnessTries::~WitnessTries() = default;

@@ -202,11 +202,13 @@ Lookup look_up(Index& index, const Hash256& root, const Hash256& hashed_key) {
 }
 
 // Fills key from a lookup in trie.
-void take(WitnessKey& key, const Lookup& l, std::string trie) {
+// Fills key from a lookup in the trie trie() names (asked only where the key is unresolved).
+template <typename TrieName>
+void take(WitnessKey& key, const Lookup& l, const TrieName& trie) {
     key.status = l.status;
     key.value.assign(l.value.begin(), l.value.end());
     if (l.status == WitnessKey::Status::unresolved) {
-        key.trie = std::move(trie);
+        key.trie = trie();
         key.path = l.path;
         key.missing = l.missing;
         key.reason = l.reason;
@@ -218,13 +220,15 @@ public:
     explicit KeyResolver(Index& index, const Hash256& root) : index_(index), root_(root) {}
 
     const WitnessKey& account(const bytes& address) {
+        // The slots of an address follow it in reth's order: the last one asked, mostly.
+        if (last_ != nullptr && last_->key == address) return *last_;
         const auto it = accounts_.find(address);
-        if (it != accounts_.end()) return it->second;
+        if (it != accounts_.end()) return *(last_ = &it->second);
         WitnessKey k;
         k.kind = WitnessKey::Kind::account;
         k.key = address;
-        take(k, note(look_up(index_, root_, keccak256(address))), "main");
-        return accounts_.emplace(address, std::move(k)).first->second;
+        take(k, note(look_up(index_, root_, keccak256(address))), [] { return "main"; });
+        return *(last_ = &accounts_.emplace(address, std::move(k)).first->second);
     }
 
     // The slot in address's storage trie.
@@ -252,8 +256,8 @@ public:
             k.reason = "its account does not decode: " + acct.error().message();
             return k;
         }
-        const Hash256 hashed = keccak256(address);
-        take(k, note(look_up(index_, acct->storage_root, keccak256(slot))), to_hex(hashed));
+        take(k, note(look_up(index_, acct->storage_root, keccak256(slot))),
+             [&address] { return to_hex(keccak256(address)); });
         return k;
     }
 
@@ -268,6 +272,7 @@ private:
     Index& index_;
     Hash256 root_;
     std::map<bytes, WitnessKey> accounts_;
+    const WitnessKey* last_ = nullptr;
 };
 
 // Resolves each key of w through r into out.keys, in order.
@@ -356,10 +361,9 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
     out.nodes = w.state.size();
     Index index;
     index.reserve(w.state.size());
-    std::vector<Hash256> hashes;
-    hashes.reserve(w.state.size());
+    const std::vector<Hash256> hashes = node_hashes(w.state);
     for (size_t i = 0; i < w.state.size(); ++i) {
-        const Hash256 h = hashes.emplace_back(keccak256(w.state[i]));
+        const Hash256& h = hashes[i];
         const auto [it, fresh] = index.try_emplace(h);
         if (!fresh) {
             ++out.duplicated;

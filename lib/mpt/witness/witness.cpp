@@ -1,13 +1,16 @@
 #include <mpt/witness/witness.hpp>
 
 #include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
 #include <mpt/core/rlp.hpp>
 #include <mpt/input/json_lexer.hpp>
 #include <mpt/input/json_tree.hpp>
 #include <mpt/state/block_json.hpp>
 #include <mpt/state/json_fields.hpp>
+#include <mpt/trie/task_pool.hpp>
 
 #include <algorithm>
+#include <thread>
 
 namespace mpt {
 namespace {
@@ -252,6 +255,18 @@ Result<std::optional<Hash256>> witness_pre_state_root(const std::vector<HeaderFa
         }
     }
     return std::optional<Hash256>(by_number.back()->state_root);
+}
+
+std::vector<Hash256> node_hashes(const std::vector<bytes>& nodes) {
+    std::vector<Hash256> out(nodes.size());
+    constexpr size_t kChunk = 8192;
+    const size_t chunks = (nodes.size() + kChunk - 1) / kChunk;
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+    run_tasks(threads, chunks, [&](size_t c, unsigned) {
+        const size_t end = std::min(nodes.size(), (c + 1) * kChunk);
+        for (size_t i = c * kChunk; i < end; ++i) out[i] = keccak256(nodes[i]);
+    });
+    return out;
 }
 
 }  // namespace mpt
