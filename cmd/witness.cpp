@@ -488,21 +488,6 @@ Result<bytes> witness_key(const std::string& text) {
     return bytes(slot->begin(), slot->end());
 }
 
-bytes rlp_list(const std::vector<bytes>& items, bool as_strings) {
-    bytes payload;
-    for (const bytes& i : items) {
-        if (as_strings) {
-            rlp::append_string(payload, i);
-        } else {
-            payload.insert(payload.end(), i.begin(), i.end());
-        }
-    }
-    bytes out;
-    rlp::append_list_header(out, payload.size());
-    out.insert(out.end(), payload.begin(), payload.end());
-    return out;
-}
-
 // The witness as debug_executionWitness answers, written straight out: hex strings need no
 // escaping, and a witness of 10,000 accounts holds 160,000 of them.
 std::string witness_json(const Witness& w, bool canonical) {
@@ -595,9 +580,7 @@ int run_witness_make(const WitnessOptions& o) {
     }
     std::string out;
     if (o.rlp) {
-        const bytes r = rlp_list({rlp_list(w.headers, false), rlp_list(w.codes, true),
-                                  rlp_list(w.state, true), rlp_list(w.keys, true)},
-                                 false);
+        const bytes r = encode_witness_rlp(w);
         if (!o.output && ::isatty(STDOUT_FILENO) == 1) {
             out = to_hex(r) + "\n";
         } else {

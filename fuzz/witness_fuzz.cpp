@@ -12,25 +12,6 @@
 #include <set>
 #include <string>
 
-namespace {
-
-mpt::bytes list_of(const std::vector<mpt::bytes>& items, bool as_strings) {
-    mpt::bytes payload;
-    for (const mpt::bytes& i : items) {
-        if (as_strings) {
-            mpt::rlp::append_string(payload, i);
-        } else {
-            payload.insert(payload.end(), i.begin(), i.end());
-        }
-    }
-    mpt::bytes out;
-    mpt::rlp::append_list_header(out, payload.size());
-    out.insert(out.end(), payload.begin(), payload.end());
-    return out;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace mpt;
     const std::string text(reinterpret_cast<const char*>(data), size);
@@ -39,9 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const bytes& k : w->keys) FUZZ_CHECK(k.size() == 20 || k.size() == 32);
 
     // Written as geth's RLP and read back: the same witness.
-    const bytes rlp = list_of({list_of(w->headers, false), list_of(w->codes, true),
-                               list_of(w->state, true), list_of(w->keys, true)},
-                              false);
+    const bytes rlp = encode_witness_rlp(*w);
     auto again = read_witness(std::string(rlp.begin(), rlp.end()));
     FUZZ_CHECK(again.ok());
     FUZZ_CHECK(again->state == w->state && again->codes == w->codes);

@@ -27,12 +27,8 @@ public:
     Result<std::optional<Account>> current(const Hash256& h) const {
         MPT_TRY(const std::optional<bytes> v, accounts_.get(h));
         if (!v) return std::optional<Account>{};
-        auto a = decode_account(*v);
-        if (!a) {
-            return Error{Errc::storage_bad_node,
-                         "trie main, account " + to_hex(h) + ": " + a.error().message()};
-        }
-        return std::optional<Account>(*a);
+        MPT_TRY(const Account a, decode_stored_account(*v, h));
+        return std::optional<Account>(a);
     }
 
     // Why the account as a tracer's pre gave it is not what the file holds, or empty.

@@ -141,14 +141,8 @@ Result<MadeWitness> make_witness(NodeStore& store, const WitnessRequest& request
             MPT_TRY(const bytes_view v, prove_in(accounts, *account_hash));
             account.reset();
             if (!v.empty()) {
-                auto a = decode_account(v);
-                if (!a) {
-                    return Error{
-                        Errc::storage_bad_node,
-                        "trie main, account " + to_hex(*account_hash) + ": " + a.error().message()};
-                }
-                account = *a;
-                if (a->code_hash != kEmptyCodeHash) code_hashes.insert(a->code_hash);
+                MPT_TRY(account, decode_stored_account(v, *account_hash));
+                if (account->code_hash != kEmptyCodeHash) code_hashes.insert(account->code_hash);
             }
             continue;
         }

@@ -105,4 +105,13 @@ Result<U256> decode_storage_value(bytes_view rlp) noexcept {
     return out;
 }
 
+Result<Account> decode_stored_account(bytes_view value, const Hash256& address_hash) {
+    auto a = decode_account(value);
+    if (!a) {
+        return Error{Errc::storage_bad_node,
+                     "trie main, account " + to_hex(address_hash) + ": " + a.error().message()};
+    }
+    return a;
+}
+
 }  // namespace mpt

@@ -72,6 +72,9 @@ void encode_account(bytes& out, const Account& a);
 // Decodes a state trie value. Strict: canonical RLP, exactly four items, integers without
 // leading zeros, a nonce of at most 8 bytes, a balance of at most 32, both hashes 32 bytes.
 Result<Account> decode_account(bytes_view rlp) noexcept;
+// A value read from an account trie (`main`, of a state file or a witness), decoded: a value
+// that is no account is Errc::storage_bad_node naming the account by its address hash.
+Result<Account> decode_stored_account(bytes_view value, const Hash256& address_hash);
 
 // Appends the storage trie value of v: rlp(v without its leading zero bytes). REQUIRES: v is
 // not zero (a zero value is no entry).

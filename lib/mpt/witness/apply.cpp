@@ -95,12 +95,8 @@ namespace {
 Result<std::optional<Account>> account_of(const Trie& accounts, const Hash256& h) {
     MPT_TRY(const std::optional<bytes> v, accounts.get(h));
     if (!v) return std::optional<Account>{};
-    auto a = decode_account(*v);
-    if (!a) {
-        return Error{Errc::storage_bad_node,
-                     "trie main, account " + to_hex(h) + ": " + a.error().message()};
-    }
-    return std::optional<Account>(*a);
+    MPT_TRY(const Account a, decode_stored_account(*v, h));
+    return std::optional<Account>(a);
 }
 
 // The storage root after u's slots, from the account's storage root now.

@@ -215,6 +215,32 @@ Result<Witness> read_witness(std::string_view input) {
                  "not a witness: JSON ({\"state\": [...], ...}), RLP or 0x hex RLP expected"};
 }
 
+bytes encode_witness_rlp(const Witness& w) {
+    // Each list's payload written apart: a witness passes the 65,535 bytes rlp::begin_list
+    // reserves for.
+    const auto list = [](bytes& out, const std::vector<bytes>& items, bool as_strings) {
+        bytes payload;
+        for (const bytes& i : items) {
+            if (as_strings) {
+                rlp::append_string(payload, i);
+            } else {
+                payload.insert(payload.end(), i.begin(), i.end());
+            }
+        }
+        rlp::append_list_header(out, payload.size());
+        out.insert(out.end(), payload.begin(), payload.end());
+    };
+    bytes parts;
+    list(parts, w.headers, false);
+    list(parts, w.codes, true);
+    list(parts, w.state, true);
+    list(parts, w.keys, true);
+    bytes out;
+    rlp::append_list_header(out, parts.size());
+    out.insert(out.end(), parts.begin(), parts.end());
+    return out;
+}
+
 Result<std::vector<HeaderFacts>> witness_headers(const Witness& w) {
     std::vector<HeaderFacts> out;
     out.reserve(w.headers.size());

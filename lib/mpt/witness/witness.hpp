@@ -40,6 +40,10 @@ struct Witness {
 // neither 20 nor 32 bytes is an error.
 Result<Witness> read_witness(std::string_view input);
 
+// The witness as geth's ExtWitness RLP, [headers, codes, state, keys], each header the list it
+// is; read_witness reads it back as it was.
+bytes encode_witness_rlp(const Witness& w);
+
 // The witness's headers decoded, in the order listed.
 Result<std::vector<HeaderFacts>> witness_headers(const Witness& w);
 
