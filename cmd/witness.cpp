@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstring>
 #include <set>
+#include <unordered_set>
 #include <variant>
 
 #include <unistd.h>
@@ -134,7 +135,7 @@ void print_json(const Witness& w, const std::vector<HeaderFacts>& headers, const
     nodes["classes"] = nlohmann::ordered_json::array();
     for (size_t i = 0; i < c.classes.size(); ++i) {
         nodes["classes"].push_back(
-            {{"hash", to_hex(keccak256(w.state[i]))}, {"class", node_class_name(c.classes[i])}});
+            {{"hash", to_hex(c.hashes[i])}, {"class", node_class_name(c.classes[i])}});
     }
     j["nodes"] = std::move(nodes);
     j["accounts"] = c.accounts;
@@ -348,15 +349,14 @@ std::string key_name(const WitnessKey& k) {
     return to_hex(k.key) + (k.address ? " of " + to_hex(*k.address) : std::string());
 }
 
-// The items of a that b lacks, as hashes (nodes and codes are compared by hash).
-std::vector<Hash256> hashes_only_in(const std::vector<bytes>& a, const std::vector<bytes>& b) {
-    std::set<Hash256> in_b;
-    for (const bytes& x : b) in_b.insert(keccak256(x));
-    std::set<Hash256> seen;
-    std::vector<Hash256> out;
-    for (const bytes& x : a) {
-        const Hash256 h = keccak256(x);
-        if (in_b.count(h) == 0 && seen.insert(h).second) out.push_back(h);
+// Where in a the hashes b lacks stand, each hash's first place once (nodes and codes are
+// compared by hash).
+std::vector<size_t> only_in(const std::vector<Hash256>& a, const std::vector<Hash256>& b) {
+    const std::unordered_set<Hash256, Hash256Hasher> in_b(b.begin(), b.end());
+    std::unordered_set<Hash256, Hash256Hasher> seen;
+    std::vector<size_t> out;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (in_b.count(a[i]) == 0 && seen.insert(a[i]).second) out.push_back(i);
     }
     return out;
 }
@@ -403,16 +403,13 @@ int run_witness_diff(const WitnessOptions& o) {
             differ.push_back({&cba.keys[i], &cb.keys[i]});
         }
     }
-    const auto class_of = [](const Witness& w, const WitnessCheck& c, const Hash256& h) {
-        for (size_t i = 0; i < w.state.size(); ++i) {
-            if (keccak256(w.state[i]) == h) return node_class_name(c.classes[i]);
-        }
-        return std::string_view("none");
-    };
-    const std::vector<Hash256> nodes_a = hashes_only_in(a.w.state, b.w.state);
-    const std::vector<Hash256> nodes_b = hashes_only_in(b.w.state, a.w.state);
-    const std::vector<Hash256> codes_a = hashes_only_in(a.w.codes, b.w.codes);
-    const std::vector<Hash256> codes_b = hashes_only_in(b.w.codes, a.w.codes);
+    // The nodes by the hashes and classes the checks gave; the codes hashed here.
+    const std::vector<size_t> nodes_a = only_in(ca.hashes, cb.hashes);
+    const std::vector<size_t> nodes_b = only_in(cb.hashes, ca.hashes);
+    const std::vector<Hash256> code_hashes_a = node_hashes(a.w.codes);
+    const std::vector<Hash256> code_hashes_b = node_hashes(b.w.codes);
+    const std::vector<size_t> codes_a = only_in(code_hashes_a, code_hashes_b);
+    const std::vector<size_t> codes_b = only_in(code_hashes_b, code_hashes_a);
     const auto keys_only = [](const Witness& x, const Witness& y) {
         const std::set<bytes> in_y(y.keys.begin(), y.keys.end());
         std::set<bytes> seen;
@@ -426,23 +423,24 @@ int run_witness_diff(const WitnessOptions& o) {
     const std::vector<bytes> keys_b = keys_only(b.w, a.w);
     const bool same = a.root == b.root && differ.empty();
     if (o.json) {
-        const auto side = [&](const Witness& w, const WitnessCheck& c,
-                              const std::vector<Hash256>& nodes, const std::vector<Hash256>& codes,
-                              const std::vector<bytes>& keys) {
+        const auto side = [&](const WitnessCheck& c, const std::vector<size_t>& nodes,
+                              const std::vector<Hash256>& code_hashes,
+                              const std::vector<size_t>& codes, const std::vector<bytes>& keys) {
             nlohmann::ordered_json s = {{"nodes", nlohmann::ordered_json::array()},
                                         {"codes", nlohmann::ordered_json::array()},
                                         {"keys", nlohmann::ordered_json::array()}};
-            for (const Hash256& h : nodes) {
-                s["nodes"].push_back({{"hash", to_hex(h)}, {"class", class_of(w, c, h)}});
+            for (const size_t i : nodes) {
+                s["nodes"].push_back(
+                    {{"hash", to_hex(c.hashes[i])}, {"class", node_class_name(c.classes[i])}});
             }
-            for (const Hash256& h : codes) s["codes"].push_back(to_hex(h));
+            for (const size_t i : codes) s["codes"].push_back(to_hex(code_hashes[i]));
             for (const bytes& k : keys) s["keys"].push_back(to_hex(k));
             return s;
         };
         nlohmann::ordered_json j = {{"rootA", to_hex(a.root)},
                                     {"rootB", to_hex(b.root)},
-                                    {"onlyA", side(a.w, ca, nodes_a, codes_a, keys_a)},
-                                    {"onlyB", side(b.w, cb, nodes_b, codes_b, keys_b)},
+                                    {"onlyA", side(ca, nodes_a, code_hashes_a, codes_a, keys_a)},
+                                    {"onlyB", side(cb, nodes_b, code_hashes_b, codes_b, keys_b)},
                                     {"differ", nlohmann::ordered_json::array()}};
         for (const Differ& d : differ) {
             j["differ"].push_back({{"a", key_json(*d.a)}, {"b", key_json(*d.b)}});
@@ -454,12 +452,14 @@ int run_witness_diff(const WitnessOptions& o) {
     if (a.root != b.root) {
         fmt::print("pre-state roots differ: {} in A, {} in B\n", to_hex(a.root), to_hex(b.root));
     }
-    for (const Hash256& h : nodes_a)
-        fmt::print("- node {} ({})\n", to_hex(h), class_of(a.w, ca, h));
-    for (const Hash256& h : nodes_b)
-        fmt::print("+ node {} ({})\n", to_hex(h), class_of(b.w, cb, h));
-    for (const Hash256& h : codes_a) fmt::print("- code {}\n", to_hex(h));
-    for (const Hash256& h : codes_b) fmt::print("+ code {}\n", to_hex(h));
+    for (const size_t i : nodes_a) {
+        fmt::print("- node {} ({})\n", to_hex(ca.hashes[i]), node_class_name(ca.classes[i]));
+    }
+    for (const size_t i : nodes_b) {
+        fmt::print("+ node {} ({})\n", to_hex(cb.hashes[i]), node_class_name(cb.classes[i]));
+    }
+    for (const size_t i : codes_a) fmt::print("- code {}\n", to_hex(code_hashes_a[i]));
+    for (const size_t i : codes_b) fmt::print("+ code {}\n", to_hex(code_hashes_b[i]));
     for (const bytes& k : keys_a) fmt::print("- key {}\n", to_hex(k));
     for (const bytes& k : keys_b) fmt::print("+ key {}\n", to_hex(k));
     for (const Differ& d : differ) {

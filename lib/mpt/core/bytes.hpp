@@ -19,6 +19,16 @@ using bytes = std::vector<uint8_t>;
 using bytes_view = std::span<const uint8_t>;
 using Hash256 = std::array<uint8_t, 32>;
 
+// A hash table's hash of a Hash256: keccak256 output is uniform, so its first 8 bytes are as
+// good a hash as any.
+struct Hash256Hasher {
+    size_t operator()(const Hash256& h) const noexcept {
+        uint64_t x;
+        std::memcpy(&x, h.data(), sizeof x);
+        return static_cast<size_t>(x);
+    }
+};
+
 inline bytes_view as_bytes(std::string_view s) noexcept {
     return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }

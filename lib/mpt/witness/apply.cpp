@@ -10,12 +10,6 @@
 
 namespace mpt {
 
-size_t WitnessTries::HashKey::operator()(const Hash256& h) const noexcept {
-    uint64_t x;
-    std::memcpy(&x, h.data(), sizeof x);
-    return static_cast<size_t>(x);
-}
-
 // One trie of the witness: the node at a path found by walking down from the root.
 class WitnessTries::PathReader : public NodeReader {
 public:

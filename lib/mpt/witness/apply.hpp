@@ -60,10 +60,7 @@ public:
 
 private:
     class PathReader;
-    struct HashKey {
-        size_t operator()(const Hash256& h) const noexcept;
-    };
-    std::unordered_map<Hash256, bytes_view, HashKey> nodes_;
+    std::unordered_map<Hash256, bytes_view, Hash256Hasher> nodes_;
     std::vector<std::unique_ptr<PathReader>> readers_;
     std::optional<Hash256> missing_;
     std::vector<Hash256>* found_ = nullptr;

@@ -17,14 +17,6 @@
 namespace mpt {
 namespace {
 
-struct HashKey {
-    size_t operator()(const Hash256& h) const noexcept {
-        uint64_t x;
-        std::memcpy(&x, h.data(), sizeof x);
-        return static_cast<size_t>(x);
-    }
-};
-
 // One listed node, by hash.
 struct Entry {
     bytes_view rlp;
@@ -38,7 +30,7 @@ struct Entry {
     bool on_absence = false;           // on the way to a key proven absent
 };
 
-using Index = std::unordered_map<Hash256, Entry, HashKey>;
+using Index = std::unordered_map<Hash256, Entry, Hash256Hasher>;
 
 enum Trie : int { kMain = 0, kStorage = 1 };
 
@@ -361,7 +353,8 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
     out.nodes = w.state.size();
     Index index;
     index.reserve(w.state.size());
-    const std::vector<Hash256> hashes = node_hashes(w.state);
+    out.hashes = node_hashes(w.state);
+    const std::vector<Hash256>& hashes = out.hashes;
     for (size_t i = 0; i < w.state.size(); ++i) {
         const Hash256& h = hashes[i];
         const auto [it, fresh] = index.try_emplace(h);
@@ -421,8 +414,8 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
             out.changes_error = applied.error();
         }
     }
-    const std::unordered_set<Hash256, HashKey> by_changes(read_by_changes.begin(),
-                                                          read_by_changes.end());
+    const std::unordered_set<Hash256, Hash256Hasher> by_changes(read_by_changes.begin(),
+                                                                read_by_changes.end());
     out.classes.reserve(w.state.size());
     for (size_t i = 0; i < w.state.size(); ++i) {
         const Entry& e = index.at(hashes[i]);

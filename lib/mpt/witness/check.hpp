@@ -88,7 +88,9 @@ struct WitnessCheck {
     std::vector<Hash256> codes_unmatched;
     bool keys_sorted = false;  // the keys are in the canonical order
     std::vector<WitnessKey> keys;
-    // Each listed node's class, in listed order (a repeat: its first listing's).
+    // Each listed node's keccak256 and class, in listed order (a repeat: its first
+    // listing's class).
+    std::vector<Hash256> hashes;
     std::vector<NodeClass> classes;
     // With changes: the root after them, or what stopped them (the node they need and the
     // witness lacks, with the error naming its trie and path).

@@ -14,15 +14,6 @@
 
 namespace mpt {
 
-// keccak256 output is uniform, so its first 8 bytes are as good a hash as any.
-struct Hash256Hasher {
-    size_t operator()(const Hash256& h) const noexcept {
-        uint64_t x;
-        std::memcpy(&x, h.data(), sizeof x);
-        return static_cast<size_t>(x);
-    }
-};
-
 // The nodes of a proof by keccak256. The views point into the caller's vector, which must
 // outlive the index.
 class ProofIndex {
