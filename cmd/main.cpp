@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 
+#include <mpt/core/keccak.hpp>
 #include <mpt/store/sqlite_memory.hpp>
 
 namespace {
@@ -77,10 +78,24 @@ int run_command(const mpt::cli::Runner& runner) noexcept {
     std::_Exit(mpt::cli::kInternal);
 }
 
-// `mpt --version`: the release, the commit it was configured from and the SQLite it runs on.
+// `mpt --version`: the release, the commit it was configured from, the SQLite it runs on
+// and the batch Keccak kernel this CPU runs.
 std::string version_text() {
-    return fmt::format("mpt {} (commit {}, SQLite {})", MPT_VERSION, MPT_COMMIT,
-                       mpt::sqlite_version());
+    return fmt::format("mpt {} (commit {}, SQLite {}, Keccak {})", MPT_VERSION, MPT_COMMIT,
+                       mpt::sqlite_version(), mpt::keccak256_batch_kernel().name);
+}
+
+// MPT_KECCAK names the batch Keccak kernel (for tests and benchmarks); one this CPU lacks,
+// or no kernel at all, is an error rather than a silent fallback. Empty when it is fine.
+std::string keccak_switch_error() {
+    const char* want = std::getenv("MPT_KECCAK");
+    if (want == nullptr || std::string_view(want) == mpt::keccak256_batch_kernel().name) return {};
+    std::string have;
+    for (const auto& k : mpt::keccak256_batch_kernels()) {
+        if (k.available) have += std::string(have.empty() ? "" : ", ") + k.name;
+    }
+    return fmt::format("MPT_KECCAK={}: not a Keccak kernel this CPU runs (it runs: {})", want,
+                       have);
 }
 
 }  // namespace
@@ -105,6 +120,7 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registr
             args.emplace_back(a);
         }
         set_quiet(quiet);
+        if (std::string bad = keccak_switch_error(); !bad.empty()) return report_usage(bad);
         if (!args.empty() && args[0] == "help") {
             if (args.size() > 2) return report_usage("help: give one COMMAND at most");
             args.erase(args.begin());

@@ -65,7 +65,7 @@ expect "missing file" 2 '^$' '^mpt: error: .*no-such-file.json: No such file' --
 expect "unknown flag" 2 '^$' '^mpt: error: .*--bogus' -- "$MPT" root --bogus "$FIX/dogs.json"
 expect "no subcommand" 2 '^$' '^mpt: error: ' -- "$MPT"
 expect "unknown subcommand" 2 '^$' '^mpt: error: ' -- "$MPT" frobnicate
-expect "version" 0 '^mpt [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}|unknown), SQLite 3\.[0-9]+\.[0-9]+\)$' '^$' -- "$MPT" --version
+expect "version" 0 '^mpt [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{12}|unknown), SQLite 3\.[0-9]+\.[0-9]+, Keccak (scalar|avx2|avx512)\)$' '^$' -- "$MPT" --version
 expect "--commands: name, page, summary" 0 '^get-node	mpt-get-node\.1	Fetch nodes by path' '^$' -- "$MPT" --commands
 expect "--commands, one line a command of --help" 0 '^$' '^$' -- bash -c "diff <('$MPT' --commands | cut -f1) <('$MPT' --help | awk '/^Subcommands:/ { s = 1; next } s && /^  [a-z]/ { print \$1 }')"
 expect "--commands takes nothing else" 2 '^$' '^mpt: error: usage: --commands takes nothing else: root$' -- "$MPT" --commands root

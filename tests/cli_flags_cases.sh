@@ -37,12 +37,16 @@ for cmd in $("$MPT" --help | awk '/^Subcommands:/ { s = 1; next } s && /^  [a-z]
     expect "help of $cmd: the footer" 0 '^Exit codes: 0 success' '^$' -- "$MPT" "$cmd" --help
 done
 
-# 3. Global -q/--quiet, before or after the command; --version names commit and SQLite.
+# 3. Global -q/--quiet, before or after the command; --version names commit, SQLite and the Keccak kernel.
 sed 's/"root": "0e26/"root": "1e26/' "$FIX/state_geth_dump.json" >"$tmp/flags_wrong_root.json"
 expect "quiet: no note" 1 "^$S\$" '^$' -- "$MPT" root -q --state "$tmp/flags_wrong_root.json"
 expect "quiet: before the command" 1 "^$S\$" '^$' -- "$MPT" --quiet root --state "$tmp/flags_wrong_root.json"
 expect "quiet: errors still" 2 '^$' '^mpt: error: .*no-such-file' -- "$MPT" -q root "$tmp/no-such-file.json"
-expect "version: commit and SQLite" 0 '^mpt [0-9.]+ \(commit ([0-9a-f]{12}|unknown), SQLite 3\.[0-9]+\.[0-9]+\)$' '^$' -- "$MPT" --version
+expect "version: commit, SQLite and Keccak kernel" 0 '^mpt [0-9.]+ \(commit ([0-9a-f]{12}|unknown), SQLite 3\.[0-9]+\.[0-9]+, Keccak (scalar|avx2|avx512)\)$' '^$' -- "$MPT" --version
+# MPT_KECCAK picks the batch Keccak kernel; scalar runs everywhere, and a name this CPU
+# cannot run is refused rather than ignored.
+expect "MPT_KECCAK=scalar: --version names it" 0 ', Keccak scalar\)$' '^$' -- env MPT_KECCAK=scalar "$MPT" --version
+expect "MPT_KECCAK unknown: refused" 2 '^$' '^mpt: error: usage: MPT_KECCAK=sse: not a Keccak kernel this CPU runs \(it runs: scalar[a-z0-9, ]*\)$' -- env MPT_KECCAK=sse "$MPT" root --state "$FIX/state_genesis.json"
 
 # 4. One rule per flag, one exit code per kind of input.
 expect "vectors: --secure is a usage error" 2 '^$' '^mpt: error: usage: root: --secure does not go with --vectors' -- "$MPT" root --vectors "$FIX/trie_vectors.json" --secure

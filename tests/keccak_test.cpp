@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <random>
+#include <vector>
 
 using namespace mpt;
 using mpt::test::h;
@@ -125,4 +127,71 @@ TEST_CASE("every permutation variant agrees with the plain reference") {
     }
     // The portable variants run everywhere.
     CHECK(ran >= 2);
+}
+
+namespace {
+
+// Each input's digest from kernel k, beside the one-at-a-time keccak256.
+void check_batch(const KeccakBatchKernel& k, const std::vector<bytes>& inputs) {
+    std::vector<bytes_view> views(inputs.begin(), inputs.end());
+    std::vector<Hash256> out(inputs.size());
+    k.hash(views, out);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        INFO(k.name << ": input " << i << " of " << inputs.size() << ", " << inputs[i].size()
+                    << " bytes");
+        CHECK(out[i] == keccak256(inputs[i]));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("every batch kernel gives each input the one-at-a-time digest") {
+    std::mt19937_64 rng(44);
+    size_t tried = 0;
+    for (const auto& k : keccak256_batch_kernels()) {
+        if (!k.available) {
+            MESSAGE("batch kernel " << k.name << " not available on this CPU: not tried");
+            continue;
+        }
+        ++tried;
+        {
+            // Every length 0..1100, in a random order so that the lanes differ in length.
+            std::vector<bytes> inputs;
+            for (size_t n = 0; n <= 1100; ++n) inputs.push_back(mpt::test::random_bytes(rng, n));
+            std::shuffle(inputs.begin(), inputs.end(), rng);
+            check_batch(k, inputs);
+        }
+        {
+            // Every input count 0..17 (each lane count, and lanes refilled), with lengths
+            // around the block boundaries.
+            static const size_t kLengths[] = {0,   1,   31,  32,  33,  64,  135,
+                                              136, 137, 271, 272, 532, 1100};
+            for (size_t count = 0; count <= 17; ++count) {
+                std::vector<bytes> inputs;
+                for (size_t i = 0; i < count; ++i) {
+                    inputs.push_back(
+                        mpt::test::random_bytes(rng, kLengths[rng() % std::size(kLengths)]));
+                }
+                check_batch(k, inputs);
+            }
+        }
+        {
+            // One long input among short ones, and equal inputs in several lanes.
+            std::vector<bytes> inputs(9, bytes(64, 0xab));
+            inputs[3] = mpt::test::random_bytes(rng, 5000);
+            check_batch(k, inputs);
+        }
+    }
+    CHECK(tried >= 1);
+}
+
+TEST_CASE("the batch kernel in use is an available one, and keccak256_batch uses it") {
+    const KeccakBatchKernel& k = keccak256_batch_kernel();
+    CHECK(k.available);
+    const bytes a(100, 1), b(300, 2);
+    const bytes_view in[] = {a, b};
+    Hash256 out[2];
+    keccak256_batch(in, out);
+    CHECK(out[0] == keccak256(a));
+    CHECK(out[1] == keccak256(b));
 }

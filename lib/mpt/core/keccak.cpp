@@ -11,21 +11,15 @@
 //    rewritten with & and | of the held values, so that most outputs need no NOT at all.
 #include <mpt/core/keccak.hpp>
 
+#include <mpt/core/detail/keccak_lanes.hpp>
+
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <cstring>
 
 namespace mpt {
 namespace {
-
-constexpr uint64_t kRoundConstants[24] = {
-    0x0000000000000001, 0x0000000000008082, 0x800000000000808a, 0x8000000080008000,
-    0x000000000000808b, 0x0000000080000001, 0x8000000080008081, 0x8000000000008009,
-    0x000000000000008a, 0x0000000000000088, 0x0000000080008009, 0x000000008000000a,
-    0x000000008000808b, 0x800000000000008b, 0x8000000000008089, 0x8000000000008003,
-    0x8000000000008002, 0x8000000000000080, 0x000000000000800a, 0x800000008000000a,
-    0x8000000080008081, 0x8000000000008080, 0x0000000080000001, 0x8000000080008008,
-};
 
 inline uint64_t rol(uint64_t x, int n) noexcept { return std::rotl(x, n); }
 
@@ -111,7 +105,7 @@ template <class Chi>
     uint64_t a03 = s[15], a13 = s[16], a23 = s[17], a33 = s[18], a43 = s[19];
     uint64_t a04 = s[20], a14 = s[21], a24 = s[22], a34 = s[23], a44 = s[24];
 
-    for (const uint64_t rc : kRoundConstants) {
+    for (const uint64_t rc : detail::kKeccakRoundConstants) {
         // theta: each lane absorbs the parity of two neighbouring columns.
         const uint64_t c0 = a00 ^ a01 ^ a02 ^ a03 ^ a04;
         const uint64_t c1 = a10 ^ a11 ^ a12 ^ a13 ^ a14;
@@ -233,6 +227,11 @@ void absorb_bytes(uint64_t s[25], size_t off, const uint8_t* p, size_t n) noexce
     if (n > 0) s[off / 8] ^= load_le_partial(p, n);
 }
 
+inline void store_le64(uint8_t* p, uint64_t v) noexcept {
+    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+    std::memcpy(p, &v, 8);
+}
+
 // Keccak pad10*1 with the original domain byte 0x01 after off absorbed bytes, the last
 // permutation, and the first 32 bytes of the state.
 Hash256 pad_and_squeeze(uint64_t s[25], size_t off) noexcept {
@@ -240,12 +239,18 @@ Hash256 pad_and_squeeze(uint64_t s[25], size_t off) noexcept {
     s[(Keccak256::kRate - 1) / 8] ^= uint64_t{0x80} << (8 * ((Keccak256::kRate - 1) % 8));
     keccakf1600(s);
     Hash256 out;
-    for (size_t i = 0; i < 4; ++i) {
-        uint64_t v = s[i];
-        if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-        std::memcpy(out.data() + 8 * i, &v, 8);
-    }
+    for (size_t i = 0; i < 4; ++i) store_le64(out.data() + 8 * i, s[i]);
     return out;
+}
+
+// The n bytes at p absorbed into s (at a block boundary), padded and squeezed.
+Hash256 absorb_and_finish(uint64_t s[25], const uint8_t* p, size_t n) noexcept {
+    for (; n >= Keccak256::kRate; p += Keccak256::kRate, n -= Keccak256::kRate) {
+        for (size_t i = 0; i < Keccak256::kRate / 8; ++i) s[i] ^= load_le64(p + 8 * i);
+        keccakf1600(s);
+    }
+    absorb_bytes(s, 0, p, n);
+    return pad_and_squeeze(s, n);
 }
 
 }  // namespace
@@ -289,14 +294,117 @@ Hash256 Keccak256::finish() noexcept { return pad_and_squeeze(state_, offset_); 
 
 Hash256 keccak256(bytes_view data) noexcept {
     uint64_t s[25] = {};
-    const uint8_t* p = data.data();
-    size_t n = data.size();
-    for (; n >= Keccak256::kRate; p += Keccak256::kRate, n -= Keccak256::kRate) {
-        for (size_t i = 0; i < Keccak256::kRate / 8; ++i) s[i] ^= load_le64(p + 8 * i);
-        keccakf1600(s);
+    return absorb_and_finish(s, data.data(), data.size());
+}
+
+namespace {
+
+void hash_scalar(std::span<const bytes_view> inputs, std::span<Hash256> out) noexcept {
+    for (size_t i = 0; i < inputs.size(); ++i) out[i] = keccak256(inputs[i]);
+}
+
+#if defined(MPT_KECCAK_LANES)
+// The multi-buffer loop: each of the L lanes holds one input's state and absorbs its next
+// block; all lanes are permuted together; a lane whose last (padded) block went in gives
+// its digest and takes the next input. The lanes need not be in step, so inputs of any
+// lengths mix. When one input alone is left it finishes one at a time.
+template <size_t L, void (*Permute)(uint64_t (*)[L]) noexcept>
+void hash_lanes(std::span<const bytes_view> inputs, std::span<Hash256> out) noexcept {
+    constexpr size_t kWords = Keccak256::kRate / 8;
+    alignas(64) uint64_t state[25][L];
+    size_t input[L];
+    size_t pos[L];  // bytes of the input absorbed
+    bool busy[L] = {};
+    bool last[L] = {};
+    size_t next = 0;
+    size_t n_busy = 0;
+    for (;;) {
+        for (size_t j = 0; j < L && next < inputs.size(); ++j) {
+            if (busy[j]) continue;
+            for (auto& lane : state) lane[j] = 0;
+            input[j] = next++, pos[j] = 0, busy[j] = true, ++n_busy;
+        }
+        if (n_busy == 0) return;
+        if (n_busy == 1 && next == inputs.size()) {
+            const size_t j = static_cast<size_t>(std::find(busy, busy + L, true) - busy);
+            uint64_t s[25];
+            for (size_t i = 0; i < 25; ++i) s[i] = state[i][j];
+            const bytes_view in = inputs[input[j]];
+            out[input[j]] = absorb_and_finish(s, in.data() + pos[j], in.size() - pos[j]);
+            return;
+        }
+        for (size_t j = 0; j < L; ++j) {
+            if (!busy[j]) continue;
+            const bytes_view in = inputs[input[j]];
+            const uint8_t* p = in.data() + pos[j];
+            const size_t left = in.size() - pos[j];
+            uint8_t padded[Keccak256::kRate];
+            last[j] = left < Keccak256::kRate;
+            if (last[j]) {
+                std::memset(padded, 0, sizeof padded);
+                if (left > 0) std::memcpy(padded, p, left);
+                padded[left] ^= 0x01;
+                padded[Keccak256::kRate - 1] ^= 0x80;
+                p = padded;
+            }
+            for (size_t i = 0; i < kWords; ++i) state[i][j] ^= load_le64(p + 8 * i);
+            pos[j] += Keccak256::kRate;
+        }
+        Permute(state);
+        for (size_t j = 0; j < L; ++j) {
+            if (!busy[j] || !last[j]) continue;
+            Hash256& h = out[input[j]];
+            for (size_t i = 0; i < 4; ++i) store_le64(h.data() + 8 * i, state[i][j]);
+            busy[j] = false, --n_busy;
+        }
     }
-    absorb_bytes(s, 0, p, n);
-    return pad_and_squeeze(s, n);
+}
+
+bool cpu_has_avx2() noexcept {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+}
+
+bool cpu_has_avx512() noexcept {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+}
+#endif
+
+const KeccakBatchKernel& pick_batch_kernel() noexcept {
+    const auto kernels = keccak256_batch_kernels();
+    if (const char* want = std::getenv("MPT_KECCAK")) {
+        for (const auto& k : kernels) {
+            if (k.available && std::strcmp(k.name, want) == 0) return k;
+        }
+    }
+    const KeccakBatchKernel* best = &kernels[0];
+    for (const auto& k : kernels) {
+        if (k.available) best = &k;  // listed slowest first
+    }
+    return *best;
+}
+
+}  // namespace
+
+std::span<const KeccakBatchKernel> keccak256_batch_kernels() noexcept {
+    static const KeccakBatchKernel kernels[] = {
+        {"scalar", hash_scalar, true},
+#if defined(MPT_KECCAK_LANES)
+        {"avx2", hash_lanes<4, detail::keccakf1600_x4>, cpu_has_avx2()},
+        {"avx512", hash_lanes<8, detail::keccakf1600_x8>, cpu_has_avx512()},
+#endif
+    };
+    return kernels;
+}
+
+const KeccakBatchKernel& keccak256_batch_kernel() noexcept {
+    static const KeccakBatchKernel& kernel = pick_batch_kernel();
+    return kernel;
+}
+
+void keccak256_batch(std::span<const bytes_view> inputs, std::span<Hash256> out) noexcept {
+    keccak256_batch_kernel().hash(inputs, out);
 }
 
 }  // namespace mpt

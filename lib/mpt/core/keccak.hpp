@@ -37,4 +37,24 @@ private:
 
 Hash256 keccak256(bytes_view data) noexcept;
 
+// Keccak-256 of each input into out[i], several inputs at once on the SIMD lanes of the
+// kernel in use: eight with AVX-512, four with AVX2, else one at a time. The inputs are
+// independent and may differ in length; a lane that finishes takes the next input.
+// REQUIRES: out.size() >= inputs.size().
+void keccak256_batch(std::span<const bytes_view> inputs, std::span<Hash256> out) noexcept;
+
+// The batch kernels: "scalar" (one input at a time), "avx2" and "avx512"; available is
+// false for one this CPU cannot run. All compute the same digests.
+struct KeccakBatchKernel {
+    const char* name;
+    void (*hash)(std::span<const bytes_view> inputs, std::span<Hash256> out) noexcept;
+    bool available;
+};
+std::span<const KeccakBatchKernel> keccak256_batch_kernels() noexcept;
+
+// The kernel keccak256_batch uses, chosen on first use: the one the environment variable
+// MPT_KECCAK names when this CPU has it, else the fastest available. A caller compares
+// the name with MPT_KECCAK to tell the user that the switch was not honoured.
+const KeccakBatchKernel& keccak256_batch_kernel() noexcept;
+
 }  // namespace mpt

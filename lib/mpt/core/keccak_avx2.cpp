@@ -1,0 +1,35 @@
+// Keccak-f[1600] on four states in AVX2 registers. This file alone is compiled with -mavx2;
+// keccak.cpp calls it only when the CPU has AVX2. It includes no header with inline
+// functions that other files also instantiate, so no AVX2 code leaks into them.
+#include <mpt/core/detail/keccak_lanes.hpp>
+
+#include <immintrin.h>
+
+namespace mpt::detail {
+namespace {
+
+struct Avx2 {
+    using Reg = __m256i;
+    static Reg xor2(Reg a, Reg b) noexcept { return _mm256_xor_si256(a, b); }
+    static Reg xor5(Reg a, Reg b, Reg c, Reg d, Reg e) noexcept {
+        return xor2(xor2(xor2(a, b), xor2(c, d)), e);
+    }
+    template <int N>
+    static Reg rol(Reg x) noexcept {
+        return _mm256_or_si256(_mm256_slli_epi64(x, N), _mm256_srli_epi64(x, 64 - N));
+    }
+    static Reg chi(Reg b, Reg u, Reg v) noexcept { return xor2(b, _mm256_andnot_si256(u, v)); }
+    static Reg splat(uint64_t x) noexcept { return _mm256_set1_epi64x(static_cast<long long>(x)); }
+};
+
+}  // namespace
+
+void keccakf1600_x4(uint64_t (*state)[4]) noexcept {
+    __m256i s[25];
+    for (int i = 0; i < 25; ++i)
+        s[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(state[i]));
+    permute_lanes<Avx2>(s);
+    for (int i = 0; i < 25; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(state[i]), s[i]);
+}
+
+}  // namespace mpt::detail
