@@ -56,12 +56,12 @@ public:
 
 private:
     bool find(const Hash256& h, bytes_view& rlp) {
-        const auto it = owner_.nodes_.find(h);
-        if (it == owner_.nodes_.end()) {
+        const size_t i = owner_.index_.find(h);
+        if (i == NodeIndex::npos) {
             owner_.missing_ = h;
             return false;
         }
-        rlp = it->second;
+        rlp = owner_.w_.state[i];
         if (owner_.found_ != nullptr) owner_.found_->push_back(h);
         return true;
     }
@@ -71,10 +71,12 @@ private:
     Hash256 root_;
 };
 
-WitnessTries::WitnessTries(const Witness& w) {
-    nodes_.reserve(w.state.size());
-    const std::vector<Hash256> hashes = node_hashes(w.state);
-    for (size_t i = 0; i < w.state.size(); ++i) nodes_.emplace(hashes[i], bytes_view(w.state[i]));
+WitnessTries::WitnessTries(const Witness& w, std::span<const Hash256> hashes)
+    : w_(w),
+      own_hashes_(hashes.empty() && !w.state.empty() ? node_hashes(w.state)
+                                                     : std::vector<Hash256>{}),
+      index_(hashes.empty() ? std::span<const Hash256>(own_hashes_) : hashes) {
+    MPT_ASSERT(hashes.empty() || hashes.size() == w.state.size());
 }
 
 WitnessTries::~WitnessTries() = default;

@@ -17,8 +17,8 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace mpt {
@@ -48,8 +48,9 @@ Result<AppliedChanges> apply_changes(TrieSource& tries, const Hash256& root, con
 // row, its hash kept as missing().
 class WitnessTries : public TrieSource {
 public:
-    // The views point into w, which must outlive this.
-    explicit WitnessTries(const Witness& w);
+    // The views point into w, which must outlive this. hashes, when given, are w's nodes'
+    // (node_hashes), and must outlive this too; else they are computed.
+    explicit WitnessTries(const Witness& w, std::span<const Hash256> hashes = {});
     ~WitnessTries() override;
 
     Result<NodeReader*> reader(const std::string& name, const Hash256& root) override;
@@ -60,7 +61,9 @@ public:
 
 private:
     class PathReader;
-    std::unordered_map<Hash256, bytes_view, Hash256Hasher> nodes_;
+    const Witness& w_;
+    std::vector<Hash256> own_hashes_;  // when none were given
+    NodeIndex index_;
     std::vector<std::unique_ptr<PathReader>> readers_;
     std::optional<Hash256> missing_;
     std::vector<Hash256>* found_ = nullptr;

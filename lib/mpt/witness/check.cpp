@@ -30,13 +30,32 @@ struct Entry {
     bool on_absence = false;           // on the way to a key proven absent
 };
 
-using Index = std::unordered_map<Hash256, Entry, Hash256Hasher>;
+// The listed nodes by hash, each first listing with its Entry.
+struct Nodes {
+    explicit Nodes(const Witness& w, const std::vector<Hash256>& node_hashes)
+        : hashes(node_hashes), index(node_hashes), entries(w.state.size()) {
+        for (size_t i = 0; i < w.state.size(); ++i) {
+            entries[i].rlp = w.state[i];
+            entries[i].index = i;
+        }
+    }
+
+    // The first listing of the node whose hash is h, or nullptr.
+    Entry* find(const Hash256& h) noexcept {
+        const size_t i = index.find(h);
+        return i == NodeIndex::npos ? nullptr : &entries[i];
+    }
+
+    const std::vector<Hash256>& hashes;
+    NodeIndex index;
+    std::vector<Entry> entries;  // by listing; a repeated listing's is unused
+};
 
 enum Trie : int { kMain = 0, kStorage = 1 };
 
 class Walker {
 public:
-    Walker(Index& index, WitnessCheck& out) : index_(index), out_(out) {}
+    Walker(Nodes& nodes, WitnessCheck& out) : nodes_(nodes), out_(out) {}
 
     // Reaches every node under root in a trie of kind t, and for the account trie every
     // storage trie of the accounts it reaches.
@@ -59,9 +78,9 @@ private:
         if (ref.size() == 32) {
             Hash256 h;
             std::memcpy(h.data(), ref.data(), 32);
-            const auto it = index_.find(h);
-            if (it == index_.end() || it->second.reached[t]) return;
-            Entry& e = it->second;
+            Entry* found = nodes_.find(h);
+            if (found == nullptr || found->reached[t]) return;
+            Entry& e = *found;
             e.reached[t] = true;
             if (e.decodes == Entry::Decodes::no) return;
             rlp = e.rlp;
@@ -106,8 +125,8 @@ private:
         if (!a) {
             UndecodableNode bad;
             bad.hash = ref.size() == 32 ? hash_of(ref) : keccak256(ref);
-            const auto it = index_.find(bad.hash);
-            bad.index = it == index_.end() ? 0 : it->second.index;
+            const Entry* e = nodes_.find(bad.hash);
+            bad.index = e == nullptr ? 0 : e->index;
             bad.reason = "an account trie leaf whose value is no account: " + a.error().message();
             out_.bad_accounts.push_back(std::move(bad));
             return;
@@ -115,10 +134,10 @@ private:
         code_hashes_.insert(a->code_hash);
         if (a->storage_root == kEmptyRoot) return;
         if (!storage_roots_.insert(a->storage_root).second) return;
-        const auto it = index_.find(a->storage_root);
-        if (it == index_.end()) return;
+        const size_t i = nodes_.index.find(a->storage_root);
+        if (i == NodeIndex::npos) return;
         ++out_.storage_tries;
-        push(bytes_view(it->first.data(), 32), kStorage);
+        push(bytes_view(nodes_.hashes[i].data(), 32), kStorage);
     }
 
     static Hash256 hash_of(bytes_view ref) {
@@ -127,7 +146,7 @@ private:
         return h;
     }
 
-    Index& index_;
+    Nodes& nodes_;
     WitnessCheck& out_;
     std::vector<std::pair<bytes_view, Trie>> stack_;
     std::set<Hash256> code_hashes_;
@@ -144,7 +163,7 @@ struct Lookup {
     std::string reason;
 };
 
-Lookup look_up(Index& index, const Hash256& root, const Hash256& hashed_key) {
+Lookup look_up(Nodes& nodes, const Hash256& root, const Hash256& hashed_key) {
     Lookup out;
     if (root == kEmptyRoot) {
         out.status = WitnessKey::Status::absent;
@@ -163,17 +182,17 @@ Lookup look_up(Index& index, const Hash256& root, const Hash256& hashed_key) {
         if (ref.size() == 32) {
             Hash256 h;
             std::memcpy(h.data(), ref.data(), 32);
-            const auto it = index.find(h);
-            if (it == index.end()) {
+            Entry* e = nodes.find(h);
+            if (e == nullptr) {
                 out.missing = h;
                 return stop("missing");
             }
-            out.nodes.push_back(&it->second);
-            if (it->second.decodes == Entry::Decodes::no) {
+            out.nodes.push_back(e);
+            if (e->decodes == Entry::Decodes::no) {
                 out.missing = h;
                 return stop("does not decode");
             }
-            rlp = it->second.rlp;
+            rlp = e->rlp;
         }
         const auto v = decode_node(rlp);
         if (!v) return stop("node does not decode: " + v.error().message());
@@ -209,7 +228,7 @@ void take(WitnessKey& key, const Lookup& l, const TrieName& trie) {
 
 class KeyResolver {
 public:
-    explicit KeyResolver(Index& index, const Hash256& root) : index_(index), root_(root) {}
+    explicit KeyResolver(Nodes& nodes, const Hash256& root) : nodes_(nodes), root_(root) {}
 
     const WitnessKey& account(const bytes& address) {
         // The slots of an address follow it in reth's order: the last one asked, mostly.
@@ -219,7 +238,7 @@ public:
         WitnessKey k;
         k.kind = WitnessKey::Kind::account;
         k.key = address;
-        take(k, note(look_up(index_, root_, keccak256(address))), [] { return "main"; });
+        take(k, note(look_up(nodes_, root_, keccak256(address))), [] { return "main"; });
         return *(last_ = &accounts_.emplace(address, std::move(k)).first->second);
     }
 
@@ -248,7 +267,7 @@ public:
             k.reason = "its account does not decode: " + acct.error().message();
             return k;
         }
-        take(k, note(look_up(index_, acct->storage_root, keccak256(slot))),
+        take(k, note(look_up(nodes_, acct->storage_root, keccak256(slot))),
              [&address] { return to_hex(keccak256(address)); });
         return k;
     }
@@ -261,7 +280,7 @@ private:
         return l;
     }
 
-    Index& index_;
+    Nodes& nodes_;
     Hash256 root_;
     std::map<bytes, WitnessKey> accounts_;
     const WitnessKey* last_ = nullptr;
@@ -351,28 +370,18 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
     WitnessCheck out;
     out.root = root;
     out.nodes = w.state.size();
-    Index index;
-    index.reserve(w.state.size());
     out.hashes = node_hashes(w.state);
     const std::vector<Hash256>& hashes = out.hashes;
-    for (size_t i = 0; i < w.state.size(); ++i) {
-        const Hash256& h = hashes[i];
-        const auto [it, fresh] = index.try_emplace(h);
-        if (!fresh) {
-            ++out.duplicated;
-            continue;
-        }
-        it->second.rlp = w.state[i];
-        it->second.index = i;
-    }
+    Nodes nodes(w, hashes);
+    out.duplicated = nodes.index.duplicated();
 
-    Walker walker(index, out);
+    Walker walker(nodes, out);
     walker.walk(root);
     // The nodes no walk decoded are decoded here: superfluous, or no node at all.
     for (size_t i = 0; i < w.state.size(); ++i) {
         const Hash256& h = hashes[i];
-        Entry& e = index.at(h);
-        if (e.index != i) continue;
+        if (nodes.index.first(i) != i) continue;
+        Entry& e = nodes.entries[i];
         if (e.decodes == Entry::Decodes::unknown) {
             const auto v = decode_node(e.rlp);
             e.decodes = v ? Entry::Decodes::yes : Entry::Decodes::no;
@@ -397,12 +406,12 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
         }
     }
 
-    KeyResolver resolver(index, out.root);
+    KeyResolver resolver(nodes, out.root);
     resolve_keys(w, out, resolver);
 
     std::vector<Hash256> read_by_changes;
     if (changes != nullptr) {
-        WitnessTries tries(w);
+        WitnessTries tries(w, hashes);
         tries.note_found(&read_by_changes);
         auto applied = apply_changes(tries, root, *changes);
         if (applied) {
@@ -418,7 +427,7 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
                                                                 read_by_changes.end());
     out.classes.reserve(w.state.size());
     for (size_t i = 0; i < w.state.size(); ++i) {
-        const Entry& e = index.at(hashes[i]);
+        const Entry& e = nodes.entries[nodes.index.first(i)];
         NodeClass c = NodeClass::superfluous;
         if (e.decodes == Entry::Decodes::no) {
             c = NodeClass::undecodable;

@@ -10,6 +10,7 @@
 #include <mpt/trie/task_pool.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <thread>
 
 namespace mpt {
@@ -193,6 +194,17 @@ Result<Witness> read_rlp(bytes_view input) {
     return out;
 }
 
+size_t probe_start(const Hash256& h) noexcept { return Hash256Hasher{}(h); }
+
+// a == b in four word compares (std::array's == calls memcmp).
+bool same_hash(const Hash256& a, const Hash256& b) noexcept {
+    uint64_t x[4];
+    uint64_t y[4];
+    std::memcpy(x, a.data(), 32);
+    std::memcpy(y, b.data(), 32);
+    return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3])) == 0;
+}
+
 }  // namespace
 
 Result<Witness> read_witness(std::string_view input) {
@@ -289,10 +301,45 @@ std::vector<Hash256> node_hashes(const std::vector<bytes>& nodes) {
     const size_t chunks = (nodes.size() + kChunk - 1) / kChunk;
     const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
     run_tasks(threads, chunks, [&](size_t c, unsigned) {
-        const size_t end = std::min(nodes.size(), (c + 1) * kChunk);
-        for (size_t i = c * kChunk; i < end; ++i) out[i] = keccak256(nodes[i]);
+        const size_t begin = c * kChunk;
+        const size_t end = std::min(nodes.size(), begin + kChunk);
+        std::vector<bytes_view> views(nodes.begin() + static_cast<ptrdiff_t>(begin),
+                                      nodes.begin() + static_cast<ptrdiff_t>(end));
+        keccak256_batch(views, std::span(out).subspan(begin, end - begin));
     });
     return out;
+}
+
+NodeIndex::NodeIndex(std::span<const Hash256> hashes) : first_(hashes.size()) {
+    // Witnesses are far below 2^32 nodes: a reader refuses inputs past 1 GiB.
+    MPT_ASSERT(hashes.size() < UINT32_MAX);
+    size_t capacity = 16;
+    while (capacity < 2 * hashes.size()) capacity *= 2;
+    slots_.resize(capacity);
+    mask_ = capacity - 1;
+    for (size_t i = 0; i < hashes.size(); ++i) {
+        for (size_t at = probe_start(hashes[i]) & mask_;; at = (at + 1) & mask_) {
+            Slot& s = slots_[at];
+            if (s.listing == 0) {
+                s = {hashes[i], static_cast<uint32_t>(i + 1)};
+                first_[i] = static_cast<uint32_t>(i);
+                break;
+            }
+            if (same_hash(s.hash, hashes[i])) {
+                first_[i] = s.listing - 1;
+                ++duplicated_;
+                break;
+            }
+        }
+    }
+}
+
+size_t NodeIndex::find(const Hash256& h) const noexcept {
+    for (size_t at = probe_start(h) & mask_;; at = (at + 1) & mask_) {
+        const Slot& s = slots_[at];
+        if (s.listing == 0) return npos;
+        if (same_hash(s.hash, h)) return s.listing - 1;
+    }
 }
 
 }  // namespace mpt

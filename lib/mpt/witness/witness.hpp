@@ -19,7 +19,9 @@
 #include <mpt/core/error.hpp>
 #include <mpt/state/block.hpp>
 
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,5 +58,33 @@ Result<std::optional<Hash256>> witness_pre_state_root(const std::vector<HeaderFa
 // The keccak256 of each node, in order, on up to four threads: a witness of 10,000 accounts
 // holds 160,000 nodes.
 std::vector<Hash256> node_hashes(const std::vector<bytes>& nodes);
+
+// The nodes of a witness by hash: an open-addressing table whose slots hold the hash and
+// its listing, probed from the hash's first eight bytes (a keccak256 is uniform already), so
+// that a look-up reads one slot, mostly, rather than a bucket chain.
+class NodeIndex {
+public:
+    static constexpr size_t npos = SIZE_MAX;
+
+    // hashes[i] is node i's (node_hashes); the first listing of a hash is the one found.
+    explicit NodeIndex(std::span<const Hash256> hashes);
+
+    // The first listing of a node whose hash is h, or npos.
+    size_t find(const Hash256& h) const noexcept;
+    // The first listing of node i's hash (i itself unless it repeats one).
+    size_t first(size_t i) const noexcept { return first_[i]; }
+    // Listings of a hash listed before.
+    size_t duplicated() const noexcept { return duplicated_; }
+
+private:
+    struct Slot {
+        Hash256 hash;
+        uint32_t listing = 0;  // listing + 1; 0 is an empty slot
+    };
+    std::vector<Slot> slots_;
+    std::vector<uint32_t> first_;
+    size_t mask_ = 0;
+    size_t duplicated_ = 0;
+};
 
 }  // namespace mpt
