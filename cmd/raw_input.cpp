@@ -7,31 +7,43 @@
 #include <cstdio>
 #include <cstring>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace mpt::cli {
 
 Result<std::string> read_raw(const std::string& path) {
-    std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return input_error(path, errno);
+    const bool from_stdin = path == "-";
+    const int fd = from_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return input_error(path, errno);
+    // A regular file is read straight into a buffer of its size (and one byte more, to see
+    // its end), in a few large reads; a pipe into a buffer that doubles.
+    size_t first = size_t{1} << 16;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        first = std::min(static_cast<size_t>(st.st_size), kMaxRawInput) + 1;
+    }
     std::string data;
-    char buf[1 << 16];
-    bool too_large = false;
-    while (true) {
-        const size_t n = std::fread(buf, 1, sizeof buf, f);
-        if (data.size() + n > kMaxRawInput) {
-            too_large = true;
+    size_t len = 0;
+    int err = 0;
+    while (len <= kMaxRawInput) {
+        if (len == data.size()) data.resize(std::min(std::max(first, 2 * len), kMaxRawInput + 1));
+        const ssize_t n = ::read(fd, data.data() + len, data.size() - len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            err = n < 0 ? errno : 0;
             break;
         }
-        data.append(buf, n);
-        if (n < sizeof buf) break;
+        len += static_cast<size_t>(n);
     }
-    const bool failed = std::ferror(f) != 0;
-    const int err = errno;
-    if (f != stdin) std::fclose(f);
-    if (failed) return input_error(path, err);
-    if (too_large) {
+    if (!from_stdin) ::close(fd);
+    if (err != 0) return input_error(path, err);
+    if (len > kMaxRawInput) {
         return file_error(Errc::bad_input, path,
                           "more than " + std::to_string(kMaxRawInput >> 20) + " MiB of input");
     }
+    data.resize(len);
     return data;
 }
 

@@ -1,8 +1,11 @@
 #include "test_util.hpp"
 
+#include <mpt/core/hex.hpp>
 #include <mpt/core/rlp.hpp>
 
 #include <doctest/doctest.h>
+
+#include <random>
 
 using namespace mpt;
 using mpt::test::h;
@@ -60,4 +63,46 @@ TEST_CASE("rlp decode rejects non-canonical and truncated input") {
     CHECK(err("0000") == Errc::rlp_trailing_bytes);
     CHECK(err("bf0f000000000000021111") == Errc::rlp_truncated);  // 8-byte length overflows
     CHECK(rlp::decode_single(h("8181")).ok());
+}
+
+// next_item, the error-free reader of the node decoding loops, must take exactly what
+// decode_item takes and leave the same rest: every input of up to two bytes, and three-byte
+// and longer inputs around each header boundary (the long forms with their lengths).
+TEST_CASE("next_item agrees with decode_item on every short input and every header form") {
+    auto same = [](const bytes& input) {
+        bytes_view a = input;
+        bytes_view b = input;
+        rlp::Item fast;
+        const bool took = rlp::next_item(a, fast);
+        const auto slow = rlp::decode_item(b);
+        INFO("input " << mpt::to_hex(input));
+        REQUIRE(took == slow.ok());
+        if (!took) {
+            CHECK(a.size() == input.size());
+            return;
+        }
+        CHECK(fast.is_list == slow->is_list);
+        CHECK(fast.payload.data() == slow->payload.data());
+        CHECK(fast.payload.size() == slow->payload.size());
+        CHECK(a.data() == b.data());
+    };
+    same({});
+    for (unsigned x = 0; x < 256; ++x) {
+        same({static_cast<uint8_t>(x)});
+        for (unsigned y = 0; y < 256; ++y) same({static_cast<uint8_t>(x), static_cast<uint8_t>(y)});
+    }
+    // Each header byte with one to eight length bytes, lengths below and above 56 and the
+    // input's size, with and without a leading zero.
+    std::mt19937_64 rng(7);
+    for (unsigned head = 0; head < 256; ++head) {
+        for (size_t tail = 0; tail < 80; ++tail) {
+            bytes in{static_cast<uint8_t>(head)};
+            for (size_t i = 0; i < tail; ++i) in.push_back(static_cast<uint8_t>(rng()));
+            same(in);
+            if (tail > 0) {
+                in[1] = static_cast<uint8_t>(tail < 4 ? 0 : tail - 4);
+                same(in);
+            }
+        }
+    }
 }

@@ -25,11 +25,18 @@ void encode_branch(bytes& out, const NodeRef* children, bytes_view value) {
 
 namespace {
 
+// The item at the front of in: rlp::next_item, or decode_item's error where it fails.
+Result<rlp::Item> front_item(bytes_view& in) noexcept {
+    rlp::Item item;
+    if (rlp::next_item(in, item)) return item;
+    return rlp::decode_item(in);
+}
+
 // A child item of a branch or extension: empty string, 32-byte hash string, or an
 // embedded node (a list whose whole encoding is shorter than 32 bytes).
 Result<bytes_view> decode_child(bytes_view& in) noexcept {
     const uint8_t* start = in.data();
-    MPT_TRY(rlp::Item item, rlp::decode_item(in));
+    MPT_TRY(const rlp::Item item, front_item(in));
     if (item.is_list) {
         const size_t whole = static_cast<size_t>(in.data() - start);
         // Canonicality: a node of 32 bytes or more must be referenced by its hash.
@@ -44,22 +51,57 @@ Result<bytes_view> decode_child(bytes_view& in) noexcept {
 
 }  // namespace
 
+namespace {
+
+// The branch of a hashed trie's inner levels, read without the general item reader: sixteen
+// children each empty (0x80) or a hash (0xa0 and 32 bytes), at least two of them hashes, and
+// an empty value. False for anything else, which the general reader then decodes (or
+// refuses) as before; where this one succeeds that one gives the same view.
+bool decode_plain_branch(bytes_view payload, NodeView& node) noexcept {
+    const uint8_t* p = payload.data();
+    const uint8_t* const end = p + payload.size();
+    size_t hashes = 0;
+    for (size_t i = 0; i < 16; ++i) {
+        if (p == end) return false;
+        if (*p == 0x80) {
+            node.children[i] = bytes_view(p + 1, 0);
+            p += 1;
+        } else if (*p == 0xa0 && end - p >= 33) {
+            node.children[i] = bytes_view(p + 1, 32);
+            p += 33;
+            ++hashes;
+        } else {
+            return false;
+        }
+    }
+    if (end - p != 1 || *p != 0x80 || hashes < 2) return false;
+    node.value = bytes_view(p + 1, 0);
+    node.kind = NodeView::Kind::branch;
+    return true;
+}
+
+}  // namespace
+
 Result<NodeView> decode_node(bytes_view rlp) noexcept {
     MPT_TRY(rlp::Item list, rlp::decode_single(rlp));
     if (!list.is_list) return {Errc::bad_node, "node is not a list"};
+    if (NodeView node; decode_plain_branch(list.payload, node)) {
+        node.rlp = rlp;
+        return node;
+    }
     MPT_TRY(size_t n, rlp::count_items(list.payload));
     bytes_view in = list.payload;
     NodeView node;
     node.rlp = rlp;
     if (n == 2) {
-        MPT_TRY(rlp::Item path_item, rlp::decode_item(in));
+        MPT_TRY(rlp::Item path_item, front_item(in));
         if (path_item.is_list) return {Errc::bad_node, "node path is a list"};
         auto compact = decode_compact(path_item.payload);
         if (!compact) return {Errc::bad_node, compact.error().message()};
         node.path = compact->path;
         if (compact->leaf) {
             node.kind = NodeView::Kind::leaf;
-            MPT_TRY(rlp::Item value, rlp::decode_item(in));
+            MPT_TRY(rlp::Item value, front_item(in));
             if (value.is_list) return {Errc::bad_node, "leaf value is a list"};
             if (value.payload.empty()) return {Errc::bad_node, "leaf with an empty value"};
             node.value = value.payload;
@@ -80,7 +122,7 @@ Result<NodeView> decode_node(bytes_view rlp) noexcept {
             node.children[i] = child;
             entries += !child.empty();
         }
-        MPT_TRY(rlp::Item value, rlp::decode_item(in));
+        MPT_TRY(rlp::Item value, front_item(in));
         if (value.is_list) return {Errc::bad_node, "branch value is a list"};
         node.value = value.payload;
         entries += !value.payload.empty();

@@ -90,7 +90,10 @@ Result<Item> decode_item(bytes_view& in) noexcept {
 }
 
 Result<Item> decode_single(bytes_view in) noexcept {
-    MPT_TRY(Item item, decode_item(in));
+    Item item;
+    if (!next_item(in, item)) {
+        MPT_TRY(item, decode_item(in));
+    }
     if (!in.empty()) return Errc::rlp_trailing_bytes;
     return item;
 }
@@ -103,8 +106,11 @@ Result<bytes_view> decode_string(bytes_view in) noexcept {
 
 Result<size_t> count_items(bytes_view payload) noexcept {
     size_t n = 0;
+    Item item;
     while (!payload.empty()) {
-        MPT_TRY([[maybe_unused]] Item item, decode_item(payload));
+        if (!next_item(payload, item)) {
+            MPT_TRY(item, decode_item(payload));
+        }
         ++n;
     }
     return n;

@@ -58,6 +58,37 @@ struct Item {
 
 // Decodes the item at the front of in and advances in past it.
 Result<Item> decode_item(bytes_view& in) noexcept;
+
+// decode_item without the error: true with the item, in advanced past it, where decode_item
+// succeeds; false, in unchanged, where it fails (decode_item then says why). For the loops
+// that read every item of every node; the rules are decode_item's, and the RLP tests run
+// every case through both.
+inline bool next_item(bytes_view& in, Item& item) noexcept {
+    if (in.empty()) return false;
+    const uint8_t b = in[0];
+    if (b < 0x80) {
+        item = Item{false, in.subspan(0, 1)};
+        in = in.subspan(1);
+        return true;
+    }
+    const bool is_list = b >= 0xc0;
+    const size_t short_len = static_cast<size_t>(b - (is_list ? 0xc0 : 0x80));
+    size_t header = 1;
+    size_t len = short_len;
+    if (short_len >= 56) {
+        const size_t len_bytes = short_len - 55;
+        if (in.size() < 1 + len_bytes || in[1] == 0 || len_bytes > 8) return false;
+        len = 0;
+        for (size_t i = 0; i < len_bytes; ++i) len = (len << 8) | in[1 + i];
+        if (len < 56) return false;
+        header = 1 + len_bytes;
+    }
+    if (len > in.size() - header) return false;
+    if (!is_list && len == 1 && in[1] < 0x80) return false;
+    item = Item{is_list, in.subspan(header, len)};
+    in = in.subspan(header + len);
+    return true;
+}
 // Decodes in as exactly one item; trailing bytes are an error.
 Result<Item> decode_single(bytes_view in) noexcept;
 // Decodes in as exactly one string item and returns its payload.
