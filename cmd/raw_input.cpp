@@ -12,17 +12,26 @@
 #include <unistd.h>
 
 namespace mpt::cli {
+namespace {
 
-Result<std::string> read_raw(const std::string& path) {
+Error too_large(const std::string& path) {
+    return file_error(Errc::bad_input, path,
+                      "more than " + std::to_string(kMaxRawInput >> 20) + " MiB of input");
+}
+
+}  // namespace
+
+Result<InputText> read_raw(const std::string& path) {
     const bool from_stdin = path == "-";
     const int fd = from_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return input_error(path, errno);
-    // A regular file is read straight into a buffer of its size (and one byte more, to see
-    // its end), in a few large reads; a pipe into a buffer that doubles.
-    size_t first = size_t{1} << 16;
+    // A regular file is mapped; a pipe is read into a buffer that doubles.
+    const size_t first = size_t{1} << 16;
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-        first = std::min(static_cast<size_t>(st.st_size), kMaxRawInput) + 1;
+    if (!from_stdin && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        ::close(fd);
+        if (static_cast<uint64_t>(st.st_size) > kMaxRawInput) return too_large(path);
+        return load_input(path);
     }
     std::string data;
     size_t len = 0;
@@ -39,12 +48,9 @@ Result<std::string> read_raw(const std::string& path) {
     }
     if (!from_stdin) ::close(fd);
     if (err != 0) return input_error(path, err);
-    if (len > kMaxRawInput) {
-        return file_error(Errc::bad_input, path,
-                          "more than " + std::to_string(kMaxRawInput >> 20) + " MiB of input");
-    }
+    if (len > kMaxRawInput) return too_large(path);
     data.resize(len);
-    return data;
+    return InputText::from_string(std::move(data));
 }
 
 std::string_view without_space(std::string_view t) {

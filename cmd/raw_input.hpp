@@ -5,6 +5,7 @@
 
 #include <mpt/core/bytes.hpp>
 #include <mpt/core/error.hpp>
+#include <mpt/input/kv_input.hpp>
 
 #include <string>
 
@@ -13,9 +14,10 @@ namespace mpt::cli {
 // Refused beyond this many bytes: the inputs are blocks and RLP items, not data sets.
 inline constexpr size_t kMaxRawInput = size_t{1} << 30;
 
-// The bytes of path ("-": standard input), read whole. Errc::bad_input naming path when it
+// The bytes of path ("-": standard input), whole: a regular file mapped (no copy; hold a
+// SigbusGuard while it is read), anything else read. Errc::bad_input naming path when it
 // cannot be read or holds more than kMaxRawInput bytes.
-Result<std::string> read_raw(const std::string& path);
+Result<InputText> read_raw(const std::string& path);
 
 // Input that is "0x" and hex digits (whitespace around it allowed, as a line piped from
 // another command has) is that hex; anything else is taken as the binary bytes themselves.

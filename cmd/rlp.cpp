@@ -124,7 +124,7 @@ int run_rlp(const RlpOptions& o) {
         if (o.input == "-") {
             auto raw = read_raw("-");
             if (!raw) return report(raw.error());
-            auto b = hex_or_binary(*raw);
+            auto b = hex_or_binary(raw->view());
             if (!b) return report(b.error(), where);
             in = std::move(*b);
         } else {

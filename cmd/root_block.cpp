@@ -170,11 +170,12 @@ struct BlockAnswer {
 // eth_getBlockByNumber or eth_getBlockByHash answer with full transactions, a BlockchainTests
 // block, or a batch of such answers. Errors name the file.
 Result<std::vector<BlockAnswer>> read_blocks(const std::string& file) {
+    const SigbusGuard guard(file);  // the file is mapped while it is read
     auto raw = read_raw(file);
     if (!raw) return raw.error();
     // A block's RLP is a list, whose first byte is 0xc0 or more: one that starts with { or [
     // is JSON.
-    const std::string_view text = *raw;
+    const std::string_view text = raw->view();
     std::vector<BlockAnswer> out;
     if (const std::string_view t = without_space(text); t.starts_with('{') || t.starts_with('[')) {
         auto tree = JsonTree::parse(text);

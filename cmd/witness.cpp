@@ -208,9 +208,10 @@ std::variant<ReadWitness, int> read_witness_file(const std::string& file,
         root = parse_root_flag(*root_flag);
         if (!root) return report_usage("witness: --root: not a 32-byte 0x hex root: " + *root_flag);
     }
+    const SigbusGuard guard(file);  // the file is mapped while it is read
     auto text = read_raw(file);
     if (!text) return report(text.error());
-    auto w = read_witness(*text);
+    auto w = read_witness(text->view());
     if (!w) return report(w.error(), file);
     auto headers = witness_headers(*w);
     if (!headers) return report(headers.error(), file);
@@ -559,9 +560,10 @@ int run_witness_make(const WitnessOptions& o) {
         req.changes = &*doc;
     }
     if (o.header) {
+        const SigbusGuard guard(*o.header);  // the file is mapped while it is read
         auto text = read_raw(*o.header);
         if (!text) return report(text.error());
-        auto h = hex_or_binary(*text);
+        auto h = hex_or_binary(text->view());
         if (!h) return report(h.error(), *o.header);
         if (auto f = header_facts(*h); !f) return report(f.error(), *o.header);
         req.headers.push_back(std::move(*h));

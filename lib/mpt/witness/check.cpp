@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -58,60 +59,84 @@ public:
     Walker(Nodes& nodes, WitnessCheck& out) : nodes_(nodes), out_(out) {}
 
     // Reaches every node under root in a trie of kind t, and for the account trie every
-    // storage trie of the accounts it reaches.
+    // storage trie of the accounts it reaches. A node is looked up when its parent is
+    // decoded, all of a branch's children together (their loads overlap), and visited from
+    // the stack later.
     void walk(const Hash256& root) {
-        push(bytes_view(root.data(), root.size()), kMain);
+        const bytes_view ref(root.data(), root.size());
+        push({&ref, 1}, kMain);
         while (!stack_.empty()) {
-            const auto [ref, t] = stack_.back();
+            const Step s = stack_.back();
             stack_.pop_back();
-            visit(ref, t);
+            visit(s);
         }
     }
 
     const std::set<Hash256>& code_hashes() const noexcept { return code_hashes_; }
 
 private:
-    void push(bytes_view ref, Trie t) { stack_.emplace_back(ref, t); }
+    // A node to visit: a listed one, or one embedded in its parent.
+    struct Step {
+        Entry* entry;
+        bytes_view embedded;
+        Trie t;
+    };
 
-    void visit(bytes_view ref, Trie t) {
-        bytes_view rlp = ref;
-        if (ref.size() == 32) {
-            Hash256 h;
-            std::memcpy(h.data(), ref.data(), 32);
-            Entry* found = nodes_.find(h);
-            if (found == nullptr || found->reached[t]) return;
-            Entry& e = *found;
-            e.reached[t] = true;
-            if (e.decodes == Entry::Decodes::no) return;
-            rlp = e.rlp;
-            const auto v = decode_node(rlp);
-            if (!v) {
-                e.decodes = Entry::Decodes::no;
-                e.reason = v.error().message();
-                return;
-            }
-            e.decodes = Entry::Decodes::yes;
-            return follow(*v, t, ref);
+    // Stacks the nodes refs name that a walk of kind t has not reached yet.
+    void push(std::span<const bytes_view> refs, Trie t) {
+        for (const bytes_view r : refs) {
+            if (r.size() == 32) nodes_.index.prefetch(hash_of(r));
         }
-        const auto v = decode_node(rlp);
-        if (!v) return;  // an embedded node: its parent's decoding checked it
-        follow(*v, t, ref);
+        for (const bytes_view r : refs) {
+            if (r.size() != 32) {
+                stack_.push_back({nullptr, r, t});
+                continue;
+            }
+            Entry* e = nodes_.find(hash_of(r));
+            if (e == nullptr || e->reached[t]) continue;
+            e->reached[t] = true;
+            __builtin_prefetch(e->rlp.data());
+            stack_.push_back({e, {}, t});
+        }
     }
 
+    void visit(const Step& s) {
+        if (s.entry == nullptr) {
+            const auto v = decode_node(s.embedded);
+            if (!v) return;  // an embedded node: its parent's decoding checked it
+            return follow(*v, s.t, s.embedded);
+        }
+        Entry& e = *s.entry;
+        if (e.decodes == Entry::Decodes::no) return;
+        const auto v = decode_node(e.rlp);
+        if (!v) {
+            e.decodes = Entry::Decodes::no;
+            e.reason = v.error().message();
+            return;
+        }
+        e.decodes = Entry::Decodes::yes;
+        follow(*v, s.t, nodes_.hashes[e.index]);
+    }
+
+    // ref: the node's hash, or the node itself where it is embedded.
     void follow(const NodeView& v, Trie t, bytes_view ref) {
         switch (v.kind) {
             case NodeView::Kind::leaf:
                 leaf(v.value, t, ref);
                 break;
             case NodeView::Kind::extension:
-                push(v.child, t);
+                push({&v.child, 1}, t);
                 break;
-            case NodeView::Kind::branch:
+            case NodeView::Kind::branch: {
+                bytes_view children[16];
+                size_t n = 0;
                 for (const bytes_view c : v.children) {
-                    if (!c.empty()) push(c, t);
+                    if (!c.empty()) children[n++] = c;
                 }
+                push({children, n}, t);
                 if (!v.value.empty()) leaf(v.value, t, ref);
                 break;
+            }
         }
     }
 
@@ -137,7 +162,8 @@ private:
         const size_t i = nodes_.index.find(a->storage_root);
         if (i == NodeIndex::npos) return;
         ++out_.storage_tries;
-        push(bytes_view(nodes_.hashes[i].data(), 32), kStorage);
+        const bytes_view storage_root(nodes_.hashes[i].data(), 32);
+        push({&storage_root, 1}, kStorage);
     }
 
     static Hash256 hash_of(bytes_view ref) {
@@ -148,7 +174,7 @@ private:
 
     Nodes& nodes_;
     WitnessCheck& out_;
-    std::vector<std::pair<bytes_view, Trie>> stack_;
+    std::vector<Step> stack_;
     std::set<Hash256> code_hashes_;
     std::set<Hash256> storage_roots_;
 };
@@ -226,11 +252,19 @@ void take(WitnessKey& key, const Lookup& l, const TrieName& trie) {
     }
 }
 
+// Resolves the keys of a witness, each named by its place in keys; all are hashed at once
+// up front.
 class KeyResolver {
 public:
-    explicit KeyResolver(Nodes& nodes, const Hash256& root) : nodes_(nodes), root_(root) {}
+    KeyResolver(Nodes& nodes, const Hash256& root, const std::vector<bytes>& keys)
+        : nodes_(nodes), root_(root), keys_(keys), hashed_(keys.size()) {
+        const std::vector<bytes_view> views(keys.begin(), keys.end());
+        keccak256_batch(views, hashed_);
+    }
 
-    const WitnessKey& account(const bytes& address) {
+    // The account keys_[i] names.
+    const WitnessKey& account(size_t i) {
+        const bytes& address = keys_[i];
         // The slots of an address follow it in reth's order: the last one asked, mostly.
         if (last_ != nullptr && last_->key == address) return *last_;
         const auto it = accounts_.find(address);
@@ -238,17 +272,18 @@ public:
         WitnessKey k;
         k.kind = WitnessKey::Kind::account;
         k.key = address;
-        take(k, note(look_up(nodes_, root_, keccak256(address))), [] { return "main"; });
+        take(k, note(look_up(nodes_, root_, hashed_[i])), [] { return "main"; });
         return *(last_ = &accounts_.emplace(address, std::move(k)).first->second);
     }
 
-    // The slot in address's storage trie.
-    WitnessKey slot(const bytes& slot, const bytes& address) {
+    // The slot keys_[i] in the storage trie of the account keys_[account_i].
+    WitnessKey slot(size_t i, size_t account_i) {
+        const bytes& address = keys_[account_i];
         WitnessKey k;
         k.kind = WitnessKey::Kind::slot;
-        k.key = slot;
+        k.key = keys_[i];
         k.address = address;
-        const WitnessKey& a = account(address);
+        const WitnessKey& a = account(account_i);
         if (a.status == WitnessKey::Status::absent) {
             k.status = WitnessKey::Status::absent;
             return k;
@@ -267,8 +302,8 @@ public:
             k.reason = "its account does not decode: " + acct.error().message();
             return k;
         }
-        take(k, note(look_up(nodes_, acct->storage_root, keccak256(slot))),
-             [&address] { return to_hex(keccak256(address)); });
+        take(k, note(look_up(nodes_, acct->storage_root, hashed_[i])),
+             [&] { return to_hex(hashed_[account_i]); });
         return k;
     }
 
@@ -282,6 +317,8 @@ private:
 
     Nodes& nodes_;
     Hash256 root_;
+    const std::vector<bytes>& keys_;
+    std::vector<Hash256> hashed_;
     std::map<bytes, WitnessKey> accounts_;
     const WitnessKey* last_ = nullptr;
 };
@@ -291,20 +328,21 @@ void resolve_keys(const Witness& w, WitnessCheck& out, KeyResolver& r) {
     out.keys_sorted =
         std::adjacent_find(w.keys.begin(), w.keys.end(),
                            [](const bytes& a, const bytes& b) { return !(a < b); }) == w.keys.end();
-    std::vector<const bytes*> addresses;
-    for (const bytes& k : w.keys) {
-        if (k.size() == 20) addresses.push_back(&k);
+    std::vector<size_t> addresses;
+    for (size_t i = 0; i < w.keys.size(); ++i) {
+        if (w.keys[i].size() == 20) addresses.push_back(i);
     }
-    const bytes* before = nullptr;
-    for (const bytes& k : w.keys) {
+    std::optional<size_t> before;
+    for (size_t i = 0; i < w.keys.size(); ++i) {
+        const bytes& k = w.keys[i];
         if (k.size() == 20) {
-            out.keys.push_back(r.account(k));
-            before = &k;
+            out.keys.push_back(r.account(i));
+            before = i;
             continue;
         }
         if (!out.keys_sorted) {
             if (before) {
-                out.keys.push_back(r.slot(k, *before));
+                out.keys.push_back(r.slot(i, *before));
                 continue;
             }
             WitnessKey none;
@@ -317,8 +355,8 @@ void resolve_keys(const Witness& w, WitnessCheck& out, KeyResolver& r) {
         // Canonical: the first listed account whose storage trie resolves it.
         std::optional<WitnessKey> first_failure;
         std::optional<WitnessKey> found;
-        for (const bytes* a : addresses) {
-            WitnessKey s = r.slot(k, *a);
+        for (const size_t a : addresses) {
+            WitnessKey s = r.slot(i, a);
             if (s.status != WitnessKey::Status::unresolved) {
                 if (s.status == WitnessKey::Status::present || !found) found = std::move(s);
                 if (found->status == WitnessKey::Status::present) break;
@@ -406,7 +444,7 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
         }
     }
 
-    KeyResolver resolver(nodes, out.root);
+    KeyResolver resolver(nodes, out.root, w.keys);
     resolve_keys(w, out, resolver);
 
     std::vector<Hash256> read_by_changes;

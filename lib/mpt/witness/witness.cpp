@@ -334,6 +334,10 @@ NodeIndex::NodeIndex(std::span<const Hash256> hashes) : first_(hashes.size()) {
     }
 }
 
+void NodeIndex::prefetch(const Hash256& h) const noexcept {
+    __builtin_prefetch(&slots_[probe_start(h) & mask_]);
+}
+
 size_t NodeIndex::find(const Hash256& h) const noexcept {
     for (size_t at = probe_start(h) & mask_;; at = (at + 1) & mask_) {
         const Slot& s = slots_[at];

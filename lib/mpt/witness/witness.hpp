@@ -71,6 +71,9 @@ public:
 
     // The first listing of a node whose hash is h, or npos.
     size_t find(const Hash256& h) const noexcept;
+    // Starts loading the slot where find(h) looks first, so that finds of several hashes
+    // known together wait for memory once rather than once each.
+    void prefetch(const Hash256& h) const noexcept;
     // The first listing of node i's hash (i itself unless it repeats one).
     size_t first(size_t i) const noexcept { return first_[i]; }
     // Listings of a hash listed before.
