@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <string>
+#include <vector>
 
 using namespace mpt;
 
@@ -82,6 +84,32 @@ TEST_CASE("decode_hex16 decodes 16 digits of either case, and refuses any other 
                         CHECK(bytes(got, got + 8) == bytes{1, 2, 3, 4, 5, 6, 7, 8});
                     }
                 }
+            }
+        }
+    }
+}
+
+TEST_CASE("decode_hex_pairs: every even length to 80, and a non-digit at each place refused") {
+    std::mt19937_64 rng(16);
+    const std::string digits = "0123456789abcdefABCDEF";
+    for (size_t n = 0; n <= 80; n += 2) {
+        std::string s;
+        for (size_t i = 0; i < n; ++i) s += digits[rng() % digits.size()];
+        std::vector<uint8_t> out(n / 2 + 1, 0xee);
+        REQUIRE(decode_hex_pairs(s, out.data()));
+        for (size_t i = 0; i < n / 2; ++i) {
+            const auto v = [](char c) {
+                return static_cast<unsigned>(kHexDigitValue[static_cast<uint8_t>(c)]);
+            };
+            CHECK(out[i] == (v(s[2 * i]) << 4 | v(s[2 * i + 1])));
+        }
+        CHECK(out[n / 2] == 0xee);  // nothing written past the end
+        for (size_t at = 0; at < n; ++at) {
+            for (const char bad : {'g', 'G', ' ', 'x', '/', ':', '@', '`', '\0', '\x80', '\xff'}) {
+                std::string t = s;
+                t[at] = bad;
+                INFO("length " << n << ", " << static_cast<int>(bad) << " at " << at);
+                CHECK_FALSE(decode_hex_pairs(t, out.data()));
             }
         }
     }

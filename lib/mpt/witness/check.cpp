@@ -5,6 +5,7 @@
 #include <mpt/core/nibbles.hpp>
 #include <mpt/core/node.hpp>
 #include <mpt/state/account.hpp>
+#include <mpt/trie/task_pool.hpp>
 #include <mpt/witness/apply.hpp>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <map>
 #include <set>
 #include <span>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -43,6 +45,10 @@ struct Nodes {
 
     // The first listing of the node whose hash is h, or nullptr.
     Entry* find(const Hash256& h) noexcept {
+        const size_t i = index.find(h);
+        return i == NodeIndex::npos ? nullptr : &entries[i];
+    }
+    const Entry* find(const Hash256& h) const noexcept {
         const size_t i = index.find(h);
         return i == NodeIndex::npos ? nullptr : &entries[i];
     }
@@ -181,7 +187,7 @@ private:
 
 // A key's walk down one trie: its value, its absence, or where it stops.
 struct Lookup {
-    std::vector<Entry*> nodes;  // the listed nodes on the way
+    std::vector<const Entry*> nodes;  // the listed nodes on the way
     WitnessKey::Status status = WitnessKey::Status::unresolved;
     bytes_view value;
     bytes path;  // unresolved: one nibble a byte
@@ -189,7 +195,7 @@ struct Lookup {
     std::string reason;
 };
 
-Lookup look_up(Nodes& nodes, const Hash256& root, const Hash256& hashed_key) {
+Lookup look_up(const Nodes& nodes, const Hash256& root, const Hash256& hashed_key) {
     Lookup out;
     if (root == kEmptyRoot) {
         out.status = WitnessKey::Status::absent;
@@ -208,7 +214,7 @@ Lookup look_up(Nodes& nodes, const Hash256& root, const Hash256& hashed_key) {
         if (ref.size() == 32) {
             Hash256 h;
             std::memcpy(h.data(), ref.data(), 32);
-            Entry* e = nodes.find(h);
+            const Entry* e = nodes.find(h);
             if (e == nullptr) {
                 out.missing = h;
                 return stop("missing");
@@ -252,15 +258,14 @@ void take(WitnessKey& key, const Lookup& l, const TrieName& trie) {
     }
 }
 
-// Resolves the keys of a witness, each named by its place in keys; all are hashed at once
-// up front.
+// Resolves keys of a witness, each named by its place in keys, given their hashes. It only
+// reads the nodes: the ones on each key's way are kept in marks, for the caller to note
+// once every resolver is done (resolvers run on several threads).
 class KeyResolver {
 public:
-    KeyResolver(Nodes& nodes, const Hash256& root, const std::vector<bytes>& keys)
-        : nodes_(nodes), root_(root), keys_(keys), hashed_(keys.size()) {
-        const std::vector<bytes_view> views(keys.begin(), keys.end());
-        keccak256_batch(views, hashed_);
-    }
+    KeyResolver(const Nodes& nodes, const Hash256& root, const std::vector<bytes>& keys,
+                const std::vector<Hash256>& hashed)
+        : nodes_(nodes), root_(root), keys_(keys), hashed_(hashed) {}
 
     // The account keys_[i] names.
     const WitnessKey& account(size_t i) {
@@ -272,7 +277,7 @@ public:
         WitnessKey k;
         k.kind = WitnessKey::Kind::account;
         k.key = address;
-        take(k, note(look_up(nodes_, root_, hashed_[i])), [] { return "main"; });
+        take(k, keep(look_up(nodes_, root_, hashed_[i])), [] { return "main"; });
         return *(last_ = &accounts_.emplace(address, std::move(k)).first->second);
     }
 
@@ -302,79 +307,103 @@ public:
             k.reason = "its account does not decode: " + acct.error().message();
             return k;
         }
-        take(k, note(look_up(nodes_, acct->storage_root, hashed_[i])),
+        take(k, keep(look_up(nodes_, acct->storage_root, hashed_[i])),
              [&] { return to_hex(hashed_[account_i]); });
         return k;
     }
 
+    // The nodes on the way of every key resolved: to a key present or unresolved, to one
+    // proven absent.
+    std::vector<const Entry*> on_path;
+    std::vector<const Entry*> on_absence;
+
 private:
-    // Marks the nodes on the way of l, by how the key resolved.
-    static const Lookup& note(const Lookup& l) {
-        const bool absent = l.status == WitnessKey::Status::absent;
-        for (Entry* e : l.nodes) (absent ? e->on_absence : e->on_path) = true;
+    const Lookup& keep(const Lookup& l) {
+        auto& to = l.status == WitnessKey::Status::absent ? on_absence : on_path;
+        to.insert(to.end(), l.nodes.begin(), l.nodes.end());
         return l;
     }
 
-    Nodes& nodes_;
+    const Nodes& nodes_;
     Hash256 root_;
     const std::vector<bytes>& keys_;
-    std::vector<Hash256> hashed_;
+    const std::vector<Hash256>& hashed_;
     std::map<bytes, WitnessKey> accounts_;
     const WitnessKey* last_ = nullptr;
 };
 
-// Resolves each key of w through r into out.keys, in order.
-void resolve_keys(const Witness& w, WitnessCheck& out, KeyResolver& r) {
-    out.keys_sorted =
-        std::adjacent_find(w.keys.begin(), w.keys.end(),
-                           [](const bytes& a, const bytes& b) { return !(a < b); }) == w.keys.end();
-    std::vector<size_t> addresses;
-    for (size_t i = 0; i < w.keys.size(); ++i) {
-        if (w.keys[i].size() == 20) addresses.push_back(i);
+// The slot keys[i] of a canonical (sorted) key list: in the first listed account whose
+// storage trie has it, else proven absent in one, else the first failure.
+WitnessKey sorted_slot(const std::vector<bytes>& keys, size_t i,
+                       const std::vector<size_t>& addresses, KeyResolver& r) {
+    std::optional<WitnessKey> first_failure;
+    std::optional<WitnessKey> found;
+    for (const size_t a : addresses) {
+        WitnessKey s = r.slot(i, a);
+        if (s.status != WitnessKey::Status::unresolved) {
+            if (s.status == WitnessKey::Status::present || !found) found = std::move(s);
+            if (found->status == WitnessKey::Status::present) break;
+        } else if (!first_failure) {
+            first_failure = std::move(s);
+        }
     }
-    std::optional<size_t> before;
-    for (size_t i = 0; i < w.keys.size(); ++i) {
-        const bytes& k = w.keys[i];
-        if (k.size() == 20) {
-            out.keys.push_back(r.account(i));
+    if (found && (found->status == WitnessKey::Status::present || !first_failure)) return *found;
+    if (first_failure) return *first_failure;
+    WitnessKey none;
+    none.kind = WitnessKey::Kind::slot;
+    none.key = keys[i];
+    none.reason = "no address in keys names an account for it";
+    return none;
+}
+
+// Resolves each key of w into out.keys, in order, in runs of keys on up to four threads,
+// then marks the nodes on their ways.
+void resolve_keys(const Witness& w, WitnessCheck& out, Nodes& nodes) {
+    const std::vector<bytes>& keys = w.keys;
+    out.keys_sorted =
+        std::adjacent_find(keys.begin(), keys.end(),
+                           [](const bytes& a, const bytes& b) { return !(a < b); }) == keys.end();
+    std::vector<size_t> addresses;
+    // The address before each slot, in reth's order (none: npos).
+    std::vector<size_t> owner(keys.size(), NodeIndex::npos);
+    for (size_t i = 0, before = NodeIndex::npos; i < keys.size(); ++i) {
+        if (keys[i].size() == 20) {
+            addresses.push_back(i);
             before = i;
-            continue;
         }
-        if (!out.keys_sorted) {
-            if (before) {
-                out.keys.push_back(r.slot(i, *before));
-                continue;
+        owner[i] = before;
+    }
+    std::vector<Hash256> hashed(keys.size());
+    const std::vector<bytes_view> views(keys.begin(), keys.end());
+    keccak256_batch(views, hashed);
+
+    out.keys.resize(keys.size());
+    constexpr size_t kRun = 4096;
+    const size_t runs = (keys.size() + kRun - 1) / kRun;
+    std::vector<KeyResolver> resolvers;
+    resolvers.reserve(runs);
+    for (size_t c = 0; c < runs; ++c) resolvers.emplace_back(nodes, out.root, keys, hashed);
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+    run_tasks(threads, runs, [&](size_t c, unsigned) {
+        KeyResolver& r = resolvers[c];
+        for (size_t i = c * kRun; i < std::min(keys.size(), (c + 1) * kRun); ++i) {
+            if (keys[i].size() == 20) {
+                out.keys[i] = r.account(i);
+            } else if (out.keys_sorted) {
+                out.keys[i] = sorted_slot(keys, i, addresses, r);
+            } else if (owner[i] != NodeIndex::npos) {
+                out.keys[i] = r.slot(i, owner[i]);
+            } else {
+                WitnessKey& none = out.keys[i];
+                none.kind = WitnessKey::Kind::slot;
+                none.key = keys[i];
+                none.reason = "no address before it in keys names its account";
             }
-            WitnessKey none;
-            none.kind = WitnessKey::Kind::slot;
-            none.key = k;
-            none.reason = "no address before it in keys names its account";
-            out.keys.push_back(std::move(none));
-            continue;
         }
-        // Canonical: the first listed account whose storage trie resolves it.
-        std::optional<WitnessKey> first_failure;
-        std::optional<WitnessKey> found;
-        for (const size_t a : addresses) {
-            WitnessKey s = r.slot(i, a);
-            if (s.status != WitnessKey::Status::unresolved) {
-                if (s.status == WitnessKey::Status::present || !found) found = std::move(s);
-                if (found->status == WitnessKey::Status::present) break;
-            } else if (!first_failure) {
-                first_failure = std::move(s);
-            }
-        }
-        if (found && (found->status == WitnessKey::Status::present || !first_failure)) {
-            out.keys.push_back(std::move(*found));
-        } else if (first_failure) {
-            out.keys.push_back(std::move(*first_failure));
-        } else {
-            WitnessKey none;
-            none.kind = WitnessKey::Kind::slot;
-            none.key = k;
-            none.reason = "no address in keys names an account for it";
-            out.keys.push_back(std::move(none));
-        }
+    });
+    for (const KeyResolver& r : resolvers) {
+        for (const Entry* e : r.on_path) nodes.entries[e->index].on_path = true;
+        for (const Entry* e : r.on_absence) nodes.entries[e->index].on_absence = true;
     }
 }
 
@@ -444,8 +473,7 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
         }
     }
 
-    KeyResolver resolver(nodes, out.root, w.keys);
-    resolve_keys(w, out, resolver);
+    resolve_keys(w, out, nodes);
 
     std::vector<Hash256> read_by_changes;
     if (changes != nullptr) {
