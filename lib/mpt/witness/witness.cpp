@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 namespace mpt {
@@ -35,11 +36,34 @@ Result<std::vector<bytes>> hex_items(const JsonValue& obj, std::string_view name
     }
     const std::string field(name);
     if (!v->is_array()) return f.fail(*v, field, Errc::bad_input, "not an array");
-    std::vector<bytes> out;
-    out.reserve(v->size());
-    for (size_t i = 0; i < v->size(); ++i) {
-        MPT_TRY(bytes b, f.data((*v)[i], field + "[" + std::to_string(i) + "]"));
-        out.push_back(std::move(b));
+    // In runs on up to four threads (a witness's state is some 50 MB of hex); the error is
+    // the first item's that fails, as one thread would find it.
+    const size_t n = v->size();
+    std::vector<bytes> out(n);
+    constexpr size_t kRun = 8192;
+    const size_t runs = (n + kRun - 1) / kRun;
+    std::vector<std::optional<Error>> errors(runs);
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+    run_tasks(threads, runs, [&](size_t r, unsigned) {
+        for (size_t i = r * kRun; i < std::min(n, (r + 1) * kRun); ++i) {
+            const JsonValue item = (*v)[i];
+            if (item.is_string() && has_hex_prefix(item.text())) {
+                if (auto b = from_hex(item.text())) {
+                    out[i] = std::move(*b);
+                    continue;
+                }
+            }
+            // The item named in its error (JsonFields::data says what is wrong with it).
+            auto b = f.data(item, field + "[" + std::to_string(i) + "]");
+            if (!b) {
+                errors[r] = b.error();
+                return;
+            }
+            out[i] = std::move(*b);
+        }
+    });
+    for (std::optional<Error>& e : errors) {
+        if (e) return std::move(*e);
     }
     return out;
 }
@@ -196,6 +220,13 @@ Result<Witness> read_rlp(bytes_view input) {
 
 size_t probe_start(const Hash256& h) noexcept { return Hash256Hasher{}(h); }
 
+// Bytes 8 to 11 of h: the slot's check, apart from the bytes that chose the slot.
+uint32_t tag_of(const Hash256& h) noexcept {
+    uint32_t t;
+    std::memcpy(&t, h.data() + 8, 4);
+    return t;
+}
+
 // a == b in four word compares (std::array's == calls memcmp).
 bool same_hash(const Hash256& a, const Hash256& b) noexcept {
     uint64_t x[4];
@@ -310,7 +341,7 @@ std::vector<Hash256> node_hashes(const std::vector<bytes>& nodes) {
     return out;
 }
 
-NodeIndex::NodeIndex(std::span<const Hash256> hashes) : first_(hashes.size()) {
+NodeIndex::NodeIndex(std::span<const Hash256> hashes) : hashes_(hashes), first_(hashes.size()) {
     // Witnesses are far below 2^32 nodes: a reader refuses inputs past 1 GiB.
     MPT_ASSERT(hashes.size() < UINT32_MAX);
     size_t capacity = 16;
@@ -318,14 +349,15 @@ NodeIndex::NodeIndex(std::span<const Hash256> hashes) : first_(hashes.size()) {
     slots_.resize(capacity);
     mask_ = capacity - 1;
     for (size_t i = 0; i < hashes.size(); ++i) {
+        const uint32_t tag = tag_of(hashes[i]);
         for (size_t at = probe_start(hashes[i]) & mask_;; at = (at + 1) & mask_) {
             Slot& s = slots_[at];
             if (s.listing == 0) {
-                s = {hashes[i], static_cast<uint32_t>(i + 1)};
+                s = {tag, static_cast<uint32_t>(i + 1)};
                 first_[i] = static_cast<uint32_t>(i);
                 break;
             }
-            if (same_hash(s.hash, hashes[i])) {
+            if (s.tag == tag && same_hash(hashes[s.listing - 1], hashes[i])) {
                 first_[i] = s.listing - 1;
                 ++duplicated_;
                 break;
@@ -339,10 +371,11 @@ void NodeIndex::prefetch(const Hash256& h) const noexcept {
 }
 
 size_t NodeIndex::find(const Hash256& h) const noexcept {
+    const uint32_t tag = tag_of(h);
     for (size_t at = probe_start(h) & mask_;; at = (at + 1) & mask_) {
         const Slot& s = slots_[at];
         if (s.listing == 0) return npos;
-        if (same_hash(s.hash, h)) return s.listing - 1;
+        if (s.tag == tag && same_hash(hashes_[s.listing - 1], h)) return s.listing - 1;
     }
 }
 

@@ -59,14 +59,16 @@ Result<std::optional<Hash256>> witness_pre_state_root(const std::vector<HeaderFa
 // holds 160,000 nodes.
 std::vector<Hash256> node_hashes(const std::vector<bytes>& nodes);
 
-// The nodes of a witness by hash: an open-addressing table whose slots hold the hash and
-// its listing, probed from the hash's first eight bytes (a keccak256 is uniform already), so
-// that a look-up reads one slot, mostly, rather than a bucket chain.
+// The nodes of a witness by hash: an open-addressing table of eight-byte slots, each a
+// listing and four bytes of its hash, probed from the hash's first eight bytes (a keccak256
+// is uniform already). A witness's table stays small enough for the cache (4 MiB for 160,000
+// nodes); the hash itself is compared only where the four bytes match.
 class NodeIndex {
 public:
     static constexpr size_t npos = SIZE_MAX;
 
     // hashes[i] is node i's (node_hashes); the first listing of a hash is the one found.
+    // hashes must outlive the index.
     explicit NodeIndex(std::span<const Hash256> hashes);
 
     // The first listing of a node whose hash is h, or npos.
@@ -81,9 +83,10 @@ public:
 
 private:
     struct Slot {
-        Hash256 hash;
+        uint32_t tag = 0;      // bytes 8 to 11 of the hash
         uint32_t listing = 0;  // listing + 1; 0 is an empty slot
     };
+    std::span<const Hash256> hashes_;
     std::vector<Slot> slots_;
     std::vector<uint32_t> first_;
     size_t mask_ = 0;
