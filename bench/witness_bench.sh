@@ -16,7 +16,9 @@
 #   eth_getProof answer (the same keys, each proven apart);
 # - witness: `mpt witness DB --keys KEYS -o W` (the reads), and with --changes;
 # - check + apply: `mpt witness check W` and `mpt witness apply W --changes C` of the witness
-#   made with the changes, one after the other.
+#   made with the changes, one after the other (two processes);
+# - check --changes: both in one process, `mpt witness check W --changes C`, which checks the
+#   witness and gives the post-state root (each process reads and hashes the witness).
 # Sizes: the witness's nodes and their bytes, beside the bytes of every proof node of the
 # separate answers (what sharing saves). Goals (#43): witness within 1.3x of proof; check plus
 # apply of the 10,000-account witness under 150 ms. The machine may be shared: times are noisy.
@@ -99,8 +101,8 @@ for line in dump.splitlines():
 state_root = subprocess.run([mpt, "root", db], capture_output=True, check=True).stdout.decode().split()[0]
 rng = random.Random(seed)
 print("state: %d accounts, %d with storage (%s)" % (accounts, len(with_storage), db))
-print("%8s %10s %10s %10s %8s %12s %8s %10s %12s %12s" % (
-    "accounts", "proof s", "witness s", "+changes s", "ratio", "check+apply", "nodes",
+print("%8s %10s %10s %10s %8s %12s %12s %8s %10s %12s %12s" % (
+    "accounts", "proof s", "witness s", "+changes s", "ratio", "check+apply", "one process", "nodes",
     "bytes", "proof bytes", "+chg nodes"))
 for n in (1000, 10000):
     chosen = rng.sample(with_storage, n)
@@ -146,16 +148,27 @@ for n in (1000, 10000):
         times.append(time.perf_counter() - start)
         if c.returncode != 0 or a.returncode != 0:
             sys.exit("witness_bench: check or apply failed: %s %s" % (c.stdout.decode()[-300:], a.stdout.decode()))
+    one = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        b = subprocess.run([mpt, "witness", "check", wc, "--changes", ch, "--root", state_root],
+                           capture_output=True)
+        one.append(time.perf_counter() - start)
+        if b.returncode != 0:
+            sys.exit("witness_bench: check --changes failed: %s" % b.stderr.decode())
+    post = b.stdout.decode().split("post-state root ")[-1].split()[0]
     # The root apply gives is the one mpt update writes into a copy.
     copy = os.path.join(tmp, "copy.db")
     subprocess.run(["cp", db, copy], check=True)
     want = subprocess.run([mpt, "update", copy, "--changes", ch], capture_output=True, check=True).stdout.decode().strip()
-    if a.stdout.decode().strip() != want:
-        sys.exit("witness_bench: apply gives %s, update %s" % (a.stdout.decode().strip(), want))
+    if a.stdout.decode().strip() != want or post != want:
+        sys.exit("witness_bench: apply gives %s, check --changes %s, update %s" % (
+            a.stdout.decode().strip(), post, want))
     os.remove(copy)
     nodes = len(made["state"])
     size = sum((len(x) - 2) // 2 for x in made["state"])
-    print("%8d %10.3f %10.3f %10.3f %7.2fx %10.0fms %8d %10d %12d %12d" % (
+    print("%8d %10.3f %10.3f %10.3f %7.2fx %10.0fms %10.0fms %8d %10d %12d %12d" % (
         n, t_proof, t_witness, t_changes, t_witness / t_proof, statistics.median(times) * 1000,
+        statistics.median(one) * 1000,
         nodes, size, proof_bytes, len(with_changes["state"]) - nodes))
 PY
