@@ -47,6 +47,8 @@ StackTrie::Frame& StackTrie::push_frame(size_t depth) {
     f.depth = depth;
     f.children.fill(NodeRef{});
     f.value.clear();
+    f.deferred = 0;
+    f.leaves.clear();
     return f;
 }
 
@@ -67,12 +69,44 @@ void StackTrie::place_pending(Frame& f) {
         f.value.assign(value_view_.begin(), value_view_.end());
         return;
     }
+    const uint8_t v = p[f.depth];
+    if (sink_ == nullptr) {
+        // A leaf has no sink to reach, only its parent's reference: hashed with its siblings.
+        const size_t at = f.leaves.size();
+        encode_key_leaf(f.leaves, key_view_, f.depth + 1, value_view_);
+        const bytes_view leaf(f.leaves.data() + at, f.leaves.size() - at);
+        if (leaf.size() >= 32) {
+            f.leaf_at[v] = static_cast<uint32_t>(at);
+            f.leaf_size[v] = static_cast<uint32_t>(leaf.size());
+            f.deferred |= 1u << v;
+        } else {
+            f.children[v] = NodeRef::of(leaf);
+            f.leaves.resize(at);
+        }
+        return;
+    }
     enc_.clear();
     encode_key_leaf(enc_, key_view_, f.depth + 1, value_view_);
-    f.children[p[f.depth]] = finalize(f.depth + 1, false);
+    f.children[v] = finalize(f.depth + 1, false);
 }
 
-NodeRef StackTrie::branch_ref(const Frame& f, bool root) {
+void StackTrie::hash_deferred(Frame& f) {
+    bytes_view in[16];
+    uint8_t slot[16];
+    size_t n = 0;
+    for (uint8_t v = 0; v < 16; ++v) {
+        if ((f.deferred >> v & 1) == 0) continue;
+        in[n] = bytes_view(f.leaves.data() + f.leaf_at[v], f.leaf_size[v]);
+        slot[n++] = v;
+    }
+    Hash256 out[16];
+    keccak256_batch({in, n}, {out, n});
+    for (size_t i = 0; i < n; ++i) f.children[slot[i]] = NodeRef::from_hash(out[i]);
+    f.deferred = 0;
+}
+
+NodeRef StackTrie::branch_ref(Frame& f, bool root) {
+    if (f.deferred != 0) hash_deferred(f);
     enc_.clear();
     encode_branch(enc_, f.children.data(), f.value);
     return finalize(f.depth, root);
@@ -123,7 +157,7 @@ Status StackTrie::add_pair(bytes_view key, bytes_view value, bool copy) {
         place_pending(frames_[open_ - 1]);
         // Every frame deeper than c is complete: no later key can fall into it.
         while (frames_[open_ - 1].depth > c) {
-            const Frame& f = frames_[--open_];
+            Frame& f = frames_[--open_];
             const size_t depth = f.depth;
             const NodeRef ref = branch_ref(f, false);
             if (open_ > 0 && frames_[open_ - 1].depth >= c) {
@@ -154,13 +188,13 @@ NodeRef StackTrie::finish_top(bool root) {
         const NibbleView p = pending_path();
         place_pending(frames_[open_ - 1]);
         while (open_ > 1) {
-            const Frame& f = frames_[--open_];
+            Frame& f = frames_[--open_];
             const size_t depth = f.depth;
             const NodeRef ref = branch_ref(f, false);
             Frame& parent = frames_[open_ - 1];
             parent.children[p[parent.depth]] = wrap(ref, parent.depth + 1, depth, false);
         }
-        const Frame& bottom = frames_[--open_];
+        Frame& bottom = frames_[--open_];
         if (bottom.depth == top_) {
             top = branch_ref(bottom, root);
         } else {

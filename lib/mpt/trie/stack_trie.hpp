@@ -55,13 +55,21 @@ private:
         size_t depth = 0;
         std::array<NodeRef, 16> children{};
         bytes value;
+        // Without a sink, the leaves placed here of 32 bytes or more wait to be hashed
+        // together when the branch is encoded (keccak256_batch): bit v of deferred says that
+        // children[v] is the leaf leaves[leaf_at[v], leaf_at[v] + leaf_size[v]).
+        uint32_t deferred = 0;
+        std::array<uint32_t, 16> leaf_at{};
+        std::array<uint32_t, 16> leaf_size{};
+        bytes leaves;
     };
 
     NibbleView pending_path() const noexcept { return NibbleView(key_view_); }
     Status add_pair(bytes_view key, bytes_view value, bool copy);
     Frame& push_frame(size_t depth);
     void place_pending(Frame& f);
-    NodeRef branch_ref(const Frame& f, bool root);
+    NodeRef branch_ref(Frame& f, bool root);
+    void hash_deferred(Frame& f);
     // The reference to node sitting at depth `to`, seen from depth `from` (an extension
     // over the pending key's nibbles [from, to) when they differ).
     NodeRef wrap(NodeRef child, size_t from, size_t to, bool root);
