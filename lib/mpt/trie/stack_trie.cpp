@@ -69,25 +69,25 @@ void StackTrie::place_pending(Frame& f) {
         f.value.assign(value_view_.begin(), value_view_.end());
         return;
     }
+    // The leaf goes to the sink now (children before parents, in key order, as it always
+    // has) and is hashed with its siblings when the branch is encoded.
     const uint8_t v = p[f.depth];
-    if (sink_ == nullptr) {
-        // A leaf has no sink to reach, only its parent's reference: hashed with its siblings.
-        const size_t at = f.leaves.size();
-        encode_key_leaf(f.leaves, key_view_, f.depth + 1, value_view_);
-        const bytes_view leaf(f.leaves.data() + at, f.leaves.size() - at);
-        if (leaf.size() >= 32) {
-            f.leaf_at[v] = static_cast<uint32_t>(at);
-            f.leaf_size[v] = static_cast<uint32_t>(leaf.size());
-            f.deferred |= 1u << v;
-        } else {
-            f.children[v] = NodeRef::of(leaf);
-            f.leaves.resize(at);
-        }
+    const size_t at = f.leaves.size();
+    encode_key_leaf(f.leaves, key_view_, f.depth + 1, value_view_);
+    const bytes_view leaf(f.leaves.data() + at, f.leaves.size() - at);
+    if (leaf.size() < 32) {
+        f.children[v] = NodeRef::of(leaf);
+        f.leaves.resize(at);
         return;
     }
-    enc_.clear();
-    encode_key_leaf(enc_, key_view_, f.depth + 1, value_view_);
-    f.children[v] = finalize(f.depth + 1, false);
+    if (sink_ != nullptr) {
+        path_buf_.clear();
+        append_unpacked(path_buf_, p.sub(0, f.depth + 1));
+        sink_->put(path_buf_, leaf);
+    }
+    f.leaf_at[v] = static_cast<uint32_t>(at);
+    f.leaf_size[v] = static_cast<uint32_t>(leaf.size());
+    f.deferred |= 1u << v;
 }
 
 void StackTrie::hash_deferred(Frame& f) {

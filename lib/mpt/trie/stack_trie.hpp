@@ -55,9 +55,9 @@ private:
         size_t depth = 0;
         std::array<NodeRef, 16> children{};
         bytes value;
-        // Without a sink, the leaves placed here of 32 bytes or more wait to be hashed
-        // together when the branch is encoded (keccak256_batch): bit v of deferred says that
-        // children[v] is the leaf leaves[leaf_at[v], leaf_at[v] + leaf_size[v]).
+        // The leaves placed here of 32 bytes or more wait to be hashed together when the
+        // branch is encoded (keccak256_batch): bit v of deferred says that children[v] is
+        // the leaf leaves[leaf_at[v], leaf_at[v] + leaf_size[v]).
         uint32_t deferred = 0;
         std::array<uint32_t, 16> leaf_at{};
         std::array<uint32_t, 16> leaf_size{};
