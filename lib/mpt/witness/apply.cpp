@@ -57,7 +57,7 @@ public:
 private:
     bool find(const Hash256& h, bytes_view& rlp) {
         const size_t i = owner_.index_.find(h);
-        if (i == NodeIndex::npos) {
+        if (i == NodeIndex::kNone) {
             owner_.missing_ = h;
             return false;
         }

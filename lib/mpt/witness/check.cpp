@@ -46,11 +46,11 @@ struct Nodes {
     // The first listing of the node whose hash is h, or nullptr.
     Entry* find(const Hash256& h) noexcept {
         const size_t i = index.find(h);
-        return i == NodeIndex::npos ? nullptr : &entries[i];
+        return i == NodeIndex::kNone ? nullptr : &entries[i];
     }
     const Entry* find(const Hash256& h) const noexcept {
         const size_t i = index.find(h);
-        return i == NodeIndex::npos ? nullptr : &entries[i];
+        return i == NodeIndex::kNone ? nullptr : &entries[i];
     }
 
     const std::vector<Hash256>& hashes;
@@ -166,7 +166,7 @@ private:
         if (a->storage_root == kEmptyRoot) return;
         if (!storage_roots_.insert(a->storage_root).second) return;
         const size_t i = nodes_.index.find(a->storage_root);
-        if (i == NodeIndex::npos) return;
+        if (i == NodeIndex::kNone) return;
         ++out_.storage_tries;
         const bytes_view storage_root(nodes_.hashes[i].data(), 32);
         push({&storage_root, 1}, kStorage);
@@ -364,9 +364,9 @@ void resolve_keys(const Witness& w, WitnessCheck& out, Nodes& nodes) {
         std::adjacent_find(keys.begin(), keys.end(),
                            [](const bytes& a, const bytes& b) { return !(a < b); }) == keys.end();
     std::vector<size_t> addresses;
-    // The address before each slot, in reth's order (none: npos).
-    std::vector<size_t> owner(keys.size(), NodeIndex::npos);
-    for (size_t i = 0, before = NodeIndex::npos; i < keys.size(); ++i) {
+    // The address before each slot, in reth's order (none: kNone).
+    std::vector<size_t> owner(keys.size(), NodeIndex::kNone);
+    for (size_t i = 0, before = NodeIndex::kNone; i < keys.size(); ++i) {
         if (keys[i].size() == 20) {
             addresses.push_back(i);
             before = i;
@@ -391,7 +391,7 @@ void resolve_keys(const Witness& w, WitnessCheck& out, Nodes& nodes) {
                 out.keys[i] = r.account(i);
             } else if (out.keys_sorted) {
                 out.keys[i] = sorted_slot(keys, i, addresses, r);
-            } else if (owner[i] != NodeIndex::npos) {
+            } else if (owner[i] != NodeIndex::kNone) {
                 out.keys[i] = r.slot(i, owner[i]);
             } else {
                 WitnessKey& none = out.keys[i];

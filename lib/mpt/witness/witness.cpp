@@ -374,7 +374,7 @@ size_t NodeIndex::find(const Hash256& h) const noexcept {
     const uint32_t tag = tag_of(h);
     for (size_t at = probe_start(h) & mask_;; at = (at + 1) & mask_) {
         const Slot& s = slots_[at];
-        if (s.listing == 0) return npos;
+        if (s.listing == 0) return kNone;
         if (s.tag == tag && same_hash(hashes_[s.listing - 1], h)) return s.listing - 1;
     }
 }

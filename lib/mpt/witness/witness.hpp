@@ -65,13 +65,13 @@ std::vector<Hash256> node_hashes(const std::vector<bytes>& nodes);
 // nodes); the hash itself is compared only where the four bytes match.
 class NodeIndex {
 public:
-    static constexpr size_t npos = SIZE_MAX;
+    static constexpr size_t kNone = SIZE_MAX;
 
     // hashes[i] is node i's (node_hashes); the first listing of a hash is the one found.
     // hashes must outlive the index.
     explicit NodeIndex(std::span<const Hash256> hashes);
 
-    // The first listing of a node whose hash is h, or npos.
+    // The first listing of a node whose hash is h, or kNone.
     size_t find(const Hash256& h) const noexcept;
     // Starts loading the slot where find(h) looks first, so that finds of several hashes
     // known together wait for memory once rather than once each.
