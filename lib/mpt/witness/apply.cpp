@@ -71,13 +71,10 @@ private:
     Hash256 root_;
 };
 
-WitnessTries::WitnessTries(const Witness& w, std::span<const Hash256> hashes)
-    : w_(w),
-      own_hashes_(hashes.empty() && !w.state.empty() ? node_hashes(w.state)
-                                                     : std::vector<Hash256>{}),
-      index_(hashes.empty() ? std::span<const Hash256>(own_hashes_) : hashes) {
-    MPT_ASSERT(hashes.empty() || hashes.size() == w.state.size());
-}
+WitnessTries::WitnessTries(const Witness& w)
+    : w_(w), own_hashes_(node_hashes(w.state)), own_index_(own_hashes_), index_(*own_index_) {}
+
+WitnessTries::WitnessTries(const Witness& w, const NodeIndex& index) : w_(w), index_(index) {}
 
 WitnessTries::~WitnessTries() = default;
 

@@ -48,9 +48,12 @@ Result<AppliedChanges> apply_changes(TrieSource& tries, const Hash256& root, con
 // row, its hash kept as missing().
 class WitnessTries : public TrieSource {
 public:
-    // The views point into w, which must outlive this. hashes, when given, are w's nodes'
-    // (node_hashes), and must outlive this too; else they are computed.
-    explicit WitnessTries(const Witness& w, std::span<const Hash256> hashes = {});
+    // The views point into w, which must outlive this. Its nodes are hashed and indexed
+    // here.
+    explicit WitnessTries(const Witness& w);
+    // As above, with the index of w's nodes made already (check_witness's), which must
+    // outlive this too.
+    WitnessTries(const Witness& w, const NodeIndex& index);
     ~WitnessTries() override;
 
     Result<NodeReader*> reader(const std::string& name, const Hash256& root) override;
@@ -62,8 +65,9 @@ public:
 private:
     class PathReader;
     const Witness& w_;
-    std::vector<Hash256> own_hashes_;  // when none were given
-    NodeIndex index_;
+    std::vector<Hash256> own_hashes_;     // when no index was given
+    std::optional<NodeIndex> own_index_;  // over own_hashes_
+    const NodeIndex& index_;
     std::vector<std::unique_ptr<PathReader>> readers_;
     std::optional<Hash256> missing_;
     std::vector<Hash256>* found_ = nullptr;

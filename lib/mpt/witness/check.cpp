@@ -23,7 +23,7 @@ namespace {
 // One listed node, by hash.
 struct Entry {
     bytes_view rlp;
-    size_t index = 0;  // its first listing
+    size_t index = 0;  // its listing: entries[i].index is i
     // Whether it is a node: decided where a walk first decodes it, or at the end for one no
     // walk reached.
     enum class Decodes : uint8_t { unknown, yes, no } decodes = Decodes::unknown;
@@ -477,7 +477,7 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
 
     std::vector<Hash256> read_by_changes;
     if (changes != nullptr) {
-        WitnessTries tries(w, hashes);
+        WitnessTries tries(w, nodes.index);
         tries.note_found(&read_by_changes);
         auto applied = apply_changes(tries, root, *changes);
         if (applied) {
