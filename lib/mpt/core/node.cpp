@@ -25,18 +25,11 @@ void encode_branch(bytes& out, const NodeRef* children, bytes_view value) {
 
 namespace {
 
-// The item at the front of in: rlp::next_item, or decode_item's error where it fails.
-Result<rlp::Item> front_item(bytes_view& in) noexcept {
-    rlp::Item item;
-    if (rlp::next_item(in, item)) return item;
-    return rlp::decode_item(in);
-}
-
 // A child item of a branch or extension: empty string, 32-byte hash string, or an
 // embedded node (a list whose whole encoding is shorter than 32 bytes).
 Result<bytes_view> decode_child(bytes_view& in) noexcept {
     const uint8_t* start = in.data();
-    MPT_TRY(const rlp::Item item, front_item(in));
+    MPT_TRY(const rlp::Item item, rlp::decode_item(in));
     if (item.is_list) {
         const size_t whole = static_cast<size_t>(in.data() - start);
         // Canonicality: a node of 32 bytes or more must be referenced by its hash.
@@ -48,10 +41,6 @@ Result<bytes_view> decode_child(bytes_view& in) noexcept {
     }
     return item.payload;
 }
-
-}  // namespace
-
-namespace {
 
 // The branch of a hashed trie's inner levels, read without the general item reader: sixteen
 // children each empty (0x80) or a hash (0xa0 and 32 bytes), at least two of them hashes, and
@@ -94,14 +83,14 @@ Result<NodeView> decode_node(bytes_view rlp) noexcept {
     NodeView node;
     node.rlp = rlp;
     if (n == 2) {
-        MPT_TRY(rlp::Item path_item, front_item(in));
+        MPT_TRY(rlp::Item path_item, rlp::decode_item(in));
         if (path_item.is_list) return {Errc::bad_node, "node path is a list"};
         auto compact = decode_compact(path_item.payload);
         if (!compact) return {Errc::bad_node, compact.error().message()};
         node.path = compact->path;
         if (compact->leaf) {
             node.kind = NodeView::Kind::leaf;
-            MPT_TRY(rlp::Item value, front_item(in));
+            MPT_TRY(rlp::Item value, rlp::decode_item(in));
             if (value.is_list) return {Errc::bad_node, "leaf value is a list"};
             if (value.payload.empty()) return {Errc::bad_node, "leaf with an empty value"};
             node.value = value.payload;
@@ -122,7 +111,7 @@ Result<NodeView> decode_node(bytes_view rlp) noexcept {
             node.children[i] = child;
             entries += !child.empty();
         }
-        MPT_TRY(rlp::Item value, front_item(in));
+        MPT_TRY(rlp::Item value, rlp::decode_item(in));
         if (value.is_list) return {Errc::bad_node, "branch value is a list"};
         node.value = value.payload;
         entries += !value.payload.empty();

@@ -52,27 +52,24 @@ void end_list(bytes& out, size_t mark) {
     write_header(out.data() + mark, n, 0xc0);
 }
 
-Result<Item> decode_item(bytes_view& in) noexcept {
+namespace {
+
+// Why next_item refuses the item at the front of in. REQUIRES: next_item(in, ...) is false.
+Error item_error(bytes_view in) noexcept {
     if (in.empty()) return Errc::rlp_truncated;
+    // A byte below 0x80 is always an item of its own: b is a header.
     const uint8_t b = in[0];
-    if (b < 0x80) {
-        Item item{false, in.subspan(0, 1)};
-        in = in.subspan(1);
-        return item;
-    }
-    const bool is_list = b >= 0xc0;
-    const uint8_t base = is_list ? 0xc0 : 0x80;
+    const uint8_t base = b >= 0xc0 ? 0xc0 : 0x80;
     size_t header = 1;
-    size_t len = 0;
-    if (b - base < 56) {
-        len = static_cast<size_t>(b - base);
-    } else {
-        const size_t len_bytes = static_cast<size_t>(b - base - 55);
+    size_t len = static_cast<size_t>(b - base);
+    if (len >= 56) {
+        const size_t len_bytes = len - 55;
         if (in.size() < 1 + len_bytes) return Errc::rlp_truncated;
         // Canonicality: the length has no leading zero byte...
         if (in[1] == 0) return {Errc::rlp_non_canonical, "length with leading zero"};
         // ...and fits: anything over 8 bytes cannot describe data we could hold.
         if (len_bytes > 8) return {Errc::rlp_truncated, "length exceeds input"};
+        len = 0;
         for (size_t i = 0; i < len_bytes; ++i) len = (len << 8) | in[1 + i];
         // Canonicality: the long form is only for payloads of 56 bytes or more.
         if (len < 56) return {Errc::rlp_non_canonical, "long form for a short payload"};
@@ -80,20 +77,20 @@ Result<Item> decode_item(bytes_view& in) noexcept {
     }
     // Overflow-safe form of header + len > in.size().
     if (len > in.size() - header) return Errc::rlp_truncated;
-    Item item{is_list, in.subspan(header, len)};
-    // Canonicality: a single byte below 0x80 is its own encoding.
-    if (!is_list && len == 1 && item.payload[0] < 0x80) {
-        return {Errc::rlp_non_canonical, "single byte below 0x80 with a string header"};
-    }
-    in = in.subspan(header + len);
-    return item;
+    // What is left: a single byte below 0x80 is its own encoding.
+    return {Errc::rlp_non_canonical, "single byte below 0x80 with a string header"};
+}
+
+}  // namespace
+
+Result<Item> decode_item(bytes_view& in) noexcept {
+    Item item;
+    if (next_item(in, item)) return item;
+    return item_error(in);
 }
 
 Result<Item> decode_single(bytes_view in) noexcept {
-    Item item;
-    if (!next_item(in, item)) {
-        MPT_TRY(item, decode_item(in));
-    }
+    MPT_TRY(Item item, decode_item(in));
     if (!in.empty()) return Errc::rlp_trailing_bytes;
     return item;
 }
@@ -106,11 +103,8 @@ Result<bytes_view> decode_string(bytes_view in) noexcept {
 
 Result<size_t> count_items(bytes_view payload) noexcept {
     size_t n = 0;
-    Item item;
     while (!payload.empty()) {
-        if (!next_item(payload, item)) {
-            MPT_TRY(item, decode_item(payload));
-        }
+        MPT_TRY([[maybe_unused]] Item item, decode_item(payload));
         ++n;
     }
     return n;

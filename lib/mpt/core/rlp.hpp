@@ -59,10 +59,9 @@ struct Item {
 // Decodes the item at the front of in and advances in past it.
 Result<Item> decode_item(bytes_view& in) noexcept;
 
-// decode_item without the error: true with the item, in advanced past it, where decode_item
-// succeeds; false, in unchanged, where it fails (decode_item then says why). For the loops
-// that read every item of every node; the rules are decode_item's, and the RLP tests run
-// every case through both.
+// The rules of decode_item without the error: true with the item, in advanced past it;
+// false, in unchanged, where decode_item fails (and says why). decode_item is this and the
+// error; the RLP tests run every case through both.
 inline bool next_item(bytes_view& in, Item& item) noexcept {
     if (in.empty()) return false;
     const uint8_t b = in[0];

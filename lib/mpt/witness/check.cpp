@@ -14,8 +14,6 @@
 #include <set>
 #include <span>
 #include <thread>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace mpt {
 namespace {
@@ -244,7 +242,6 @@ Lookup look_up(const Nodes& nodes, const Hash256& root, const Hash256& hashed_ke
     }
 }
 
-// Fills key from a lookup in trie.
 // Fills key from a lookup in the trie trie() names (asked only where the key is unresolved).
 template <typename TrieName>
 void take(WitnessKey& key, const Lookup& l, const TrieName& trie) {
@@ -259,8 +256,8 @@ void take(WitnessKey& key, const Lookup& l, const TrieName& trie) {
 }
 
 // Resolves keys of a witness, each named by its place in keys, given their hashes. It only
-// reads the nodes: the ones on each key's way are kept in marks, for the caller to note
-// once every resolver is done (resolvers run on several threads).
+// reads the nodes: the ones on each key's way are kept in on_path and on_absence, for the
+// caller to note once every resolver is done (resolvers run on several threads).
 class KeyResolver {
 public:
     KeyResolver(const Nodes& nodes, const Hash256& root, const std::vector<bytes>& keys,
@@ -489,8 +486,9 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
             out.changes_error = applied.error();
         }
     }
-    const std::unordered_set<Hash256, Hash256Hasher> by_changes(read_by_changes.begin(),
-                                                                read_by_changes.end());
+    // The first listings of the nodes the changes read.
+    std::vector<bool> by_changes(w.state.size());
+    for (const Hash256& h : read_by_changes) by_changes[nodes.index.find(h)] = true;
     out.classes.reserve(w.state.size());
     for (size_t i = 0; i < w.state.size(); ++i) {
         const Entry& e = nodes.entries[nodes.index.first(i)];
@@ -501,7 +499,7 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
             c = NodeClass::key_path;
         } else if (e.on_absence) {
             c = NodeClass::absence_proof;
-        } else if (by_changes.count(hashes[i]) != 0) {
+        } else if (by_changes[nodes.index.first(i)]) {
             c = NodeClass::changes;
         } else if (e.reached[kMain] || e.reached[kStorage]) {
             c = NodeClass::reached;

@@ -47,16 +47,10 @@ Result<std::vector<bytes>> hex_items(const JsonValue& obj, std::string_view name
     run_tasks(threads, runs, [&](size_t r, unsigned) {
         for (size_t i = r * kRun; i < std::min(n, (r + 1) * kRun); ++i) {
             const JsonValue item = (*v)[i];
-            if (item.is_string() && has_hex_prefix(item.text())) {
-                if (auto b = from_hex(item.text())) {
-                    out[i] = std::move(*b);
-                    continue;
-                }
-            }
-            // The item named in its error (JsonFields::data says what is wrong with it).
-            auto b = f.data(item, field + "[" + std::to_string(i) + "]");
+            auto b = f.data(item, field);
             if (!b) {
-                errors[r] = b.error();
+                // Read again for the error only, naming the item by its place.
+                errors[r] = f.data(item, field + "[" + std::to_string(i) + "]").error();
                 return;
             }
             out[i] = std::move(*b);
@@ -349,20 +343,22 @@ NodeIndex::NodeIndex(std::span<const Hash256> hashes) : hashes_(hashes), first_(
     slots_.resize(capacity);
     mask_ = capacity - 1;
     for (size_t i = 0; i < hashes.size(); ++i) {
-        const uint32_t tag = tag_of(hashes[i]);
-        for (size_t at = probe_start(hashes[i]) & mask_;; at = (at + 1) & mask_) {
-            Slot& s = slots_[at];
-            if (s.listing == 0) {
-                s = {tag, static_cast<uint32_t>(i + 1)};
-                first_[i] = static_cast<uint32_t>(i);
-                break;
-            }
-            if (s.tag == tag && same_hash(hashes[s.listing - 1], hashes[i])) {
-                first_[i] = s.listing - 1;
-                ++duplicated_;
-                break;
-            }
+        Slot& s = slots_[probe(hashes[i])];
+        if (s.listing == 0) {
+            s = {tag_of(hashes[i]), static_cast<uint32_t>(i + 1)};
+            first_[i] = static_cast<uint32_t>(i);
+        } else {
+            first_[i] = s.listing - 1;
+            ++duplicated_;
         }
+    }
+}
+
+size_t NodeIndex::probe(const Hash256& h) const noexcept {
+    const uint32_t tag = tag_of(h);
+    for (size_t at = probe_start(h) & mask_;; at = (at + 1) & mask_) {
+        const Slot& s = slots_[at];
+        if (s.listing == 0 || (s.tag == tag && same_hash(hashes_[s.listing - 1], h))) return at;
     }
 }
 
@@ -371,12 +367,8 @@ void NodeIndex::prefetch(const Hash256& h) const noexcept {
 }
 
 size_t NodeIndex::find(const Hash256& h) const noexcept {
-    const uint32_t tag = tag_of(h);
-    for (size_t at = probe_start(h) & mask_;; at = (at + 1) & mask_) {
-        const Slot& s = slots_[at];
-        if (s.listing == 0) return kNone;
-        if (s.tag == tag && same_hash(hashes_[s.listing - 1], h)) return s.listing - 1;
-    }
+    const Slot& s = slots_[probe(h)];
+    return s.listing == 0 ? kNone : s.listing - 1;
 }
 
 }  // namespace mpt

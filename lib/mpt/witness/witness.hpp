@@ -86,6 +86,8 @@ private:
         uint32_t tag = 0;      // bytes 8 to 11 of the hash
         uint32_t listing = 0;  // listing + 1; 0 is an empty slot
     };
+    // Where h stands, or the empty slot where it would.
+    size_t probe(const Hash256& h) const noexcept;
     std::span<const Hash256> hashes_;
     std::vector<Slot> slots_;
     std::vector<uint32_t> first_;
