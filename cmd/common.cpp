@@ -3,9 +3,9 @@
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/input/kv_input.hpp>
-#include <mpt/ops/bulk_build.hpp>
 #include <mpt/ops/trie_file.hpp>
 #include <mpt/state/document.hpp>
+#include <mpt/store/whole_file.hpp>
 #include <mpt/trie/node_source.hpp>
 
 #include <fmt/core.h>

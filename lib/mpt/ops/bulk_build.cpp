@@ -1,13 +1,8 @@
-#include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <condition_variable>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <mpt/ops/bulk_build.hpp>
 #include <mpt/ops/kv_root.hpp>
@@ -88,120 +83,6 @@ private:
     size_t added_ = 0;
 };
 
-class Fd {
-public:
-    explicit Fd(int fd) noexcept : fd_(fd) {}
-    ~Fd() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const noexcept { return fd_; }
-
-private:
-    int fd_;
-};
-
-Error io_error(const std::string& path, const char* what) {
-    const int e = errno;
-    const Errc code = e == ENOSPC || e == EDQUOT ? Errc::storage_full : Errc::storage_io;
-    return file_error(code, path, std::string(what) + ": " + std::strerror(e));
-}
-
-// Writes the pages of a new file: the b-tree's pages, numbered from just after the image's
-// and handed over in that order, go out in large sequential writes; the image's pages,
-// the nodes table's root among them, are written last, with the header counting them all.
-class PageFile {
-public:
-    static constexpr size_t kFlushBytes = size_t{4} << 20;
-
-    // tail_pages: pages of the image that follow image.pages in the file, written apart.
-    PageFile(int fd, const std::string& path, FileImage& image, uint32_t tail_pages = 0)
-        : fd_(fd),
-          path_(path),
-          image_(image),
-          image_pages_(static_cast<uint32_t>(image.pages.size() / image.page_size)),
-          next_(image_pages_ + tail_pages + 1),
-          buffer_first_(next_) {}
-
-    // Puts data in place on page `page` (written already, or to be), ending at byte `end`
-    // of it, at finish: a record the b-tree writer marked, written as a stand-in.
-    void patch(uint32_t page, uint32_t end, bytes_view data) {
-        patches_.push_back({page, end, bytes(data.begin(), data.end())});
-    }
-
-    Status write(uint32_t number, bytes_view page) {
-        if (number <= image_pages_) {
-            std::copy(page.begin(), page.end(),
-                      image_.pages.begin() + static_cast<ptrdiff_t>(number - 1) * page.size());
-            return {};
-        }
-        if (number == next_ + 1 && next_ == IndexBtreeWriter::kLockByte / page.size() + 1) {
-            // The lock-byte page, which the writer skips: zeros in the file, as SQLite
-            // leaves it.
-            buffer_.resize(buffer_.size() + page.size(), 0);
-            ++next_;
-        }
-        if (number != next_) return file_error(Errc::internal, path_, "b-tree pages out of order");
-        ++next_;
-        buffer_.insert(buffer_.end(), page.begin(), page.end());
-        if (buffer_.size() >= kFlushBytes) return flush();
-        return {};
-    }
-
-    // Writes what is left and the image with its header's page count; then syncs.
-    Status finish(uint32_t pages) {
-        MPT_RETURN_IF_ERROR(flush());
-        for (const Patch& p : patches_) {
-            const uint64_t at = uint64_t{p.page - 1} * image_.page_size + p.end - p.data.size();
-            if (p.page <= image_pages_) {
-                std::copy(p.data.begin(), p.data.end(),
-                          image_.pages.begin() + static_cast<ptrdiff_t>(at));
-            } else {
-                MPT_RETURN_IF_ERROR(pwrite_all(p.data, static_cast<off_t>(at)));
-            }
-        }
-        finish_image_header(image_.pages, pages);
-        MPT_RETURN_IF_ERROR(pwrite_all(image_.pages, 0));
-        if (::fsync(fd_) != 0) return io_error(path_, "sync");
-        return {};
-    }
-
-private:
-    Status flush() {
-        MPT_RETURN_IF_ERROR(
-            pwrite_all(buffer_, static_cast<off_t>(buffer_first_ - 1) * image_.page_size));
-        buffer_first_ = next_;
-        buffer_.clear();
-        return {};
-    }
-
-    Status pwrite_all(bytes_view data, off_t offset) {
-        while (!data.empty()) {
-            const ssize_t n = ::pwrite(fd_, data.data(), data.size(), offset);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return io_error(path_, "write");
-            data = data.subspan(static_cast<size_t>(n));
-            offset += n;
-        }
-        return {};
-    }
-
-    int fd_;
-    const std::string& path_;
-    FileImage& image_;
-    uint32_t image_pages_;
-    uint32_t next_;          // the page expected next
-    uint32_t buffer_first_;  // the page buffer_ begins with
-    bytes buffer_;
-    struct Patch {
-        uint32_t page;
-        uint32_t end;
-        bytes data;
-    };
-    std::vector<Patch> patches_;
-};
-
 const std::optional<BuildResult> kNotThisWay;
 
 // More than what the rows of a trie of pairs take in memory: for 1M pairs of 32-byte keys and
@@ -239,9 +120,6 @@ size_t memory_limit(const BuildOptions& o) {
     return limit / 2;
 }
 
-Result<std::optional<BuildResult>> link_unnamed(int fd, const std::filesystem::path& dir,
-                                                const std::string& path, const BuildResult& result);
-
 // A secure build's preimages for the preimages table's b-tree: hands add each (hash,
 // preimage) record once, in hash order. Empty when the build records none.
 using PreimageRecords = decltype(WholeFileTree::records);
@@ -267,46 +145,39 @@ struct StandIn {
 };
 
 // Ends a file after its nodes: finishes the nodes' b-tree, puts the stand-ins' rlp in place,
-// writes the preimages' b-tree after it, and writes what is left with the image (the trees'
-// roots among its pages).
-Status finish_trees(PageFile& out, const FileImage& image, IndexBtreeWriter& nodes,
-                    const PreimageRecords& preimages, std::span<const StandIn> stand_ins = {}) {
-    MPT_TRY(uint32_t pages, nodes.finish());
+// writes the preimages' b-tree after it, and the image last; then names the file. nullopt
+// when the name was taken meanwhile.
+Result<std::optional<BuildResult>> finish_file(WholeFile& file, const FileImage& image,
+                                               IndexBtreeWriter& nodes,
+                                               const PreimageRecords& preimages,
+                                               const BuildResult& result,
+                                               std::span<const StandIn> stand_ins = {}) {
+    MPT_RETURN_IF_ERROR(file.end_tree(nodes));
     for (const StandIn& s : stand_ins) {
         // A record ends with its rlp.
         const IndexBtreeWriter::Place& place = nodes.place(s.mark);
         if (place.page == 0) return {Errc::internal, "a stand-in row was not written"};
-        out.patch(place.page, place.end, s.rlp);
+        file.patch(place.page, place.end, s.rlp);
     }
-    if (preimages) {
-        IndexBtreeWriter tree(
-            image.page_size, image.preimages_root, pages + 1,
-            [&](uint32_t number, bytes_view page) { return out.write(number, page); });
-        MPT_RETURN_IF_ERROR(preimages([&](bytes_view record) { return tree.add(record); }));
-        MPT_TRY(const uint32_t last, tree.finish());
-        pages = std::max(pages, last);
-    }
-    return out.finish(pages);
+    if (preimages) MPT_RETURN_IF_ERROR(file.add_tree({image.preimages_root, preimages}));
+    MPT_TRY(const bool named, file.finish());
+    if (!named) return kNotThisWay;
+    return std::optional<BuildResult>(result);
 }
 
-// Writes the file of a trie whose root is known into the unnamed file fd in folder dir:
-// the image, then the rows for_each_row hands over in path order, then the preimages; then
-// links it at path. nullopt when the name was taken meanwhile. kViewsStay: the views
-// for_each_row hands over stay valid to the end (else the last path is copied for the order
-// check).
+// Writes the file of a trie whose root is known: the image, then the rows for_each_row
+// hands over in path order, then the preimages; then names it. nullopt when the name was
+// taken meanwhile. kViewsStay: the views for_each_row hands over stay valid to the end (else
+// the last path is copied for the order check).
 template <bool kViewsStay, typename ForEachRow>
-Result<std::optional<BuildResult>> write_trie_file(int fd, const std::filesystem::path& dir,
-                                                   const std::string& path, const BuildOptions& o,
+Result<std::optional<BuildResult>> write_trie_file(WholeFile& file, const BuildOptions& o,
                                                    const BuildResult& result,
                                                    const PreimageRecords& preimages,
                                                    ForEachRow&& for_each_row) {
     MPT_TRY(FileImage image,
             new_file_image(o.trie, o.secure ? TrieKind::secure : TrieKind::plain, result.root));
-    const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
-    PageFile out(fd, path, image);
-    IndexBtreeWriter tree(
-        image.page_size, image.nodes_root, image_pages + 1,
-        [&](uint32_t number, bytes_view page) { return out.write(number, page); });
+    MPT_RETURN_IF_ERROR(file.begin(image));
+    IndexBtreeWriter tree = file.tree(image.nodes_root);
     bytes record;
     bytes_view previous;
     bytes previous_copy;
@@ -327,23 +198,7 @@ Result<std::optional<BuildResult>> write_trie_file(int fd, const std::filesystem
         append_record(record, image.trie, path, rlp);
         return tree.add(record);
     }));
-    MPT_RETURN_IF_ERROR(finish_trees(out, image, tree, preimages));
-    return link_unnamed(fd, dir, path, result);
-}
-
-// Names the unnamed file fd, whole and synced, path in its folder dir. nullopt when the name
-// was taken meanwhile.
-Result<std::optional<BuildResult>> link_unnamed(int fd, const std::filesystem::path& dir,
-                                                const std::string& path,
-                                                const BuildResult& result) {
-    // The file gets its name only now, whole and synced; the name is not taken from a file
-    // made meanwhile (the link fails instead, and the caller builds into that file).
-    const std::string self = "/proc/self/fd/" + std::to_string(fd);
-    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-        return kNotThisWay;
-    }
-    sync_folder(dir);
-    return std::optional<BuildResult>(result);
+    return finish_file(file, image, tree, preimages, result);
 }
 
 // The row of a branch whose 16 children are hashed, with no value: what the root of a large
@@ -497,8 +352,7 @@ struct SplitHash {
 // all there, in path order.
 using SplitHasher = std::function<Result<SplitHash>(const std::function<void(size_t)>& part_done)>;
 
-Result<Overlapped> write_while_hashing(int fd, const std::filesystem::path& dir,
-                                       const std::string& path, const BuildOptions& o,
+Result<Overlapped> write_while_hashing(WholeFile& file, const BuildOptions& o,
                                        const PreimageRecords& preimages,
                                        const PartRowsOf& part_rows, const SplitHasher& hash,
                                        SplitLayout layout = {},
@@ -507,11 +361,8 @@ Result<Overlapped> write_while_hashing(int fd, const std::filesystem::path& dir,
     // The first pages, made with a stand-in root: the root hash is one fixed-size field of
     // the tries row, so the real one gives pages of the same number (checked below).
     MPT_TRY(FileImage image, new_file_image(o.trie, kind, Hash256{}));
-    const uint32_t image_pages = static_cast<uint32_t>(image.pages.size() / image.page_size);
-    PageFile out(fd, path, image);
-    IndexBtreeWriter tree(
-        image.page_size, image.nodes_root, image_pages + 1,
-        [&](uint32_t number, bytes_view page) { return out.write(number, page); });
+    MPT_RETURN_IF_ERROR(file.begin(image));
+    IndexBtreeWriter tree = file.tree(image.nodes_root);
     Overlapped r;
     RowWriterThread writer(part_rows, layout, tree, image.trie, writer_ended);
     Result<SplitHash> hashed = hash([&](size_t v) { writer.part_done(v); });
@@ -533,9 +384,8 @@ Result<Overlapped> write_while_hashing(int fd, const std::filesystem::path& dir,
     // The pages the tree wrote into the image so far (none but the root, written at
     // finish) are taken over by the real image's.
     image.pages = std::move(real.pages);
-    MPT_RETURN_IF_ERROR(finish_trees(out, image, tree, preimages, stand_ins));
+    MPT_TRY(r.file, finish_file(file, image, tree, preimages, r.result, stand_ins));
     r.written = true;
-    MPT_TRY(r.file, link_unnamed(fd, dir, path, r.result));
     return r;
 }
 
@@ -580,9 +430,8 @@ SortedPairs sorted_final_pairs_on(const KvInput& input, bool secure, unsigned th
     return out;
 }
 
-// The build, once the way is open, into the unnamed file fd in folder dir.
-Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem::path& dir,
-                                                  const std::string& path, const KvInput& input,
+// The build, once the way is open, into file.
+Result<std::optional<BuildResult>> write_new_file(WholeFile& file, const KvInput& input,
                                                   const BuildOptions& o) {
     const SortedPairs sorted = sorted_final_pairs_on(input, o.secure, o.threads);
     size_t pair_bytes = 0;
@@ -619,11 +468,10 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
             }
             return h;
         };
-        MPT_TRY(Overlapped written,
-                write_while_hashing(fd, dir, path, o, preimages, part_rows, hash));
+        MPT_TRY(Overlapped written, write_while_hashing(file, o, preimages, part_rows, hash));
         if (written.written) return written.file;
         // The rows are hashed: written once more, from the start of the file.
-        if (::ftruncate(fd, 0) != 0) return io_error(path, "truncate");
+        MPT_RETURN_IF_ERROR(file.restart());
         result = written.result;
     } else {
         MPT_TRY(result.root,
@@ -631,7 +479,7 @@ Result<std::optional<BuildResult>> write_new_file(int fd, const std::filesystem:
         result.created = true;
         result.rows_written = rows.rows();
     }
-    return write_trie_file<true>(fd, dir, path, o, result, preimages,
+    return write_trie_file<true>(file, o, result, preimages,
                                  [&](auto&& f) { return rows.for_each(f); });
 }
 
@@ -882,9 +730,7 @@ private:
     bool stopped_ = false;
 };
 
-Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::filesystem::path& dir,
-                                                         const std::string& path,
-                                                         SpillingPairSorter& pairs,
+Result<std::optional<BuildResult>> write_new_file_sorted(WholeFile& file, SpillingPairSorter& pairs,
                                                          const BuildOptions& o, SpillFiles& files,
                                                          size_t row_bytes) {
     // A secure build's preimages go to a temporary file as the pairs come, in hash order.
@@ -906,11 +752,11 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
         };
         const PreimageRecords preimage_records = preimages ? deep.preimages() : PreimageRecords();
         MPT_TRY(Overlapped written,
-                write_while_hashing(fd, dir, path, o, preimage_records, part_rows, hash,
+                write_while_hashing(file, o, preimage_records, part_rows, hash,
                                     {DeepSplitBuild::kParts, true}, [&] { deep.stop(); }));
         if (written.written) return written.file;
         // The branches above the parts are not the ones foreseen: built again, as follows.
-        if (::ftruncate(fd, 0) != 0) return io_error(path, "truncate");
+        MPT_RETURN_IF_ERROR(file.restart());
     }
     if (o.threads > 1 && pairs.runs_spilled() > 0 && pairs.nibbles_used() > 1) {
         // Each part's rows go to the file as soon as it is done, while the others hash.
@@ -929,18 +775,18 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
         };
         const PreimageRecords preimage_records = preimages ? split.preimages() : PreimageRecords();
         MPT_TRY(Overlapped written,
-                write_while_hashing(fd, dir, path, o, preimage_records, part_rows, hash));
+                write_while_hashing(file, o, preimage_records, part_rows, hash));
         if (written.written) return written.file;
         if (made) {
             // The root's row is not the one foreseen: the rows, all on disk, are written
             // once more from the start of the file.
-            if (::ftruncate(fd, 0) != 0) return io_error(path, "truncate");
-            return write_trie_file<false>(fd, dir, path, o, split.result(), preimage_records,
+            MPT_RETURN_IF_ERROR(file.restart());
+            return write_trie_file<false>(file, o, split.result(), preimage_records,
                                           [&](auto&& f) { return split.for_each(f); });
         }
         // The final keys share their first nibble (or only one is left): hashed in one, and
         // what was written goes.
-        if (::ftruncate(fd, 0) != 0) return io_error(path, "truncate");
+        MPT_RETURN_IF_ERROR(file.restart());
     }
     SpillingRows rows(files, row_bytes);
     StackTrie st(&rows);
@@ -963,136 +809,19 @@ Result<std::optional<BuildResult>> write_new_file_sorted(int fd, const std::file
             return preimage_run.records(add);
         })
                   : PreimageRecords();
-    return write_trie_file<false>(fd, dir, path, o, result, preimage_records,
+    return write_trie_file<false>(file, o, result, preimage_records,
                                   [&](auto&& f) { return rows.for_each(f); });
 }
 
 }  // namespace
 
-namespace {
-
-// The unnamed file in dir a new file is made in, or nullopt where the file system cannot
-// make one. Out of descriptors or memory is the process's limit, not the folder's: an error.
-Result<std::optional<int>> open_unnamed_in(const std::filesystem::path& dir) {
-    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
-    if (fd >= 0) return std::optional<int>(fd);
-    if (errno == EMFILE || errno == ENFILE || errno == ENOMEM) {
-        return input_error(dir.string(), errno);
-    }
-    return std::optional<int>();
-}
-
-// Whether a new file may be made at path whole (see build_new_trie_file); the unnamed file
-// in its folder when it may.
-Result<std::optional<int>> open_unnamed(const std::string& path, std::filesystem::path& dir) {
-    struct stat st {};
-    if (path.empty() || ::lstat(path.c_str(), &st) == 0 || errno != ENOENT) {
-        return std::optional<int>();
-    }
-    for (const char* side : {"-journal", "-wal"}) {
-        if (::lstat((path + side).c_str(), &st) == 0) return std::optional<int>();
-    }
-    dir = std::filesystem::path(path).parent_path();
-    if (dir.empty()) dir = ".";
-    return open_unnamed_in(dir);
-}
-
-}  // namespace
-
-void sort_codes(std::vector<Code>& codes) {
-    const auto by_hash = [](const Code& x, const Code& y) { return x.first < y.first; };
-    std::sort(codes.begin(), codes.end(), by_hash);
-    codes.erase(std::unique(codes.begin(), codes.end(),
-                            [](const Code& x, const Code& y) { return x.first == y.first; }),
-                codes.end());
-}
-
-WholeFileTree codes_tree(uint32_t root_page, std::span<const Code> codes, bytes& record) {
-    WholeFileTree tree;
-    tree.root_page = root_page;
-    tree.records = [codes, &record](const std::function<Status(bytes_view)>& add) -> Status {
-        for (const auto& [hash, code] : codes) {
-            record.clear();
-            append_blob_record(record, hash, code);
-            MPT_RETURN_IF_ERROR(add(record));
-        }
-        return {};
-    };
-    return tree;
-}
-
-Result<bool> write_whole_file(const std::string& path, FileImage& image,
-                              std::span<const WholeFileTree> trees, const ImageTail& tail) {
-    std::filesystem::path dir;
-    MPT_TRY(const std::optional<int> fd, open_unnamed(path, dir));
-    if (!fd) return false;
-    const Fd file(*fd);
-    const uint32_t held = static_cast<uint32_t>(image.pages.size() / image.page_size);
-    MPT_ASSERT(tail.pages == 0 || tail.first == held + 1);
-    const uint32_t image_pages = held + tail.pages;
-    if (tail.pages != 0) {
-        // The image's pages from a file, where they stand in it.
-        bytes buf(size_t{1} << 20);
-        uint64_t at = static_cast<uint64_t>(held) * image.page_size;
-        const uint64_t end = static_cast<uint64_t>(image_pages) * image.page_size;
-        while (at < end) {
-            const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), end - at));
-            const ssize_t n = ::pread(tail.fd, buf.data(), want, static_cast<off_t>(at));
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return io_error(path, "read the image");
-            for (size_t done = 0; done < static_cast<size_t>(n);) {
-                const ssize_t w =
-                    ::pwrite(file.get(), buf.data() + done, static_cast<size_t>(n) - done,
-                             static_cast<off_t>(at + done));
-                if (w < 0 && errno == EINTR) continue;
-                if (w <= 0) return io_error(path, "write");
-                done += static_cast<size_t>(w);
-            }
-            at += static_cast<uint64_t>(n);
-        }
-    }
-    PageFile out(file.get(), path, image, tail.pages);
-    uint32_t last = image_pages;
-    for (const WholeFileTree& t : trees) {
-        IndexBtreeWriter tree(
-            image.page_size, t.root_page, last + 1,
-            [&](uint32_t number, bytes_view page) { return out.write(number, page); });
-        MPT_RETURN_IF_ERROR(t.records([&](bytes_view record) { return tree.add(record); }));
-        MPT_TRY(const uint32_t pages, tree.finish());
-        last = std::max(last, pages);
-    }
-    MPT_RETURN_IF_ERROR(out.finish(last));
-    const std::string self = "/proc/self/fd/" + std::to_string(file.get());
-    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-        return false;
-    }
-    sync_folder(dir);
-    return true;
-}
-
-void sync_folder(const std::filesystem::path& dir) noexcept {
-    const Fd folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (folder.get() >= 0) ::fsync(folder.get());
-}
-
 Result<std::optional<BuildResult>> build_new_trie_file(const std::string& path,
                                                        const KvInput& input,
                                                        const BuildOptions& o) {
-    struct stat st {};
-    if (path.empty() || ::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return kNotThisWay;
-    // SQLite plays back a rollback journal or a log it finds beside a database into it: one
-    // left from an earlier file of this name would be read into this one. A new file made
-    // through SQLite starts with no pages, and SQLite deletes them then.
-    for (const char* side : {"-journal", "-wal"}) {
-        if (::lstat((path + side).c_str(), &st) == 0) return kNotThisWay;
-    }
-    std::filesystem::path dir = std::filesystem::path(path).parent_path();
-    if (dir.empty()) dir = ".";
-    MPT_TRY(const std::optional<int> fd, open_unnamed_in(dir));
-    if (!fd) return kNotThisWay;
-    const Fd file(*fd);
+    MPT_TRY(std::optional<WholeFile> file, WholeFile::create(path));
+    if (!file) return kNotThisWay;
     try {
-        return write_new_file(file.get(), dir, path, input, o);
+        return write_new_file(*file, input, o);
     } catch (const std::bad_alloc&) {
         // More memory than the estimate foresaw: what was taken is given back on the way
         // here, and the store keeps the rows on disk.
@@ -1104,11 +833,9 @@ Result<std::optional<BuildResult>> build_new_trie_file_sorted(const std::string&
                                                               SpillingPairSorter& pairs,
                                                               const BuildOptions& o,
                                                               SpillFiles& files, size_t row_bytes) {
-    std::filesystem::path dir;
-    MPT_TRY(const std::optional<int> fd, open_unnamed(path, dir));
-    if (!fd) return kNotThisWay;
-    const Fd file(*fd);
-    return write_new_file_sorted(file.get(), dir, path, pairs, o, files, row_bytes);
+    MPT_TRY(std::optional<WholeFile> file, WholeFile::create(path));
+    if (!file) return kNotThisWay;
+    return write_new_file_sorted(*file, pairs, o, files, row_bytes);
 }
 
 }  // namespace mpt

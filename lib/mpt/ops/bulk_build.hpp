@@ -16,9 +16,8 @@
 // hashed keys has), in the first leaf, which is held back and patched at the end. A root row
 // of another size has the rows written again after the hashing.
 //
-// The file is made without a name in its folder (O_TMPFILE), synced, and only then linked
-// under its name, which fails if the name has been taken meanwhile: a crash at any moment
-// leaves no file or the whole one, and no existing file is ever written.
+// The file is written whole (store/whole_file.hpp): a crash at any moment leaves no file or
+// the whole one, and no existing file is ever written.
 //
 // Thread safety: a call uses its own threads and no shared state.
 #pragma once
@@ -27,6 +26,7 @@
 #include <mpt/ops/trie_file.hpp>
 #include <mpt/sort/spill.hpp>
 #include <mpt/store/file_image.hpp>
+#include <mpt/store/whole_file.hpp>
 
 #include <filesystem>
 #include <functional>
@@ -71,36 +71,5 @@ Result<std::optional<BuildResult>> build_new_trie_file_sorted(const std::string&
                                                               SpillingPairSorter& pairs,
                                                               const BuildOptions& o,
                                                               SpillFiles& files, size_t row_bytes);
-
-// One b-tree of a file written whole: its root page in the image, and its records, handed
-// to add in key order.
-struct WholeFileTree {
-    uint32_t root_page = 0;
-    std::function<Status(const std::function<Status(bytes_view record)>& add)> records;
-};
-
-// Writes a new file at path made of image and the b-trees of trees (in their order, pages
-// numbered after the image's), the way build_new_trie_file writes its file: unnamed until
-// whole and synced; tail, when it has pages, follows the image. Returns false, having made no file,
-// when this way is closed (as for build_new_trie_file). Errors: storage_full, storage_io, and those
-// of the records. Pages of a file's image kept in another file (fd), from page first on, pages of
-// them: they follow image.pages in the new file.
-struct ImageTail {
-    int fd = -1;
-    uint32_t first = 0;
-    uint32_t pages = 0;
-};
-Result<bool> write_whole_file(const std::string& path, FileImage& image,
-                              std::span<const WholeFileTree> trees, const ImageTail& tail = {});
-
-// Sorts codes by hash and drops those given twice (one code, one hash).
-void sort_codes(std::vector<Code>& codes);
-// The codes table's b-tree of a new file, from codes as sort_codes leaves them. codes and
-// record (scratch) must outlive the tree's writing.
-WholeFileTree codes_tree(uint32_t root_page, std::span<const Code> codes, bytes& record);
-
-// Syncs the folder dir, so that a name just given in it is durable. The file named is whole
-// either way: a failed sync only leaves the name to the file system's own schedule.
-void sync_folder(const std::filesystem::path& dir) noexcept;
 
 }  // namespace mpt

@@ -1,10 +1,10 @@
-// build_new_state_file: a state into a new file, written whole (bulk_build.hpp's way).
+// build_new_state_file: a state into a new file, written whole (store/whole_file.hpp).
 #include <mpt/core/hex.hpp>
-#include <mpt/ops/bulk_build.hpp>
 #include <mpt/ops/path_order.hpp>
 #include <mpt/ops/state_file.hpp>
 #include <mpt/store/btree_writer.hpp>
 #include <mpt/store/file_image.hpp>
+#include <mpt/store/whole_file.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
 #include <sys/stat.h>

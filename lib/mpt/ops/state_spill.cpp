@@ -1,12 +1,12 @@
 // Roots and files of state documents sorted on disk (state_spill.hpp).
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
-#include <mpt/ops/bulk_build.hpp>
 #include <mpt/ops/kv_root.hpp>
 #include <mpt/ops/row_buffer.hpp>
 #include <mpt/ops/state_spill.hpp>
 #include <mpt/store/btree_writer.hpp>
 #include <mpt/store/file_image.hpp>
+#include <mpt/store/whole_file.hpp>
 #include <mpt/trie/stack_trie.hpp>
 #include <mpt/trie/task_pool.hpp>
 
