@@ -14,11 +14,13 @@
 namespace mpt {
 namespace {
 
-// The root of the parts' branch; nothing when it is no branch of them.
-Result<std::optional<KvRoot>> branch_of_parts(const std::array<NibblePart, 16>& parts,
-                                              bytes_view top_value) {
+// The root of a split root's branch (split_root), with its pairs; nothing when there is no
+// branch of the parts.
+template <typename HashPart>
+Result<std::optional<KvRoot>> split_kv_root(unsigned threads, HashPart&& hash,
+                                            const bytes& top_value) {
     size_t pairs = 0;
-    MPT_TRY(const std::optional<bytes> enc, root_branch_of_parts(parts, top_value, pairs));
+    MPT_TRY(const std::optional<bytes> enc, split_root(threads, hash, top_value, pairs));
     if (!enc) return std::optional<KvRoot>();
     return std::optional<KvRoot>(KvRoot{keccak256(*enc), pairs});
 }
@@ -35,24 +37,23 @@ Result<std::optional<KvRoot>> nibble_split_root(SortedPairCursor& cursor, unsign
         ranges_with_keys += cursor.entries(cursor.nibble_range(v)) != 0;
     if (ranges_with_keys < 2) return std::optional<KvRoot>();
 
-    std::array<NibblePart, 16> parts;
-    bytes_view top_value;  // the empty key's value, which the root branch holds
-    run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
-        NibblePart& part = parts[v];
-        SortedPairCursor::Range range = cursor.nibble_range(static_cast<unsigned>(v));
-        StackTrie st(nullptr, 1);
-        for (std::span<const KvPair> run;
-             part.status.ok() && !(run = cursor.next(range)).empty();) {
-            if (run.front().key.empty()) {  // the least key: range 0's first
-                top_value = run.front().value;
-                run = run.subspan(1);
-            }
-            part.status = add_fetching_ahead(st, run);
-        }
-        part.pairs = st.count();
-        part.ref = st.finish_ref();
-    });
-    return branch_of_parts(parts, top_value);
+    bytes top_value;  // the empty key's value, which the root branch holds
+    return split_kv_root(
+        threads,
+        [&](size_t v, NibblePart& part) {
+            SortedPairCursor::Range range = cursor.nibble_range(static_cast<unsigned>(v));
+            hash_part(part, 1, nullptr, [&](StackTrie& st) -> Status {
+                for (std::span<const KvPair> run; !(run = cursor.next(range)).empty();) {
+                    if (run.front().key.empty()) {  // the least key: range 0's first
+                        top_value.assign(run.front().value.begin(), run.front().value.end());
+                        run = run.subspan(1);
+                    }
+                    MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run));
+                }
+                return {};
+            });
+        },
+        top_value);
 }
 
 }  // namespace
@@ -157,16 +158,15 @@ namespace {
 // no branch at the root.
 Result<std::optional<KvRoot>> spilled_nibble_root(const SpillingPairSorter& sorter,
                                                   unsigned threads) {
-    std::array<NibblePart, 16> parts;
     bytes top_value;  // the empty key's value, which the root branch holds
-    run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
-        NibblePart& part = parts[v];
-        StackTrie st(nullptr, 1);
-        part.status = add_nibble_stream(sorter, static_cast<unsigned>(v), st, top_value);
-        part.pairs = st.count();
-        part.ref = st.finish_ref();
-    });
-    return branch_of_parts(parts, top_value);
+    return split_kv_root(
+        threads,
+        [&](size_t v, NibblePart& part) {
+            hash_part(part, 1, nullptr, [&](StackTrie& st) {
+                return add_nibble_stream(sorter, static_cast<unsigned>(v), st, top_value);
+            });
+        },
+        top_value);
 }
 
 // The final pairs of stream into st, as add_nibble_stream says.

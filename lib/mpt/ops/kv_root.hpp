@@ -9,6 +9,7 @@
 #include <mpt/input/kv_stream.hpp>
 #include <mpt/sort/spill.hpp>
 #include <mpt/trie/stack_trie.hpp>
+#include <mpt/trie/task_pool.hpp>
 
 #include <array>
 #include <functional>
@@ -82,6 +83,29 @@ struct NibblePart {
 // branch of these parts, and the caller builds otherwise. Errors: the first part's that failed.
 Result<std::optional<bytes>> root_branch_of_parts(const std::array<NibblePart, 16>& parts,
                                                   bytes_view top_value, size_t& pairs);
+
+// Hashes one part of a split trie: add(st) puts the part's pairs into st, a builder at depth
+// whose rows go to sink (nullptr: none); the part takes add's status, the builder's count
+// and the reference it makes.
+template <typename Add>
+void hash_part(NibblePart& part, size_t depth, NodeSink* sink, Add&& add) {
+    StackTrie st(sink, depth);
+    part.status = add(st);
+    part.pairs = st.count();
+    part.ref = st.finish_ref();
+}
+
+// The one driver of a trie split under its root branch (kv_root, kv_root_sorted, the spilled
+// state root and the spilled build): hash(v, parts[v]) makes the part of first nibble v
+// (hash_part), the 16 on up to `threads` threads (run_tasks); then the root branch of the
+// parts with top_value, as set by then, as root_branch_of_parts makes it.
+template <typename HashPart>
+Result<std::optional<bytes>> split_root(unsigned threads, HashPart&& hash, const bytes& top_value,
+                                        size_t& pairs) {
+    std::array<NibblePart, 16> parts;
+    run_tasks(threads, parts.size(), [&](size_t v, unsigned) { hash(v, parts[v]); });
+    return root_branch_of_parts(parts, top_value, pairs);
+}
 
 // Adds a batch of a spilled sort's pairs (SpillingPairSorter::next, a SpilledPairStream) to
 // st, whose views end with the next batch: the builder keeps a view of the last pair until

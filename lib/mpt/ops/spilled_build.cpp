@@ -66,19 +66,20 @@ private:
 using BatchHook = std::function<Status(std::span<const KvPair>, std::span<const bytes_view>)>;
 using AddPartStream = std::function<Status(StackTrie& st, const BatchHook& each)>;
 
-// Hashes a part of a split build at depth: the pairs it holds and the reference it makes in
-// part, its rows into rows and, with preimages, its pairs' preimages there; its errors in
-// part.status.
-void hash_part(NibblePart& part, size_t depth, SpillingRows& rows, SpillFiles& files,
-               PreimageRun* preimages, const AddPartStream& add) {
-    StackTrie st(&rows, depth);
-    part.status =
-        add(st, [&](std::span<const KvPair> batch, std::span<const bytes_view> extras) -> Status {
-            if (preimages != nullptr) MPT_RETURN_IF_ERROR(preimages->add(files, batch, extras));
-            return rows.status();
-        });
-    part.pairs = st.count();
-    part.ref = st.finish_ref();
+// Hashes a part of a split build at depth (hash_part): the pairs add gives, its rows into
+// rows and, with preimages, its pairs' preimages there.
+void hash_rows_part(NibblePart& part, size_t depth, SpillingRows& rows, SpillFiles& files,
+                    PreimageRun* preimages, const AddPartStream& add) {
+    hash_part(part, depth, &rows, [&](StackTrie& st) {
+        return add(
+            st, [&](std::span<const KvPair> batch, std::span<const bytes_view> extras) -> Status {
+                if (preimages != nullptr) {
+                    MPT_RETURN_IF_ERROR(preimages->add(files, batch, extras));
+                }
+                return rows.status();
+            });
+    });
+    // The rows the builder's last nodes made.
     if (part.status.ok()) part.status = rows.status();
 }
 
@@ -95,23 +96,21 @@ public:
     Result<bool> run(const SpillingPairSorter& pairs, SpillFiles& files, size_t row_bytes,
                      unsigned threads, bool preimages,
                      const std::function<void(size_t)>& part_done = {}) {
-        std::array<NibblePart, 16> parts;
         bytes top_value;  // the empty key's value, which the root branch holds
         const size_t part_bytes = std::max<size_t>(row_bytes / threads, 1);
-        run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
-            NibblePart& part = parts[v];
+        const auto hash = [&](size_t v, NibblePart& part) {
             rows_[v] = std::make_unique<SpillingRows>(files, part_bytes);
-            hash_part(part, 1, *rows_[v], files, preimages ? &preimages_[v] : nullptr,
-                      [&](StackTrie& st, const BatchHook& each) {
-                          return add_nibble_stream(pairs, static_cast<unsigned>(v), st, top_value,
-                                                   each);
-                      });
+            hash_rows_part(part, 1, *rows_[v], files, preimages ? &preimages_[v] : nullptr,
+                           [&](StackTrie& st, const BatchHook& each) {
+                               return add_nibble_stream(pairs, static_cast<unsigned>(v), st,
+                                                        top_value, each);
+                           });
             if (part.status.ok()) part.status = rows_[v]->close();
             if (part.status.ok()) part.status = preimages_[v].finish();
             if (part_done) part_done(v);
-        });
+        };
         size_t count = 0;
-        MPT_TRY(std::optional<bytes> enc, root_branch_of_parts(parts, top_value, count));
+        MPT_TRY(std::optional<bytes> enc, split_root(threads, hash, top_value, count));
         if (!enc) return false;
         root_rlp_ = std::move(*enc);
         result_.root = keccak256(root_rlp_);
@@ -189,11 +188,11 @@ public:
             }
             try {
                 rows_[b] = std::make_unique<SpillingRows>(files, part_bytes);
-                hash_part(part, 2, *rows_[b], files, preimages ? &preimages_[b] : nullptr,
-                          [&](StackTrie& st, const BatchHook& each) {
-                              return add_byte_stream(pairs, static_cast<unsigned>(b), st, top_value,
-                                                     each);
-                          });
+                hash_rows_part(part, 2, *rows_[b], files, preimages ? &preimages_[b] : nullptr,
+                               [&](StackTrie& st, const BatchHook& each) {
+                                   return add_byte_stream(pairs, static_cast<unsigned>(b), st,
+                                                          top_value, each);
+                               });
                 part_rows[b] = rows_[b]->rows();
                 if (part.status.ok()) part.status = preimages_[b].finish();
             } catch (...) {

@@ -266,22 +266,19 @@ Status hash_accounts(Source& source, uint64_t first_live, StackTrie& accounts,
 // hash), from the nibble's stream. Nothing when the accounts make no branch at the root.
 Result<std::optional<StateRootInfo>> nibble_state_root(const SpillingPairSorter& sorter,
                                                        uint64_t first_live, unsigned threads) {
-    std::array<NibblePart, 16> parts;
     std::array<StateRootInfo, 16> infos;
-    run_tasks(threads, parts.size(), [&](size_t v, unsigned) {
-        NibblePart& part = parts[v];
-        auto stream = sorter.nibble_stream(static_cast<unsigned>(v));
-        if (!stream) {
-            part.status = stream.error();
-            return;
-        }
-        StackTrie accounts(nullptr, 1);
-        part.status = hash_accounts(**stream, first_live, accounts, infos[v]);
-        part.pairs = accounts.count();
-        part.ref = accounts.finish_ref();
-    });
     size_t pairs = 0;
-    MPT_TRY(const std::optional<bytes> enc, root_branch_of_parts(parts, {}, pairs));
+    MPT_TRY(const std::optional<bytes> enc,
+            split_root(
+                threads,
+                [&](size_t v, NibblePart& part) {
+                    hash_part(part, 1, nullptr, [&](StackTrie& accounts) -> Status {
+                        MPT_TRY(const std::unique_ptr<SpilledPairStream> stream,
+                                sorter.nibble_stream(static_cast<unsigned>(v)));
+                        return hash_accounts(*stream, first_live, accounts, infos[v]);
+                    });
+                },
+                bytes(), pairs));
     if (!enc) return std::optional<StateRootInfo>();
     StateRootInfo info;
     info.root = keccak256(*enc);
