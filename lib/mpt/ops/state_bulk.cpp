@@ -6,6 +6,7 @@
 #include <mpt/store/file_image.hpp>
 #include <mpt/store/whole_file.hpp>
 #include <mpt/trie/stack_trie.hpp>
+#include <mpt/trie/task_pool.hpp>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,7 +20,6 @@
 #include <mutex>
 #include <new>
 #include <span>
-#include <thread>
 
 namespace mpt {
 namespace {
@@ -213,6 +213,72 @@ struct StorageChunk {
     }
 };
 
+// The nodes table's b-tree of a new state file, in (trie, path) order: the account trie's rows,
+// then each storage trie's, as ids were given in the order of tries. What it reads and record
+// (scratch) must outlive the tree's writing.
+WholeFileTree nodes_tree(const StateImage& image, const AccountParts& accounts,
+                         const std::vector<TrieRows>& tries, bytes& record) {
+    WholeFileTree tree;
+    tree.root_page = image.image.nodes_root;
+    tree.records = [&image, &accounts, &tries,
+                    &record](const std::function<Status(bytes_view)>& add) -> Status {
+        MPT_RETURN_IF_ERROR(accounts.for_each([&](bytes_view p, bytes_view rlp) {
+            record.clear();
+            append_record(record, image.ids[0], p, rlp);
+            return add(record);
+        }));
+        for (size_t t = 1; t < tries.size(); ++t) {
+            const bytes& d = *tries[t].data;
+            const std::vector<TrieRows::Ref>& r = *tries[t].refs;
+            for (size_t i = tries[t].first; i < tries[t].end; ++i) {
+                record.clear();
+                append_record(record, image.ids[t], path_of(d, r[i]), rlp_of(d, r[i]));
+                MPT_RETURN_IF_ERROR(add(record));
+            }
+        }
+        return {};
+    };
+    return tree;
+}
+
+// The preimages table's b-tree of a new state file, from the accounts' and each chunk's, each
+// a run by hash: merged by hash, a hash in several runs (a slot in two chunks) once. count
+// counts the records. What it reads and record (scratch) must outlive the tree's writing.
+WholeFileTree preimages_tree(uint32_t root_page, const std::vector<PreimageRef>& accounts,
+                             const std::vector<StorageChunk>& chunks, size_t& count,
+                             bytes& record) {
+    std::vector<std::span<const PreimageRef>> runs = {accounts};
+    for (const StorageChunk& c : chunks) runs.emplace_back(c.preimages);
+    WholeFileTree tree;
+    tree.root_page = root_page;
+    tree.records = [runs = std::move(runs), &count,
+                    &record](const std::function<Status(bytes_view)>& add) -> Status {
+        std::vector<size_t> at(runs.size(), 0);
+        const Hash256* last = nullptr;
+        while (true) {
+            const PreimageRef* next = nullptr;
+            size_t from = 0;
+            for (size_t r = 0; r < runs.size(); ++r) {
+                if (at[r] == runs[r].size()) continue;
+                const PreimageRef& p = runs[r][at[r]];
+                if (next == nullptr || preimage_less(p, *next)) {
+                    next = &p;
+                    from = r;
+                }
+            }
+            if (next == nullptr) return {};
+            ++at[from];
+            if (last != nullptr && *last == next->first) continue;
+            last = &next->first;
+            ++count;
+            record.clear();
+            append_blob_record(record, next->first, next->second);
+            MPT_RETURN_IF_ERROR(add(record));
+        }
+    };
+    return tree;
+}
+
 }  // namespace
 
 Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& path,
@@ -228,32 +294,11 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
             std::max<size_t>(1, std::min<size_t>(o.threads, order.size() / 256 + 1));
         std::vector<StorageChunk> chunks(threads);
         std::vector<std::optional<Hash256>> roots(order.size());
-        {
-            std::vector<std::thread> workers;
-            for (size_t c = 0; c < threads; ++c) {
-                const size_t begin = order.size() * c / threads;
-                const size_t end = order.size() * (c + 1) / threads;
-                auto run = [&, c, begin, end] {
-                    try {
-                        chunks[c].build(order, begin, end, o.preimages, roots);
-                    } catch (const std::bad_alloc&) {
-                        chunks[c].status = Status(Errc::out_of_memory, "state build");
-                    }
-                };
-                if (c + 1 == threads) {
-                    run();
-                } else {
-                    workers.emplace_back(run);
-                }
-            }
-            for (std::thread& w : workers) w.join();
-        }
-        for (const StorageChunk& c : chunks) {
-            if (!c.status.ok() && c.status.error().code == Errc::out_of_memory) {
-                return std::optional<StateBuildResult>{};
-            }
-            MPT_RETURN_IF_ERROR(c.status);
-        }
+        run_tasks(static_cast<unsigned>(threads), threads, [&](size_t c, unsigned) {
+            chunks[c].build(order, order.size() * c / threads, order.size() * (c + 1) / threads,
+                            o.preimages, roots);
+        });
+        for (const StorageChunk& c : chunks) MPT_RETURN_IF_ERROR(c.status);
 
         std::vector<TrieRows> tries(1);  // the account trie; the storage tries are the chunks'
         tries[0].name = "main";
@@ -299,62 +344,16 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
             for (TrieRows& t : c.tries) tries.push_back(t);  // ids follow address-hash order
         }
         result.storage_tries = tries.size() - 1;
-        // The preimages come in runs by hash, each once: the accounts' and each chunk's.
-        std::vector<std::span<const PreimageRef>> runs = {preimages};
-        for (const StorageChunk& c : chunks) runs.emplace_back(c.preimages);
 
         std::vector<NewTrie> rows;
         rows.reserve(tries.size());
         for (const TrieRows& t : tries) rows.push_back({t.name, t.kind, t.root});
         MPT_TRY(StateImage image, make_state_image(rows));
         bytes record;
-        WholeFileTree trees[3];
-        trees[0].root_page = image.image.nodes_root;
-        trees[0].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
-            // (trie, path) order: ids were given in the order of tries.
-            MPT_RETURN_IF_ERROR(account_parts.for_each([&](bytes_view p, bytes_view rlp) {
-                record.clear();
-                append_record(record, image.ids[0], p, rlp);
-                return add(record);
-            }));
-            for (size_t t = 1; t < tries.size(); ++t) {
-                const bytes& d = *tries[t].data;
-                const std::vector<TrieRows::Ref>& r = *tries[t].refs;
-                for (size_t i = tries[t].first; i < tries[t].end; ++i) {
-                    record.clear();
-                    append_record(record, image.ids[t], path_of(d, r[i]), rlp_of(d, r[i]));
-                    MPT_RETURN_IF_ERROR(add(record));
-                }
-            }
-            return {};
-        };
-        trees[1].root_page = image.preimages_root;
-        trees[1].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
-            // Merged by hash; a hash in several runs (a slot in two chunks) goes once.
-            std::vector<size_t> at(runs.size(), 0);
-            const Hash256* last = nullptr;
-            while (true) {
-                const PreimageRef* next = nullptr;
-                size_t from = 0;
-                for (size_t r = 0; r < runs.size(); ++r) {
-                    if (at[r] == runs[r].size()) continue;
-                    const PreimageRef& p = runs[r][at[r]];
-                    if (next == nullptr || preimage_less(p, *next)) {
-                        next = &p;
-                        from = r;
-                    }
-                }
-                if (next == nullptr) return {};
-                ++at[from];
-                if (last != nullptr && *last == next->first) continue;
-                last = &next->first;
-                ++result.preimages;
-                record.clear();
-                append_blob_record(record, next->first, next->second);
-                MPT_RETURN_IF_ERROR(add(record));
-            }
-        };
-        trees[2] = codes_tree(image.image.codes_root, codes, record);
+        const WholeFileTree trees[] = {
+            nodes_tree(image, account_parts, tries, record),
+            preimages_tree(image.preimages_root, preimages, chunks, result.preimages, record),
+            codes_tree(image.image.codes_root, codes, record)};
         MPT_TRY(const bool written, write_whole_file(path, image.image, trees));
         if (!written) return std::optional<StateBuildResult>{};
         return std::optional<StateBuildResult>(result);

@@ -290,6 +290,201 @@ Result<std::optional<StateRootInfo>> nibble_state_root(const SpillingPairSorter&
     return std::optional<StateRootInfo>(info);
 }
 
+// The tries table of a streamed state build, made in a temporary file of tmp_dir a batch of
+// tries at a time (make_state_image_on_disk): main at root, then the storage tries as
+// storage_tries holds them (address hash and root, in id order).
+Result<DiskStateImage> state_image_on_disk(const std::string& tmp_dir, const Hash256& root,
+                                           RunFile& storage_tries) {
+    std::vector<std::string> names;
+    std::vector<Hash256> roots;
+    std::vector<NewTrie> batch;
+    bool first = true;
+    return make_state_image_on_disk(tmp_dir, [&]() -> Result<std::span<const NewTrie>> {
+        names.clear();
+        roots.clear();
+        batch.clear();
+        if (first) {
+            first = false;
+            names.emplace_back("main");
+            roots.push_back(root);
+        }
+        bytes_view k, v;
+        while (names.size() < 4096) {
+            MPT_TRY(const bool more, storage_tries.next(k, v));
+            if (!more) break;
+            names.push_back(storage_trie_name(hash_from_view(k)));
+            roots.push_back(hash_from_view(v));
+        }
+        for (size_t i = 0; i < names.size(); ++i) {
+            const bool main = names[i] == "main";
+            batch.push_back({names[i], main ? TrieKind::state : TrieKind::secure, roots[i]});
+        }
+        return std::span<const NewTrie>(batch);
+    });
+}
+
+// The nodes table's b-tree of a streamed state build: main's rows, then the storage tries'
+// (keyed by their 4-byte index, trie i's id i + 1). What it reads and record (scratch) must
+// outlive the tree's writing.
+WholeFileTree nodes_tree(uint32_t root_page, SpillingRows& main_rows, SpillingRows& storage_rows,
+                         bytes& record) {
+    // Trie i's id is i + 1 (ids from 1 in the order given).
+    const auto id_of = [](uint32_t index) { return static_cast<int64_t>(index) + 1; };
+    WholeFileTree tree;
+    tree.root_page = root_page;
+    tree.records = [&main_rows, &storage_rows, &record,
+                    id_of](const std::function<Status(bytes_view)>& add) -> Status {
+        MPT_RETURN_IF_ERROR(main_rows.for_each([&](bytes_view p, bytes_view rlp) {
+            record.clear();
+            append_record(record, id_of(0), p, rlp);
+            return add(record);
+        }));
+        return storage_rows.for_each([&](bytes_view key, bytes_view rlp) {
+            MPT_ASSERT(key.size() >= 4);
+            const uint32_t index = static_cast<uint32_t>(key[0]) << 24 |
+                                   static_cast<uint32_t>(key[1]) << 16 |
+                                   static_cast<uint32_t>(key[2]) << 8 | key[3];
+            record.clear();
+            append_record(record, id_of(index), key.subspan(4), rlp);
+            return add(record);
+        });
+    };
+    return tree;
+}
+
+// The preimages table's b-tree of a streamed state build: the accounts' and the slots'
+// merged by hash; a hash in both goes once, as the account's (state_bulk.cpp's merge). count
+// counts the records. What it reads and record (scratch) must outlive the tree's writing.
+WholeFileTree preimages_tree(uint32_t root_page, RunFile& account_preimages,
+                             SpillingPairSorter& slot_preimages, size_t& count, bytes& record) {
+    WholeFileTree tree;
+    tree.root_page = root_page;
+    tree.records = [&account_preimages, &slot_preimages, &count,
+                    &record](const std::function<Status(bytes_view)>& add) -> Status {
+        bytes_view ak, av;
+        MPT_TRY(bool a_more, account_preimages.next(ak, av));
+        std::span<const KvPair> batch;
+        size_t at = 0;
+        bool s_done = false;
+        Hash256 last{};
+        bool any = false;
+        const auto put = [&](bytes_view k, bytes_view v) -> Status {
+            if (any && std::equal(k.begin(), k.end(), last.begin())) return {};
+            std::copy(k.begin(), k.end(), last.begin());
+            any = true;
+            ++count;
+            record.clear();
+            append_blob_record(record, k, v);
+            return add(record);
+        };
+        while (true) {
+            if (at == batch.size() && !s_done) {
+                MPT_TRY(batch, slot_preimages.next());
+                at = 0;
+                s_done = batch.empty();
+            }
+            const bool s_more = at < batch.size();
+            if (!a_more && !s_more) return {};
+            if (a_more && (!s_more || !bytes_less(batch[at].key, ak))) {
+                MPT_RETURN_IF_ERROR(put(ak, av));
+                MPT_TRY(a_more, account_preimages.next(ak, av));
+            } else {
+                MPT_RETURN_IF_ERROR(put(batch[at].key, batch[at].value));
+                ++at;
+            }
+        }
+    };
+    return tree;
+}
+
+// The codes table's b-tree of a streamed state build, from codes (by hash, each once). count
+// counts the records. What it reads and record (scratch) must outlive the tree's writing.
+WholeFileTree codes_tree(uint32_t root_page, SpillingPairSorter& codes, size_t& count,
+                         bytes& record) {
+    WholeFileTree tree;
+    tree.root_page = root_page;
+    tree.records = [&codes, &count,
+                    &record](const std::function<Status(bytes_view)>& add) -> Status {
+        while (true) {
+            MPT_TRY(const std::span<const KvPair> batch, codes.next());
+            if (batch.empty()) return {};
+            for (const KvPair& c : batch) {
+                ++count;
+                record.clear();
+                append_blob_record(record, c.key, c.value);
+                MPT_RETURN_IF_ERROR(add(record));
+            }
+        }
+    };
+    return tree;
+}
+
+// What a streamed state build makes of the accounts and slots walk_state hands over (start
+// sets slots to 0): the account trie's rows in main_rows and each storage trie's in
+// storage_rows (keyed by the trie's index), the storage tries' address hashes and roots, the
+// preimages, the codes, and in out the counts and the first stated root that differs.
+struct StateRowsWalk {
+    const StateBuildOptions& o;
+    SpillingRows& main_rows;
+    SpillingRows& storage_rows;
+    RunFile& storage_tries;
+    RunFile& account_preimages;
+    SpillingPairSorter& slot_preimages;
+    SpillingPairSorter& codes;
+    StreamedStateBuild& out;
+    IndexedRows indexed{storage_rows};
+    StackTrie accounts{&main_rows};
+    StackTrie storage{&indexed};
+    uint32_t tries = 1;
+    size_t slots = 0;
+    bytes enc;
+
+    Status slot(const MergedSlot& s) {
+        if (slots == 0) {
+            MPT_ASSERT(tries < UINT32_MAX);
+            indexed.start(tries);
+        }
+        enc.clear();
+        encode_storage_value(enc, s.value);
+        ++slots;
+        if (o.preimages && s.slot != nullptr) {
+            MPT_RETURN_IF_ERROR(slot_preimages.add(s.key, bytes_view(s.slot, 32)));
+        }
+        return storage.add(s.key, enc);
+    }
+
+    Status end(const MergedAccount& a) {
+        StateBuildResult& result = out.result;
+        Account acct = a.account;
+        if (slots != 0) {
+            acct.storage_root = storage.finish();
+            MPT_RETURN_IF_ERROR(storage_tries.add(a.hash, acct.storage_root));
+            ++tries;
+            ++result.storage_tries;
+            result.slots += slots;
+        } else {
+            acct.storage_root = a.root_without_slots();
+        }
+        if (o.check_stated_roots && a.listed && a.claimed && *a.claimed != acct.storage_root &&
+            out.stated_mismatch.empty()) {
+            out.stated_mismatch = "account " + (a.address ? to_hex(*a.address) : to_hex(a.hash)) +
+                                  ": the document gives storage root " + to_hex(*a.claimed) +
+                                  ", its slots " + to_hex(acct.storage_root);
+        }
+        ++result.accounts;
+        if (!a.code.empty()) MPT_RETURN_IF_ERROR(codes.add(a.account.code_hash, a.code));
+        enc.clear();
+        encode_account(enc, acct);
+        MPT_RETURN_IF_ERROR(accounts.add(a.hash, enc));
+        MPT_RETURN_IF_ERROR(main_rows.status());
+        MPT_RETURN_IF_ERROR(storage_rows.status());
+        if (o.preimages && a.address) {
+            MPT_RETURN_IF_ERROR(account_preimages.add(a.hash, bytes_view(*a.address)));
+        }
+        return {};
+    }
+};
+
 }  // namespace
 
 Result<StreamedStateRoot> streamed_state_root(StateTextStream& stream, const SpillOptions& spill,
@@ -343,65 +538,20 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
     const size_t each = std::max<size_t>(row_bytes / 2, 1);
     SpillingRows main_rows(files, each);
     SpillingRows storage_rows(files, each);
-    IndexedRows indexed(storage_rows);
-    StackTrie accounts(&main_rows);
-    StackTrie storage(&indexed);
     // The storage tries in id order (address-hash order, from id 2 on, after main): each
     // one's address hash and root, kept in a run until the tries table is made.
     MPT_TRY(RunFile storage_tries, RunFile::create(files));
-    uint32_t tries = 1;
-    bytes enc;
-    size_t slots = 0;
+    StateRowsWalk walk{
+        o, main_rows, storage_rows, storage_tries, account_preimages, slot_preimages, codes, out};
     MPT_RETURN_IF_ERROR(walk_state(
         sorter, read.first_live,
         [&](const MergedAccount&) -> Status {
-            slots = 0;
+            walk.slots = 0;
             return {};
         },
-        [&](const MergedSlot& s) -> Status {
-            if (slots == 0) {
-                MPT_ASSERT(tries < UINT32_MAX);
-                indexed.start(tries);
-            }
-            enc.clear();
-            encode_storage_value(enc, s.value);
-            ++slots;
-            if (o.preimages && s.slot != nullptr) {
-                MPT_RETURN_IF_ERROR(slot_preimages.add(s.key, bytes_view(s.slot, 32)));
-            }
-            return storage.add(s.key, enc);
-        },
-        [&](const MergedAccount& a) -> Status {
-            Account acct = a.account;
-            if (slots != 0) {
-                acct.storage_root = storage.finish();
-                MPT_RETURN_IF_ERROR(storage_tries.add(a.hash, acct.storage_root));
-                ++tries;
-                ++result.storage_tries;
-                result.slots += slots;
-            } else {
-                acct.storage_root = a.root_without_slots();
-            }
-            if (o.check_stated_roots && a.listed && a.claimed && *a.claimed != acct.storage_root &&
-                out.stated_mismatch.empty()) {
-                out.stated_mismatch = "account " +
-                                      (a.address ? to_hex(*a.address) : to_hex(a.hash)) +
-                                      ": the document gives storage root " + to_hex(*a.claimed) +
-                                      ", its slots " + to_hex(acct.storage_root);
-            }
-            ++result.accounts;
-            if (!a.code.empty()) MPT_RETURN_IF_ERROR(codes.add(a.account.code_hash, a.code));
-            enc.clear();
-            encode_account(enc, acct);
-            MPT_RETURN_IF_ERROR(accounts.add(a.hash, enc));
-            MPT_RETURN_IF_ERROR(main_rows.status());
-            MPT_RETURN_IF_ERROR(storage_rows.status());
-            if (o.preimages && a.address) {
-                MPT_RETURN_IF_ERROR(account_preimages.add(a.hash, bytes_view(*a.address)));
-            }
-            return {};
-        }));
-    result.root = accounts.finish();
+        [&](const MergedSlot& s) { return walk.slot(s); },
+        [&](const MergedAccount& a) { return walk.end(a); }));
+    result.root = walk.accounts.finish();
     MPT_RETURN_IF_ERROR(main_rows.status());
     MPT_RETURN_IF_ERROR(storage_rows.status());
     result.rows_written = main_rows.rows() + storage_rows.rows();
@@ -416,109 +566,15 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
     }
     if (!out.stated_mismatch.empty()) return Out(std::move(out));
 
-    // The tries table, made in a temporary file a batch of tries at a time.
-    std::vector<std::string> names;
-    std::vector<Hash256> roots;
-    std::vector<NewTrie> batch;
-    bool first = true;
-    MPT_TRY(
-        DiskStateImage disk,
-        make_state_image_on_disk(spill.tmp_dir, [&]() -> Result<std::span<const NewTrie>> {
-            names.clear();
-            roots.clear();
-            batch.clear();
-            if (first) {
-                first = false;
-                names.emplace_back("main");
-                roots.push_back(result.root);
-            }
-            bytes_view k, v;
-            while (names.size() < 4096) {
-                MPT_TRY(const bool more, storage_tries.next(k, v));
-                if (!more) break;
-                names.push_back(storage_trie_name(hash_from_view(k)));
-                roots.push_back(hash_from_view(v));
-            }
-            for (size_t i = 0; i < names.size(); ++i) {
-                const bool main = names[i] == "main";
-                batch.push_back({names[i], main ? TrieKind::state : TrieKind::secure, roots[i]});
-            }
-            return std::span<const NewTrie>(batch);
-        }));
+    MPT_TRY(DiskStateImage disk, state_image_on_disk(spill.tmp_dir, result.root, storage_tries));
     StateImage& image = disk.image;
     const ImageTail tail{disk.fd, disk.tail_first, disk.tail_pages};
-    // Trie i's id is i + 1 (ids from 1 in the order given).
-    const auto id_of = [](uint32_t index) { return static_cast<int64_t>(index) + 1; };
-
     bytes record;
-    WholeFileTree trees[3];
-    trees[0].root_page = image.image.nodes_root;
-    trees[0].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
-        MPT_RETURN_IF_ERROR(main_rows.for_each([&](bytes_view p, bytes_view rlp) {
-            record.clear();
-            append_record(record, id_of(0), p, rlp);
-            return add(record);
-        }));
-        return storage_rows.for_each([&](bytes_view key, bytes_view rlp) {
-            MPT_ASSERT(key.size() >= 4);
-            const uint32_t index = static_cast<uint32_t>(key[0]) << 24 |
-                                   static_cast<uint32_t>(key[1]) << 16 |
-                                   static_cast<uint32_t>(key[2]) << 8 | key[3];
-            record.clear();
-            append_record(record, id_of(index), key.subspan(4), rlp);
-            return add(record);
-        });
-    };
-    trees[1].root_page = image.preimages_root;
-    trees[1].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
-        // The accounts' and the slots' merged by hash; a hash in both goes once, as the
-        // account's (state_bulk.cpp's merge).
-        bytes_view ak, av;
-        MPT_TRY(bool a_more, account_preimages.next(ak, av));
-        std::span<const KvPair> batch;
-        size_t at = 0;
-        bool s_done = false;
-        Hash256 last{};
-        bool any = false;
-        const auto put = [&](bytes_view k, bytes_view v) -> Status {
-            if (any && std::equal(k.begin(), k.end(), last.begin())) return {};
-            std::copy(k.begin(), k.end(), last.begin());
-            any = true;
-            ++result.preimages;
-            record.clear();
-            append_blob_record(record, k, v);
-            return add(record);
-        };
-        while (true) {
-            if (at == batch.size() && !s_done) {
-                MPT_TRY(batch, slot_preimages.next());
-                at = 0;
-                s_done = batch.empty();
-            }
-            const bool s_more = at < batch.size();
-            if (!a_more && !s_more) return {};
-            if (a_more && (!s_more || !bytes_less(batch[at].key, ak))) {
-                MPT_RETURN_IF_ERROR(put(ak, av));
-                MPT_TRY(a_more, account_preimages.next(ak, av));
-            } else {
-                MPT_RETURN_IF_ERROR(put(batch[at].key, batch[at].value));
-                ++at;
-            }
-        }
-    };
-    trees[2].root_page = image.image.codes_root;
-    trees[2].records = [&](const std::function<Status(bytes_view)>& add) -> Status {
-        while (true) {
-            MPT_TRY(const std::span<const KvPair> batch, codes.next());
-            if (batch.empty()) return {};
-            for (const KvPair& c : batch) {
-                ++result.codes;
-                record.clear();
-                append_blob_record(record, c.key, c.value);
-                MPT_RETURN_IF_ERROR(add(record));
-            }
-        }
-    };
+    const WholeFileTree trees[] = {
+        nodes_tree(image.image.nodes_root, main_rows, storage_rows, record),
+        preimages_tree(image.preimages_root, account_preimages, slot_preimages, result.preimages,
+                       record),
+        codes_tree(image.image.codes_root, codes, result.codes, record)};
     MPT_TRY(const bool written, write_whole_file(path, image.image, trees, tail));
     if (!written) return Out{};
     out.doc.temp_files = files.files_made() + pre_files.files_made();
