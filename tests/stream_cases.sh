@@ -94,6 +94,14 @@ expect "root of a JSON file with a byte order mark" 0 "^$dogs_root\$" '^$' -- "$
 expect "build from a JSON file with a byte order mark" 0 "^$dogs_root\$" '^$' -- "$MPT" build "$sd/bom.json" -o "$sd/bom.db"
 expect "root of a JSON stream with a byte order mark" 0 "^$dogs_root\$" '^$' -- sh -c "'$MPT' root - <'$sd/bom.json'"
 expect "diff of a JSON file with a byte order mark" 0 '^$' '^$' -- "$MPT" diff "$sd/bom.json" "$FIX/dogs.json"
+# A text dump after a byte order mark, from a file and through a pipe, read whole or in pieces
+# (one stream-stop rule for both readers of pipes).
+printf '\357\273\277' >"$sd/bom.dump"
+cat "$sd/a.dump" >>"$sd/bom.dump"
+expect "root of a text dump with a byte order mark" 0 "^$a_root\$" '^$' -- "$MPT" root "$sd/bom.dump"
+expect "root of a piped text dump with a byte order mark" 0 "^$a_root\$" '^$' -- sh -c "cat '$sd/bom.dump' | '$MPT' root -"
+expect "root of a piped text dump with a byte order mark, in pieces" 0 "^$a_root\$" '^$' -- sh -c "cat '$sd/bom.dump' | '$MPT' root --memory 1M -"
+expect "root of a piped JSON document with a byte order mark, in pieces" 0 "^$dogs_root\$" '^$' -- sh -c "cat '$sd/bom.json' | '$MPT' root --memory 1M -"
 # State and proof documents too.
 printf '\357\273\277' >"$sd/bom_state.json"
 cat "$FIX/state_alloc.json" >>"$sd/bom_state.json"

@@ -5,6 +5,7 @@
 // Thread safety: a lexer is used by one thread.
 #pragma once
 
+#include <algorithm>
 #include <mpt/core/bytes.hpp>
 #include <mpt/core/error.hpp>
 #include <mpt/core/hex.hpp>
@@ -27,6 +28,51 @@ inline std::string_view without_bom(std::string_view text) noexcept {
 
 // JSON's white space (RFC 8259): space, tab, line feed, carriage return.
 inline bool is_ws(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// Where a stream of input stops, one rule for every reader of pipes (read_file, the key/value
+// stream): at its first byte that no JSON text holds (a control character other than tab,
+// line feed and carriage return), so that an endless stream such as /dev/zero ends there
+// instead of filling memory; at its first byte after white space and a byte order mark when
+// that opens no object, array, string or text dump (`yes x | mpt root -`); and in a text dump
+// (`0x<key> 0x<value>` lines) at its first byte that is not a hex digit, 'x' or white space.
+// The byte it stops at is kept, for the parser to report where it stands.
+class StreamStop {
+public:
+    // For a stream of which `before` was read already (opened if it holds more than white
+    // space).
+    explicit StreamStop(std::string_view before = {}) noexcept
+        : opened_(std::find_if_not(before.begin(), before.end(), is_ws) != before.end()) {}
+
+    // The byte the stream stops at among its next bytes [begin, end), or end; at_start: they
+    // are its first.
+    const char* stop(const char* begin, const char* end, bool at_start) noexcept {
+        if (at_start &&
+            std::string_view(begin, static_cast<size_t>(end - begin)).starts_with(kByteOrderMark)) {
+            begin += kByteOrderMark.size();
+        }
+        const char* bad = std::find_if_not(begin, end, json_byte);
+        if (!opened_) {
+            const char* first = std::find_if_not(begin, bad, is_ws);
+            if (first != bad) {
+                opened_ = true;
+                text_ = *first == '0';
+                if (*first != '{' && *first != '[' && *first != '"' && !text_) return first;
+            }
+        }
+        return text_ ? std::find_if_not(begin, bad, dump_byte) : bad;
+    }
+
+private:
+    static bool json_byte(char c) noexcept {
+        return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
+    }
+    static bool dump_byte(char c) noexcept {
+        return kHexDigitValue[static_cast<uint8_t>(c)] <= 0x0f || c == 'x' || is_ws(c);
+    }
+
+    bool opened_;
+    bool text_ = false;
+};
 
 // The first '"', '\\', control character or non-ASCII byte in [p, end), or end: the end of a
 // plain run of a JSON string, which needs no decoding and no UTF-8 check.

@@ -42,22 +42,7 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path, uint64_t 
         data.resize(static_cast<size_t>(st.st_size));
         data.resize(std::fread(data.data(), 1, data.size(), f));
     }
-    // A stream stops at the first byte no JSON text holds, a control character other than
-    // tab, line feed and carriage return: the parser reports it where it stands, and an
-    // endless stream such as /dev/zero or /dev/urandom ends there instead of filling memory.
-    auto json_byte = [](char c) {
-        return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
-    };
-    // A text dump (`0x<key> 0x<value>` lines) holds hex digits, 'x' and white space only.
-    auto text_byte = [](char c) {
-        return kHexDigitValue[static_cast<uint8_t>(c)] <= 0x0f || c == 'x' || c == ' ' ||
-               c == '\t' || c == '\n' || c == '\r';
-    };
-    // Every document mpt reads is an object, an array, (an RLP tree for `rlp encode`) a
-    // string, or a text dump: a stream whose first byte after white space (and a UTF-8 byte
-    // order mark) is anything else (`yes x | mpt root -`) stops there too.
-    bool opened = std::find_if_not(data.begin(), data.end(), json_detail::is_ws) != data.end();
-    bool text = false;
+    json_detail::StreamStop stream_stop(data);
     // A stream that is JSON all along stops at a bound instead of at the OOM killer.
     const size_t memory_limit = stream_byte_limit();
     const bool by_max_input = max_input != 0 && max_input < memory_limit;
@@ -66,24 +51,8 @@ Result<std::string> read_stream(std::FILE* f, const std::string& path, uint64_t 
     bool too_large = false;
     while (!std::feof(f) && !std::ferror(f)) {
         const size_t n = std::fread(buf, 1, sizeof buf, f);
-        const char* begin = buf;
         const char* const end = buf + n;
-        if (data.empty() && std::string_view(buf, n).starts_with(json_detail::kByteOrderMark)) {
-            begin += json_detail::kByteOrderMark.size();
-        }
-        const char* bad = std::find_if_not(begin, end, text ? +text_byte : +json_byte);
-        if (!opened) {
-            const char* first = std::find_if_not(begin, bad, json_detail::is_ws);
-            if (first != bad) {
-                opened = true;
-                text = *first == '0';
-                if (text) {
-                    bad = std::find_if_not(first, end, text_byte);
-                } else if (*first != '{' && *first != '[' && *first != '"') {
-                    bad = first;
-                }
-            }
-        }
+        const char* bad = stream_stop.stop(buf, end, data.empty());
         if (bad != end) {
             data.append(buf, static_cast<size_t>(bad - buf) + 1);
             break;

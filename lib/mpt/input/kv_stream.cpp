@@ -12,17 +12,7 @@
 namespace mpt {
 namespace {
 
-bool json_byte(char c) noexcept {
-    return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
-}
-
 using json_detail::is_ws;
-
-// A byte a text dump (`0x<key> 0x<value>` lines) holds.
-bool dump_byte(char c) noexcept {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == 'x' ||
-           is_ws(c);
-}
 
 // The line feeds in [p, p + n): 16 bytes at a time, in byte-wide counters of at most 255.
 size_t count_newlines(const char* p, size_t n) noexcept {
@@ -52,7 +42,7 @@ KvStreamReader::KvStreamReader(std::FILE* f, std::string path, std::string prefi
       piece_bytes_(std::max<size_t>(piece_bytes, 64)),
       max_entry_bytes_(std::max(max_entry_bytes, piece_bytes_)),
       from_pipe_(from_pipe) {
-    opened_ = std::find_if_not(buf_.begin(), buf_.end(), is_ws) != buf_.end();
+    stop_ = json_detail::StreamStop(text());
 }
 
 KvStreamReader::~KvStreamReader() {
@@ -94,24 +84,11 @@ Status KvStreamReader::read_more(size_t want) {
         }
         buf_.resize(have + n);
         if (from_pipe_) {
-            const auto first = buf_.begin() + static_cast<ptrdiff_t>(have);
-            auto bad = std::find_if_not(first, buf_.end(), json_byte);
-            if (!opened_) {
-                auto b = std::find_if_not(first, bad, is_ws);
-                // A byte order mark before the document (read_file's rule).
-                if (b == buf_.begin() && text().starts_with(json_detail::kByteOrderMark)) {
-                    b = std::find_if_not(b + json_detail::kByteOrderMark.size(), bad, is_ws);
-                }
-                if (b != bad) {
-                    opened_ = true;
-                    text_dump_ = *b == '0';
-                    if (*b != '{' && *b != '[' && *b != '"' && *b != '0') bad = b;
-                }
-            }
-            // A text dump ends at its first byte that is not a hex digit, 'x' or white space.
-            if (text_dump_) bad = std::find_if_not(first, bad, dump_byte);
-            if (bad != buf_.end()) {
-                buf_.erase(bad + 1, buf_.end());
+            const char* first = buf_.data() + have;
+            const char* end = buf_.data() + buf_.size();
+            const char* bad = stop_.stop(first, end, have == 0);
+            if (bad != end) {
+                buf_.resize(static_cast<size_t>(bad - buf_.data()) + 1);
                 eof_ = true;
             }
         }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <mpt/core/error.hpp>
+#include <mpt/input/json_lexer.hpp>
 #include <mpt/input/kv_input.hpp>
 
 #include <algorithm>
@@ -96,8 +97,7 @@ private:
     uint64_t read_ = 0;       // bytes read from a pipe
     bool eof_ = false;
     bool done_ = false;
-    bool opened_ = false;     // from_pipe: a byte other than white space was seen
-    bool text_dump_ = false;  // from_pipe: that byte began a text dump
+    json_detail::StreamStop stop_;  // from_pipe: where the stream stops
     // The scan for places to cut: where it stands in buf_, its state there, and the last
     // place after a ',' between two entries, or in a text dump after a line feed (0: none
     // yet).
