@@ -217,7 +217,7 @@ Result<std::optional<BuildResult>> write_new_file(WholeFile& file, const KvInput
             }
             return h;
         };
-        MPT_TRY(Overlapped written, write_while_hashing(file, o, preimages, part_rows, hash));
+        MPT_TRY(Overlapped written, write_while_hashing(file, o, preimages, {part_rows}, hash));
         if (written.written) return written.file;
         // The rows are hashed: written once more, from the start of the file.
         MPT_RETURN_IF_ERROR(file.restart());

@@ -290,8 +290,9 @@ Result<std::optional<BuildResult>> write_new_file_sorted(WholeFile& file, Spilli
         };
         const PreimageRecords preimage_records = preimages ? deep.preimages() : PreimageRecords();
         MPT_TRY(Overlapped written,
-                write_while_hashing(file, o, preimage_records, part_rows, hash,
-                                    {DeepSplitBuild::kParts, true}, [&] { deep.stop(); }));
+                write_while_hashing(
+                    file, o, preimage_records,
+                    {part_rows, {DeepSplitBuild::kParts, true}, [&] { deep.stop(); }}, hash));
         if (written.written) return written.file;
         // The branches above the parts are not the ones foreseen: built again, as follows.
         MPT_RETURN_IF_ERROR(file.restart());
@@ -313,7 +314,7 @@ Result<std::optional<BuildResult>> write_new_file_sorted(WholeFile& file, Spilli
         };
         const PreimageRecords preimage_records = preimages ? split.preimages() : PreimageRecords();
         MPT_TRY(Overlapped written,
-                write_while_hashing(file, o, preimage_records, part_rows, hash));
+                write_while_hashing(file, o, preimage_records, {part_rows}, hash));
         if (written.written) return written.file;
         if (made) {
             // The root's row is not the one foreseen: the rows, all on disk, are written

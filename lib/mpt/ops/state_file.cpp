@@ -138,6 +138,21 @@ Status check_replace(NodeStore& store, const StateBuildOptions& o, StateBuildRes
     return {};
 }
 
+// The storage trie of the account of address_hash, emptied if the file has it, else made.
+Result<TrieId> empty_storage_trie(NodeStore& store, const Hash256& address_hash) {
+    const std::string name = storage_trie_name(address_hash);
+    MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(name));
+    if (!existing) return store.create_trie(name, kStorageKind);
+    if (existing->kind != kStorageKind) {
+        return Error{
+            Errc::trie_kind_mismatch,
+            "trie " + name + " is " + std::string(trie_kind_name(existing->kind)) + ", not secure"};
+    }
+    MPT_TRY(const size_t erased, store.erase_subtree(existing->id, {}));
+    static_cast<void>(erased);
+    return existing->id;
+}
+
 Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
                                         const StateBuildOptions& o) {
     StateBuildResult result;
@@ -169,21 +184,7 @@ Result<StateBuildResult> build_in_write(NodeStore& store, const StateDoc& doc,
         a.storage_root = acc.storage.empty() && acc.claimed_storage_root ? *acc.claimed_storage_root
                                                                          : kEmptyRoot;
         if (!slots.empty()) {
-            const std::string name = storage_trie_name(acc.address_hash);
-            MPT_TRY(std::optional<TrieInfo> existing, store.find_trie(name));
-            TrieId id;
-            if (existing) {
-                if (existing->kind != kStorageKind) {
-                    return {Errc::trie_kind_mismatch,
-                            "trie " + name + " is " + std::string(trie_kind_name(existing->kind)) +
-                                ", not secure"};
-                }
-                id = existing->id;
-                MPT_TRY(const size_t erased, store.erase_subtree(id, {}));
-                static_cast<void>(erased);
-            } else {
-                MPT_TRY(id, store.create_trie(name, kStorageKind));
-            }
+            MPT_TRY(const TrieId id, empty_storage_trie(store, acc.address_hash));
             storage_sink.start(id);
             MPT_TRY(a.storage_root, storage_root_of(storage, slots));
             MPT_RETURN_IF_ERROR(store.set_root(id, a.storage_root));

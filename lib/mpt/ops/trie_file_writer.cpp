@@ -148,10 +148,8 @@ Result<std::optional<BuildResult>> finish_file(WholeFile& file, const FileImage&
 }
 
 Result<Overlapped> write_while_hashing(WholeFile& file, const BuildOptions& o,
-                                       const PreimageRecords& preimages,
-                                       const PartRowsOf& part_rows, const SplitHasher& hash,
-                                       SplitLayout layout,
-                                       const std::function<void()>& writer_ended) {
+                                       const PreimageRecords& preimages, const SplitRows& parts,
+                                       const SplitHasher& hash) {
     const TrieKind kind = o.secure ? TrieKind::secure : TrieKind::plain;
     // The first pages, made with a stand-in root: the root hash is one fixed-size field of
     // the tries row, so the real one gives pages of the same number (checked below).
@@ -159,7 +157,7 @@ Result<Overlapped> write_while_hashing(WholeFile& file, const BuildOptions& o,
     MPT_RETURN_IF_ERROR(file.begin(image));
     IndexBtreeWriter tree = file.tree(image.nodes_root);
     Overlapped r;
-    RowWriterThread writer(part_rows, layout, tree, image.trie, writer_ended);
+    RowWriterThread writer(parts.rows, parts.layout, tree, image.trie, parts.writer_ended);
     Result<SplitHash> hashed = hash([&](size_t v) { writer.part_done(v); });
     MPT_TRY(const bool all_parts, writer.stop());
     if (!hashed) return hashed.error();

@@ -116,14 +116,19 @@ struct SplitHash {
 // all there, in path order.
 using SplitHasher = std::function<Result<SplitHash>(const std::function<void(size_t)>& part_done)>;
 
-// Writes the file of a split build while hash hashes its parts: each part's rows (part_rows)
-// go to the b-tree as the part is done, the rows above the parts as stand-ins put right at
-// the end (see Overlapped). writer_ended, when given, is called on the writer's thread as it
-// ends, for any reason.
+// How the parts of a split build are written: their rows, their layout, and, when given,
+// what the writer's thread calls as it ends, for any reason.
+struct SplitRows {
+    PartRowsOf rows;
+    SplitLayout layout;
+    std::function<void()> writer_ended;
+};
+
+// Writes the file of a split build while hash hashes its parts: each part's rows go to the
+// b-tree as the part is done, the rows above the parts as stand-ins put right at the end (see
+// Overlapped).
 Result<Overlapped> write_while_hashing(WholeFile& file, const BuildOptions& o,
-                                       const PreimageRecords& preimages,
-                                       const PartRowsOf& part_rows, const SplitHasher& hash,
-                                       SplitLayout layout = {},
-                                       const std::function<void()>& writer_ended = {});
+                                       const PreimageRecords& preimages, const SplitRows& parts,
+                                       const SplitHasher& hash);
 
 }  // namespace mpt::build_detail

@@ -46,21 +46,13 @@ Result<StateDoc> StateParser::parse(unsigned threads) {
         MPT_RETURN_IF_ERROR(parse_lines(c, doc));
     } else {
         MPT_RETURN_IF_ERROR(expect_end());
-        if (top.alloc_at) {
-            if (top.address_at) return fail_at(top.address_at, "an address beside \"alloc\"");
-            doc.shape = StateShape::genesis;
-        } else if (top.accounts_at || top.root_at) {
-            if (top.address_at) {
-                return fail_at(top.address_at, "an address beside \"accounts\" or \"root\"");
-            }
-            doc.shape = StateShape::geth_dump;
-        } else if (top.other_at) {
-            return Error{Errc::bad_input,
-                         where(top.other_at) + ": member \"" + top.other_name +
-                             "\" is not an address (expected a genesis with \"alloc\", an "
-                             "alloc of addresses, or a dump with \"accounts\")"};
-        } else {
-            doc.shape = StateShape::alloc;
+        const ShapeFault fault = object_shape(
+            {top.alloc_at != nullptr, top.accounts_at != nullptr || top.root_at != nullptr,
+             top.address_at != nullptr, top.other_at != nullptr},
+            doc.shape);
+        if (fault != ShapeFault::none) {
+            const char* at = fault == ShapeFault::other_member ? top.other_at : top.address_at;
+            return shape_error(fault, where(at), top.other_name);
         }
     }
     if (doc.shape == StateShape::geth_dump || doc.shape == StateShape::geth_dump_lines ||
@@ -75,6 +67,33 @@ Result<StateDoc> StateParser::parse(unsigned threads) {
     }
     MPT_RETURN_IF_ERROR(finish(c, doc, threads));
     return doc;
+}
+
+ShapeFault object_shape(const TopKinds& top, StateShape& shape) {
+    if (top.alloc) {
+        shape = StateShape::genesis;
+        return top.address ? ShapeFault::address_beside_alloc : ShapeFault::none;
+    }
+    if (top.accounts_or_root) {
+        shape = StateShape::geth_dump;
+        return top.address ? ShapeFault::address_beside_dump : ShapeFault::none;
+    }
+    shape = StateShape::alloc;
+    return top.other ? ShapeFault::other_member : ShapeFault::none;
+}
+
+Error shape_error(ShapeFault fault, const std::string& place, std::string_view other_name) {
+    switch (fault) {
+        case ShapeFault::address_beside_alloc:
+            return {Errc::bad_json, place + ": an address beside \"alloc\""};
+        case ShapeFault::address_beside_dump:
+            return {Errc::bad_json, place + ": an address beside \"accounts\" or \"root\""};
+        default:
+            return {Errc::bad_input,
+                    place + ": member \"" + std::string(other_name) +
+                        "\" is not an address (expected a genesis with \"alloc\", an "
+                        "alloc of addresses, or a dump with \"accounts\")"};
+    }
 }
 
 Status StateParser::parse_top(Collected& c, Top& top) {

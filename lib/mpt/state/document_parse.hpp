@@ -41,6 +41,23 @@ inline const char* parse_hash(std::string_view s, Hash256& out) {
     return nullptr;
 }
 
+// The shape of a state document of one object, from what its top level held: one rule for
+// the reader in memory (document.cpp) and the streamed one (document_stream.cpp). A genesis
+// has "alloc", a geth dump "accounts" or "root", an alloc only addresses; an address beside
+// "alloc", "accounts" or "root", or a member of none of these kinds, is refused.
+struct TopKinds {
+    bool alloc = false;
+    bool accounts_or_root = false;
+    bool address = false;
+    bool other = false;
+};
+// Why an object is no state document; the error is placed at the first address member, or
+// for other_member at the first member of no known kind.
+enum class ShapeFault : uint8_t { none, address_beside_alloc, address_beside_dump, other_member };
+ShapeFault object_shape(const TopKinds& top, StateShape& shape);
+// The error of a fault at place (a "line L, column C"); other_name names the other member.
+Error shape_error(ShapeFault fault, const std::string& place, std::string_view other_name);
+
 enum class Rules : uint8_t { alloc, dump };
 
 // name in lower case (ASCII) in buf, or empty when it is longer than buf: no field name is.
@@ -120,6 +137,11 @@ private:
     // document_fields.cpp
     Status parse_account(Collected& c, Rules rules, std::string_view label, const char* at,
                          const Address* addr);
+    // A field only a dump's account has (its storage root, code hash, key or address), at
+    // value_at; false when field is none of them.
+    Result<bool> parse_dump_field(std::string_view field, std::string_view label,
+                                  const char* value_at, StateAccount& a, Pending& pd,
+                                  const Address* addr);
     Status parse_storage(StateAccount& a, std::string_view label, bool dump);
 
     // document_tests.cpp

@@ -297,6 +297,9 @@ private:
     StateTextStream& in_;
     std::string& buf_;
     StateAccountSink& sink_;
+    // out with the accounts counted, or the first account's hash error.
+    Result<StateStreamResult> finished(StateStreamResult out) const;
+
     StateParser parser_;
     Collected c_;
     size_t pos_ = 0;
@@ -440,11 +443,8 @@ Result<StateStreamResult> StateStreamParser::parse() {
     MPT_RETURN_IF_ERROR(in_.fill(pos_ + 96));
     if (starts_mpt_dump(std::string_view(buf_).substr(pos_))) {
         MPT_RETURN_IF_ERROR(lines());
-        if (!hash_error_.empty()) return Error{Errc::bad_input, hash_error_};
         out.shape = StateShape::mpt_dump;
-        out.accounts = instances_;
-        out.first_live = first_live_;
-        return out;
+        return finished(out);
     }
     top_.at = where(pos_);
     ++pos_;
@@ -472,24 +472,14 @@ Result<StateStreamResult> StateStreamParser::parse() {
             piece(pos_, pos_ + 1);
             return parser_.fail("unexpected data after the document");
         }
-        if (!top_.alloc_at.empty()) {
-            if (!top_.address_at.empty()) {
-                return Error{Errc::bad_json, top_.address_at + ": an address beside \"alloc\""};
-            }
-            out.shape = StateShape::genesis;
-        } else if (!top_.accounts_at.empty() || !top_.root_at.empty()) {
-            if (!top_.address_at.empty()) {
-                return Error{Errc::bad_json,
-                             top_.address_at + ": an address beside \"accounts\" or \"root\""};
-            }
-            out.shape = StateShape::geth_dump;
-        } else if (!top_.other_at.empty()) {
-            return Error{Errc::bad_input,
-                         top_.other_at + ": member \"" + top_.other_name +
-                             "\" is not an address (expected a genesis with \"alloc\", an "
-                             "alloc of addresses, or a dump with \"accounts\")"};
-        } else {
-            out.shape = StateShape::alloc;
+        const ShapeFault fault = object_shape(
+            {!top_.alloc_at.empty(), !top_.accounts_at.empty() || !top_.root_at.empty(),
+             !top_.address_at.empty(), !top_.other_at.empty()},
+            out.shape);
+        if (fault != ShapeFault::none) {
+            return shape_error(fault,
+                               fault == ShapeFault::other_member ? top_.other_at : top_.address_at,
+                               top_.other_name);
         }
     }
     if (out.shape == StateShape::geth_dump || out.shape == StateShape::geth_dump_lines ||
@@ -502,6 +492,10 @@ Result<StateStreamResult> StateStreamParser::parse() {
             out.claimed_root = root;
         }
     }
+    return finished(out);
+}
+
+Result<StateStreamResult> StateStreamParser::finished(StateStreamResult out) const {
     if (!hash_error_.empty()) return Error{Errc::bad_input, hash_error_};
     out.accounts = instances_;
     out.first_live = first_live_;

@@ -72,6 +72,53 @@ void remove_new_log(const std::string& wal, bool had_wal, const std::string& shm
     }
 }
 
+// What open finds at path before SQLite opens it.
+struct FileState {
+    bool exists = false;
+    bool fresh = false;  // no file, or an empty one
+};
+
+// Whether path may be opened in mode, said before SQLite is asked, and in the terms a user
+// can act on: no file, a directory or another kind of file, no permission to write or read,
+// a folder that takes no new file, or a file that is no SQLite database.
+Result<FileState> file_state(const std::string& path, SqliteNodeStore::Mode mode) {
+    using Mode = SqliteNodeStore::Mode;
+    if (path.empty()) return {Errc::storage_open, "the trie file name is empty"};
+    struct stat st {};
+    const bool exists = ::stat(path.c_str(), &st) == 0;
+    if (!exists && mode != Mode::create) {
+        return file_error(Errc::storage_open, path, std::strerror(errno));
+    }
+    if (exists && S_ISDIR(st.st_mode))
+        return file_error(Errc::storage_open, path, "is a directory");
+    if (exists && !S_ISREG(st.st_mode)) {
+        return file_error(Errc::storage_open, path, "not a regular file");
+    }
+    const bool fresh = !exists || st.st_size == 0;
+    if (exists && mode != Mode::read_only && ::access(path.c_str(), W_OK) != 0) {
+        return file_error(Errc::storage_readonly, path, std::strerror(errno));
+    }
+    // A new file in a folder that takes none (a read-only file system, no write permission)
+    // gets the answer an existing file there gets, not SQLite's "unable to open" with
+    // whatever errno its probing left.
+    if (!exists && mode == Mode::create) {
+        const size_t slash = path.rfind('/');
+        const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+        if (::access(dir.c_str(), W_OK) != 0 && (errno == EROFS || errno == EACCES)) {
+            return file_error(Errc::storage_readonly, path, std::strerror(errno));
+        }
+    }
+    // A file this process may not read is no proof of a foreign file: say why, so that no one
+    // deletes a sound file as "not an SQLite database".
+    if (exists && !fresh && ::access(path.c_str(), R_OK) != 0) {
+        return file_error(Errc::storage_open, path, std::strerror(errno));
+    }
+    if (exists && !fresh && !has_sqlite_header(path)) {
+        return file_error(Errc::storage_not_mpt, path, "not an SQLite database");
+    }
+    return FileState{exists, fresh};
+}
+
 }  // namespace
 
 bool looks_like_sqlite(const std::string& path) {
@@ -112,39 +159,9 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open_once(const std::s
     // initializes, on the first open; later calls are refused and change nothing.
     static const bool memstatus_off = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
     static_cast<void>(memstatus_off);
-    if (path.empty()) return {Errc::storage_open, "the trie file name is empty"};
-    struct stat st {};
-    const bool exists = ::stat(path.c_str(), &st) == 0;
-    if (!exists && mode != Mode::create) {
-        return file_error(Errc::storage_open, path, std::strerror(errno));
-    }
-    if (exists && S_ISDIR(st.st_mode))
-        return file_error(Errc::storage_open, path, "is a directory");
-    if (exists && !S_ISREG(st.st_mode)) {
-        return file_error(Errc::storage_open, path, "not a regular file");
-    }
-    const bool fresh = !exists || st.st_size == 0;
-    if (exists && mode != Mode::read_only && ::access(path.c_str(), W_OK) != 0) {
-        return file_error(Errc::storage_readonly, path, std::strerror(errno));
-    }
-    // A new file in a folder that takes none (a read-only file system, no write permission)
-    // gets the answer an existing file there gets, not SQLite's "unable to open" with
-    // whatever errno its probing left.
-    if (!exists && mode == Mode::create) {
-        const size_t slash = path.rfind('/');
-        const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-        if (::access(dir.c_str(), W_OK) != 0 && (errno == EROFS || errno == EACCES)) {
-            return file_error(Errc::storage_readonly, path, std::strerror(errno));
-        }
-    }
-    // A file this process may not read is no proof of a foreign file: say why, so that no one
-    // deletes a sound file as "not an SQLite database".
-    if (exists && !fresh && ::access(path.c_str(), R_OK) != 0) {
-        return file_error(Errc::storage_open, path, std::strerror(errno));
-    }
-    if (exists && !fresh && !has_sqlite_header(path)) {
-        return file_error(Errc::storage_not_mpt, path, "not an SQLite database");
-    }
+    MPT_TRY(const FileState file, file_state(path, mode));
+    const bool exists = file.exists;
+    const bool fresh = file.fresh;
     // A reader opens a writable file read-write, with writes refused (query_only below): a
     // read-only connection cannot roll back the journal a killed writer left, and would
     // refuse the file instead of reading the state before that write.

@@ -256,6 +256,62 @@ int nibble_at(bytes_view key, size_t n) noexcept {
     return n < 2 * key.size() ? NibbleView(key)[n] : -1;
 }
 
+// A run of stack_trie_root's split: the pairs [begin, end) under one child of the top
+// branch, and what their builder made of them.
+struct SplitRun {
+    size_t begin = 0, end = 0;
+    NodeRef ref;
+    Status status;
+};
+
+// What stack_trie_root's split assumed of the order, checked at its edges; within a run the
+// builder checks it. Strictly increasing runs whose first and last keys start with the top
+// branch's path (the first c nibbles of first) and the run's nibble hold only such keys, and
+// increasing edges between runs make the whole input increasing.
+bool runs_hold(std::span<const KvPair> pairs, const std::array<SplitRun, 16>& runs,
+               NibbleView first, size_t c) {
+    const KvPair* previous = nullptr;
+    for (int v = 0; v < 16; ++v) {
+        if (runs[v].begin == runs[v].end) continue;
+        const KvPair& lo = pairs[runs[v].begin];
+        const KvPair& hi = pairs[runs[v].end - 1];
+        for (const KvPair* p : {&lo, &hi}) {
+            if (nibble_at(p->key, c) != v || common_prefix(first, NibbleView(p->key)) < c) {
+                return false;
+            }
+        }
+        if (previous != nullptr && !bytes_less(previous->key, lo.key)) return false;
+        previous = &hi;
+    }
+    return true;
+}
+
+// The root of a split trie: the branch of children with top_value, under an extension of
+// the keys' shared nibbles when there are any; the top nodes go to top (when given) as
+// StackTrie::finalize would hand them over: the root always, the branch below an extension
+// when it is hashed.
+Hash256 top_root(const std::array<NodeRef, 16>& children, bytes_view top_value, NibbleView shared,
+                 NodeSink* top) {
+    bytes enc;
+    enc.reserve(kMaxBranchWithoutValue + rlp::header_length(top_value.size()) + top_value.size());
+    encode_branch(enc, children.data(), top_value);
+    bytes path;
+    if (shared.empty()) {
+        if (top != nullptr) top->put(path, enc);
+        return keccak256(enc);
+    }
+    const NodeRef branch = NodeRef::of(enc);
+    if (top != nullptr && branch.is_hash()) {
+        append_unpacked(path, shared);
+        top->put(path, enc);
+        path.clear();
+    }
+    enc.clear();
+    encode_extension(enc, shared, branch);
+    if (top != nullptr) top->put(path, enc);
+    return keccak256(enc);
+}
+
 }  // namespace
 
 Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads, size_t min_pairs,
@@ -273,12 +329,7 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
     bytes_view top_value;
     size_t begin = 0;
     if (first.size() == c) top_value = pairs[begin++].value;
-    struct Run {
-        size_t begin = 0, end = 0;
-        NodeRef ref;
-        Status status;
-    };
-    std::array<Run, 16> runs;
+    std::array<SplitRun, 16> runs;
     for (int v = 0; v < 16; ++v) {
         runs[v].begin = begin;
         begin = static_cast<size_t>(
@@ -287,30 +338,15 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
             pairs.begin());
         runs[v].end = begin;
     }
-    // What the split assumed of the order, checked at its edges; within a run the builder
-    // checks it. Strictly increasing runs whose first and last keys start with the top
-    // branch's path and the run's nibble hold only such keys, and increasing edges between
-    // runs make the whole input increasing. Anything amiss goes the sequential way, which
-    // reports it as StackTrie::add does.
-    bool split_holds = begin == pairs.size() && (first.size() != c || !top_value.empty());
-    const KvPair* previous = nullptr;
-    for (int v = 0; v < 16 && split_holds; ++v) {
-        if (runs[v].begin == runs[v].end) continue;
-        const KvPair& lo = pairs[runs[v].begin];
-        const KvPair& hi = pairs[runs[v].end - 1];
-        for (const KvPair* p : {&lo, &hi}) {
-            split_holds = split_holds && nibble_at(p->key, c) == v &&
-                          common_prefix(first, NibbleView(p->key)) >= c;
-        }
-        split_holds = split_holds && (previous == nullptr || bytes_less(previous->key, lo.key));
-        previous = &hi;
-    }
+    // Anything amiss goes the sequential way, which reports it as StackTrie::add does.
+    const bool split_holds = begin == pairs.size() && (first.size() != c || !top_value.empty()) &&
+                             runs_hold(pairs, runs, first, c);
     if (!split_holds) return sequential_root(pairs, sinks);
 
     // Progress after every kProgressPairs pairs a thread added.
     std::vector<size_t> added(std::min<size_t>(threads, runs.size()), 0);
     run_tasks(threads, runs.size(), [&](size_t r, unsigned self) {
-        Run& run = runs[r];
+        SplitRun& run = runs[r];
         StackTrie st(sinks != nullptr ? sinks->part(r) : nullptr, c + 1);
         for (size_t k = run.begin; k < run.end && run.status.ok();) {
             const size_t n = std::min(run.end - k, PartSinks::kProgressPairs - added[self]);
@@ -325,36 +361,14 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads,
         run.ref = st.finish_ref();
         if (sinks != nullptr) sinks->done(r);
     });
-    for (const Run& run : runs) {
+    for (const SplitRun& run : runs) {
         if (!run.status.ok()) return sequential_root(pairs, sinks);
     }
 
-    // The top nodes, handed to the sink as StackTrie::finalize would: the root always, the
-    // branch below an extension when it is hashed.
-    NodeSink* top = sinks != nullptr ? sinks->part(PartSinks::kTopPart) : nullptr;
     std::array<NodeRef, 16> children;
     for (size_t r = 0; r < runs.size(); ++r) children[r] = runs[r].ref;
-    bytes enc;
-    enc.reserve(kMaxBranchWithoutValue + rlp::header_length(top_value.size()) + top_value.size());
-    encode_branch(enc, children.data(), top_value);
-    bytes path;
-    Hash256 root;
-    if (c == 0) {
-        root = keccak256(enc);
-        if (top != nullptr) top->put(path, enc);
-    } else {
-        // The keys' shared nibbles make an extension above the branch; the root is hashed.
-        const NodeRef branch = NodeRef::of(enc);
-        if (top != nullptr && branch.is_hash()) {
-            append_unpacked(path, first.sub(0, c));
-            top->put(path, enc);
-            path.clear();
-        }
-        enc.clear();
-        encode_extension(enc, first.sub(0, c), branch);
-        root = keccak256(enc);
-        if (top != nullptr) top->put(path, enc);
-    }
+    const Hash256 root = top_root(children, top_value, first.sub(0, c),
+                                  sinks != nullptr ? sinks->part(PartSinks::kTopPart) : nullptr);
     if (sinks != nullptr) sinks->done(PartSinks::kTopPart);
     return root;
 }
