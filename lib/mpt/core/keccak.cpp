@@ -96,6 +96,7 @@ template <class Chi>
 }
 
 template <class Chi>
+// NOLINTNEXTLINE(readability-function-size): one round of 25 named lanes keeps them in registers
 [[gnu::always_inline]] inline void permute(uint64_t s[25]) noexcept {
     complement_lanes<Chi>(s);
     // Lane (x, y) is s[x + 5y], held in axy.
