@@ -35,31 +35,20 @@ Result<NodeLookup> lookup_node_at(NodeReader& reader, const Hash256& root, bytes
     }
     if (root == kEmptyRoot) return out;  // the empty trie has no node, not even a root row
 
-    // The walk: `expected` is the hash the parent holds for the hashed node that starts where
-    // the cursor stands; its row is read by that path and checked before it is trusted.
     bytes packed;
     pack_nibbles(packed, target);
     PathCursor at(NibbleView(packed.data(), 0, target.size()));
-    Hash256 expected = root;
+    bytes path;
+    StoredDescent walk(reader, root, at, path);
     while (true) {
-        MPT_TRY(NodeView v, load_verified(reader, target.subspan(0, at.depth()), expected));
-        // Every view below points into the row, valid until the next read.
-        bool hashed = true;
-        while (true) {
-            // The node here, or a leaf whose full key path is the target, is the answer.
-            const Descent d = at.at_end() ? Descent{Descent::Kind::value, {}} : descend(v, at);
-            if (d.kind == Descent::Kind::absent) return out;
-            if (d.kind == Descent::Kind::value) {
-                out.status = hashed ? NodeLookup::Status::found : NodeLookup::Status::embedded;
-                out.rlp.assign(v.rlp.begin(), v.rlp.end());
-                return out;
-            }
-            if (d.ref.size() == 32) {
-                std::memcpy(expected.data(), d.ref.data(), 32);
-                break;  // read the child's row
-            }
-            MPT_TRY(v, decode_stored(reader, target.subspan(0, at.depth()), d.ref));
-            hashed = false;
+        MPT_TRY(const NodeView v, walk.load());
+        // The node here, or a leaf whose full key path is the target, is the answer.
+        const Descent d = at.at_end() ? Descent{Descent::Kind::value, {}} : walk.step(v);
+        if (d.kind == Descent::Kind::absent) return out;
+        if (d.kind == Descent::Kind::value) {
+            out.status = walk.at_row() ? NodeLookup::Status::found : NodeLookup::Status::embedded;
+            out.rlp.assign(v.rlp.begin(), v.rlp.end());
+            return out;
         }
     }
 }

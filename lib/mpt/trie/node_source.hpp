@@ -125,28 +125,63 @@ inline Result<NodeView> load_verified(NodeReader& reader, bytes_view path,
     return decode_stored(reader, path, row);
 }
 
-// The stored half of a lookup: from the row where at stands, whose hash is expected, down
-// the key through rows and the nodes embedded in them, each row read (path: scratch) through
-// load_verified and passed to on_row(rlp). Returns the key's value, empty when absent.
-template <typename OnRow>
-Result<bytes_view> descend_stored(NodeReader& reader, Hash256 expected, PathCursor& at, bytes& path,
-                                  OnRow&& on_row) {
-    while (true) {
-        path.clear();
-        append_unpacked(path, at.consumed());
-        auto loaded = load_verified(reader, path, expected);
-        if (!loaded) return std::move(loaded).error();
-        NodeView& v = *loaded;  // not copied: this is the hot path of get and prove
-        on_row(v.rlp);
-        while (true) {  // embedded children live inside the row just read
-            const Descent d = descend(v, at);
-            if (d.kind != Descent::Kind::child) return d.ref;  // empty when absent
+// A walk down a stored trie along the path at reads: from the row where at stands, whose hash
+// is known, each node on the way in turn, a row read by the path consumed so far and checked
+// against the hash its parent holds (load_verified), or a node embedded in the row above it
+// (decode_stored). The one descent of get, prove and get-node.
+class StoredDescent {
+public:
+    // expected: the hash of the row where at stands. path: scratch for the rows' paths.
+    StoredDescent(NodeReader& reader, const Hash256& expected, PathCursor& at, bytes& path) noexcept
+        : reader_(reader), expected_(expected), at_(at), path_(path) {}
+
+    // The node where the cursor stands. Its views live until the next row is read.
+    Result<NodeView> load() {
+        if (!embedded_.empty()) return decode_stored(reader_, path_, embedded_);
+        path_.clear();
+        append_unpacked(path_, at_.consumed());
+        return load_verified(reader_, path_, expected_);
+    }
+    // Whether the node load gives is a row (else a node embedded in the last row read).
+    bool at_row() const noexcept { return embedded_.empty(); }
+
+    // One step down from v, the node load gave (descend): into the child the path picks (the
+    // next load gives it), or the value or absence there.
+    Descent step(const NodeView& v) noexcept {
+        const Descent d = descend(v, at_);
+        if (d.kind == Descent::Kind::child) {
             if (d.ref.size() == 32) {
-                std::memcpy(expected.data(), d.ref.data(), 32);
-                break;
+                std::memcpy(expected_.data(), d.ref.data(), 32);
+                embedded_ = {};
+            } else {
+                embedded_ = d.ref;
             }
-            MPT_TRY(v, decode_stored(reader, path, d.ref));
         }
+        return d;
+    }
+
+private:
+    NodeReader& reader_;
+    Hash256 expected_;
+    PathCursor& at_;
+    bytes& path_;
+    bytes_view embedded_;  // the child embedded in the last row read, when the walk stands there
+};
+
+// The stored half of a lookup: from the row where at stands, whose hash is expected, down
+// the key (StoredDescent), each row passed to on_row(rlp). Returns the key's value, empty
+// when absent.
+template <typename OnRow>
+Result<bytes_view> descend_stored(NodeReader& reader, const Hash256& expected, PathCursor& at,
+                                  bytes& path, OnRow&& on_row) {
+    StoredDescent walk(reader, expected, at, path);
+    while (true) {
+        auto loaded = walk.load();
+        if (!loaded) return std::move(loaded).error();
+        const NodeView& v = *loaded;  // not copied: this is the hot path of get and prove
+        if (walk.at_row()) on_row(v.rlp);
+        const Descent d = walk.step(v);
+        if (d.kind != Descent::Kind::child) return d.ref;  // empty when absent
     }
 }
 

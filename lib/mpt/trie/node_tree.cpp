@@ -41,18 +41,19 @@ Pending child_of(bytes_view ref, bytes position, int slot, size_t depth) {
     return c;
 }
 
-// Walks from the root down to the node at (or whose path continues) from, through descend.
+// Walks from the root down to the node at (or whose path continues) from (StoredDescent).
 // nullopt when no node lies on from.
 Result<std::optional<Pending>> find_start(NodeReader& reader, const Hash256& root,
                                           bytes_view from) {
     bytes packed;
     pack_nibbles(packed, from);
     PathCursor at(NibbleView(packed.data(), 0, from.size()));
-    Pending p;
+    Pending p;  // the node the walk stands at
     p.hash = root;
-    bytes rlp;
+    bytes path;
+    StoredDescent walk(reader, root, at, path);
     while (true) {
-        MPT_TRY(const NodeView v, load(reader, p, rlp));
+        MPT_TRY(const NodeView v, walk.load());
         const NibbleView rest = at.remaining();
         if (rest.empty()) return std::optional<Pending>(std::move(p));
         // from ends inside this short node's own path: the node is the subtree's top.
@@ -60,7 +61,7 @@ Result<std::optional<Pending>> find_start(NodeReader& reader, const Hash256& roo
             return std::optional<Pending>(std::move(p));
         }
         const int slot = v.kind == NodeView::Kind::branch ? rest[0] : -1;
-        const Descent d = descend(v, at);
+        const Descent d = walk.step(v);
         if (d.kind != Descent::Kind::child) return std::optional<Pending>{};
         bytes position;
         append_unpacked(position, at.consumed());
