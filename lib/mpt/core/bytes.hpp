@@ -77,6 +77,13 @@ inline bool bytes_equal(bytes_view a, bytes_view b) noexcept {
 // where the kernel has none to give, nothing changes.
 void advise_huge_pages(const void* p, size_t n) noexcept;
 
+// Reserves room for n elements in v, on huge pages where the kernel has them.
+template <typename T>
+void reserve_huge(std::vector<T>& v, size_t n) {
+    v.reserve(n);
+    advise_huge_pages(v.data(), v.capacity() * sizeof(T));
+}
+
 struct KvPair {
     bytes_view key;
     bytes_view value;  // empty: delete

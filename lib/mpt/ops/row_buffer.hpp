@@ -30,10 +30,8 @@ struct RowBuffer : NodeSink {
     std::vector<uint32_t> order;  // refs in path order
 
     void reserve(size_t rows, size_t bytes) {
-        refs.reserve(rows);
-        data.reserve(bytes);
-        advise_huge_pages(refs.data(), refs.capacity() * sizeof(Ref));
-        advise_huge_pages(data.data(), data.capacity());
+        reserve_huge(refs, rows);
+        reserve_huge(data, bytes);
     }
 
     void put(bytes_view path, bytes_view rlp) override {

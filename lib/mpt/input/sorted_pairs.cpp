@@ -1,0 +1,141 @@
+// The final pairs of a key/value input in key order (kv_input.hpp: SortedPairCursor,
+// sorted_final_pairs).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
+#include <mpt/input/json_lexer.hpp>
+#include <mpt/input/kv_input.hpp>
+#include <mpt/input/stream_limit.hpp>
+#include <utility>
+
+namespace mpt {
+
+namespace {
+
+using kv_detail::key_prefix;
+
+// Large inputs are put in 65536 buckets by the top 16 bits of their keys, in one counting
+// pass and one scattering pass, and each bucket is sorted alone when it is reached (hashed
+// keys leave a handful in each). Skewed keys only make some buckets larger. Smaller inputs
+// take 16 buckets by the first nibble, so that they still split by it, and the smallest one.
+constexpr unsigned kBucketBits = 16;
+constexpr size_t kBucketMinPairs = size_t{1} << kBucketBits;
+constexpr unsigned kNibbleBits = 4;
+constexpr size_t kNibbleBucketMinPairs = 16;
+
+// A run handed out holds the pairs of whole buckets, at least this many unless it is the
+// last: the records sorted for it are still in cache when their entries are read.
+constexpr size_t kRunPairs = 1024;
+
+}  // namespace
+
+SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure) : input_(&input) {
+    const size_t n = input.size();
+    if (secure) {
+        reserve_huge(hashed_keys_, n);
+        hashed_keys_.resize(n);
+        for (size_t i = 0; i < n; ++i) hashed_keys_[i] = keccak256(input[i].key);
+    }
+    bucket_bits_ = n >= kBucketMinPairs         ? kBucketBits
+                   : n >= kNibbleBucketMinPairs ? kNibbleBits
+                                                : 0;
+    const size_t buckets = size_t{1} << bucket_bits_;
+    start_.assign(buckets + 1, 0);
+    if (bucket_bits_ == 0) {
+        start_[1] = static_cast<uint32_t>(n);
+    } else {
+        for (uint32_t i = 0; i < n; ++i) ++start_[bucket_of(key_prefix(key_of(i))) + 1];
+        for (size_t b = 0; b < buckets; ++b) start_[b + 1] += start_[b];
+    }
+    // The records go straight to their buckets: no copy in input order is kept, and the
+    // array is not zeroed first.
+    records_ = std::make_unique_for_overwrite<Record[]>(std::max<size_t>(n, 1));
+    advise_huge_pages(records_.get(), n * sizeof(Record));
+    std::vector<uint32_t> next(start_.begin(), start_.end() - 1);
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t prefix = key_prefix(key_of(i));
+        records_[next[bucket_of(prefix)]++] = {prefix, i};
+    }
+    all_.end = buckets;
+}
+
+bytes_view SortedPairCursor::key_of(uint32_t i) const noexcept {
+    return hashed_keys_.empty() ? (*input_)[i].key : bytes_view(hashed_keys_[i]);
+}
+
+size_t SortedPairCursor::bucket_of(uint64_t prefix) const noexcept {
+    return bucket_bits_ == 0 ? 0 : static_cast<size_t>(prefix >> (64 - bucket_bits_));
+}
+
+bool SortedPairCursor::less(const Record& a, const Record& b) const noexcept {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    const int c = compare_bytes(key_of(a.index), key_of(b.index));
+    return c != 0 ? c < 0 : a.index < b.index;  // equal keys: later writes last
+}
+
+SortedPairCursor::Range SortedPairCursor::nibble_range(unsigned v) const noexcept {
+    const unsigned shift = bucket_bits_ - kNibbleBits;
+    return Range{size_t{v} << shift, size_t{v + 1} << shift, {}};
+}
+
+std::span<const KvPair> SortedPairCursor::next() { return next(all_); }
+
+std::span<const KvPair> SortedPairCursor::next(Range& range) {
+    std::vector<KvPair>& run = range.run;
+    run.clear();
+    for (; range.bucket < range.end && run.size() < kRunPairs; ++range.bucket) {
+        Record* const first = records_.get() + start_[range.bucket];
+        Record* const last = records_.get() + start_[range.bucket + 1];
+        Record* const end = records_.get() + start_[range.end];
+        if (last - first > 1) {
+            std::sort(first, last, [this](const Record& a, const Record& b) { return less(a, b); });
+        }
+        // Equal keys share a bucket, next to one another with the last write last.
+        for (Record* r = first; r != last; ++r) {
+            // The entries are visited in key order, which is random in the input: fetch
+            // ahead, past this bucket too (the range's next bucket, unsorted, holds the
+            // records read next), but not past the range (another thread may be sorting it).
+            constexpr ptrdiff_t kAhead = 48;
+            if (end - r > kAhead) input_->prefetch(r[kAhead].index);
+            const bool last_of_key = r + 1 == last || r[1].prefix != r->prefix ||
+                                     !bytes_equal(key_of(r->index), key_of(r[1].index));
+            if (!last_of_key) continue;
+            const KvPair p = (*input_)[r->index];
+            if (!p.value.empty()) run.push_back({key_of(r->index), p.value});
+        }
+    }
+    return run;
+}
+
+std::vector<Hash256> SortedPairCursor::take_hashed_keys() && {
+    all_.bucket = all_.end;
+    return std::move(hashed_keys_);
+}
+
+std::vector<KvPair> SortedPairCursor::rest() {
+    std::vector<KvPair> pairs;
+    reserve_huge(pairs, input_->size());
+    for (std::span<const KvPair> run; !(run = next()).empty();)
+        pairs.insert(pairs.end(), run.begin(), run.end());
+    return pairs;
+}
+
+SortedPairs sorted_final_pairs(const KvInput& input, bool secure) {
+    SortedPairCursor cursor(input, secure);
+    SortedPairs out;
+    out.pairs = cursor.rest();
+    out.hashed_keys = std::move(cursor).take_hashed_keys();
+    return out;
+}
+
+}  // namespace mpt
