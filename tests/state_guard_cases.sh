@@ -57,7 +57,7 @@ sed 's/"balance":"0x16345785d8a0000"/&,"Balance":"0x9"/' "$tmp/gp_case.json" >"$
 printf '{"jsonrpc":"2.0","id":1,"result":%s}' "$(cat "$tmp/gp_case2.json")" >"$tmp/gp_case3.json"
 expect "JSON-RPC response with balance and Balance" 2 '^$' '^mpt: error: bad input: .*gp_case3.json: the object at line 1, column 34: members "Balance" and "balance" differ only in case' -- \
     "$MPT" proof --verify "$tmp/gp_case3.json"
-expect "eth_getProof answer with balance and Balance" 2 '^$' '^mpt: error: bad input: .*gp_case2.json: members "Balance" and "balance" differ only in case' -- \
+expect "eth_getProof answer with balance and Balance" 2 '^$' '^mpt: error: bad input: .*gp_case2.json: the object at line 1, column 1: members "Balance" and "balance" differ only in case' -- \
     "$MPT" proof --verify "$tmp/gp_case2.json"
 expect "eth_getProof answer as made verifies" 0 '^valid ' '^$' -- "$MPT" proof --verify "$tmp/gp_case.json"
 sed 's/"root":/"ROOT":"0x00","root":/' "$FIX/proof_present.json" >"$tmp/pp_case.json"

@@ -1,10 +1,10 @@
 // Proof documents: one JSON object whose fields are hex strings ("0x.."), null, or arrays of
 // hex strings, as `mpt proof` writes them and eth_getProof answers hold them.
 //
-// JsonDoc::parse checks the whole text against RFC 8259 in one pass without building a tree:
-// it keeps each member's string, or each string item of a member's array, as a view into the
-// text (a string with escapes is decoded into storage the JsonDoc owns). Members that are
-// never asked for may hold any JSON value. A member given twice takes its last value.
+// A JsonDoc is a view of a JsonTree (json_tree.hpp) that reads the top-level object's members:
+// the text is checked against RFC 8259 in one pass as the tree is built. Members that are
+// never asked for may hold any JSON value (their member names are not held to differ in more
+// than case). A member given twice takes its last value.
 //
 // Every error names the field: Errc::bad_json for a syntax error (with line and column),
 // Errc::bad_input for a missing field or one of the wrong type, Errc::bad_hex for bad hex.
@@ -12,12 +12,13 @@
 // Thread safety: a value type; const methods may be called from several threads.
 #pragma once
 
-#include <deque>
 #include <mpt/core/bytes.hpp>
 #include <mpt/core/error.hpp>
+#include <mpt/input/json_tree.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mpt {
@@ -29,7 +30,7 @@ public:
     static Result<JsonDoc> parse(std::string_view text);
 
     // True when the document has a field called name, whatever it holds.
-    bool has(std::string_view name) const noexcept { return find(name) != nullptr; }
+    bool has(std::string_view name) const noexcept;
     // A required field holding a hex string.
     Result<bytes> hex(std::string_view name) const;
     // A required field holding a 32-byte hex string.
@@ -42,26 +43,11 @@ public:
     Result<std::optional<std::vector<bytes>>> optional_hex_array(std::string_view name) const;
 
 private:
-    friend class JsonDocParser;
-    enum class Kind : uint8_t { string, null, array, other };
-    struct Value {
-        Kind kind = Kind::other;
-        std::string_view text;  // a string's decoded content
-        uint32_t first = 0;     // an array's items: items_[first, first + count)
-        uint32_t count = 0;
-    };
-    struct Member {
-        std::string_view name;
-        Value value;
-    };
+    explicit JsonDoc(JsonTree tree) : tree_(std::move(tree)) {}
 
-    const Value* find(std::string_view name) const noexcept;
-    Result<const Value*> required(std::string_view name) const;
-    Result<std::vector<bytes>> array_of_hex(const Value& v, std::string_view name) const;
+    Result<JsonValue> required(std::string_view name) const;
 
-    std::vector<Member> members_;
-    std::vector<Value> items_;         // the top-level arrays' items
-    std::deque<std::string> decoded_;  // strings that held escapes; elements never move
+    JsonTree tree_;
 };
 
 }  // namespace mpt

@@ -1,5 +1,6 @@
 // The lexical layer shared by the library's strict JSON readers (kv_input.cpp for key/value
-// documents, json_doc.cpp for proof documents): whitespace, string escapes, and errors that
+// documents, json_tree.cpp for the tree that proof documents and the nested documents are read
+// through, state/ for state and changes documents): whitespace, string escapes, and errors that
 // name a line and column. Internal to the library.
 //
 // Thread safety: a lexer is used by one thread.
@@ -125,6 +126,20 @@ protected:
     // included, into scratch_ and moves past its closing quote. A string must be UTF-8
     // (RFC 8259 section 8.1; RFC 3629: no overlong forms, no surrogates, at most U+10FFFF).
     Status lex_string();
+
+    // REQUIRES: p_ at the opening quote of a string. Moves past it; its content: a view into
+    // the text when it has no escapes (the common case, found without decoding), else into
+    // scratch_ (valid until the next string; lex_string).
+    Result<std::string_view> string_content() {
+        const char* s = p_ + 1;
+        const char* q = scan_plain(s, end_);
+        if (q != end_ && *q == '"') {
+            p_ = q + 1;
+            return std::string_view(s, static_cast<size_t>(q - s));
+        }
+        MPT_RETURN_IF_ERROR(lex_string());
+        return std::string_view(scratch_);
+    }
 
     // REQUIRES: p_ at a backslash inside a string. Appends the escaped character to scratch_
     // (a \u escape as UTF-8; a surrogate must be paired) and moves past the escape.

@@ -8,14 +8,22 @@ namespace mpt {
 
 class JsonTreeParser : json_detail::JsonLexer {
 public:
-    explicit JsonTreeParser(std::string_view text) : JsonLexer(text) { tree_.text_ = text; }
+    // flat: member names are checked in the top-level object only.
+    explicit JsonTreeParser(std::string_view text, bool flat = false)
+        : JsonLexer(text), flat_(flat) {
+        tree_.text_ = text;
+        // Room for a value per 64 bytes of text (a 32-byte hex string takes 69): more grows
+        // the vectors, and the part a smaller document leaves unused is never touched.
+        tree_.nodes_.reserve(text.size() / 64 + 16);
+        tree_.kids_.reserve(text.size() / 64 + 16);
+    }
 
-    Result<JsonTree> parse() {
+    Result<JsonTree> parse(std::string_view expected = "a value") {
         if (static_cast<uint64_t>(end_ - begin_) > UINT32_MAX) {
             return Error{Errc::bad_input, "document larger than 4 GiB"};
         }
         skip_ws();
-        if (p_ == end_) return fail("empty document; expected a value");
+        if (p_ == end_) return fail("empty document; expected " + std::string(expected));
         MPT_RETURN_IF_ERROR(parse_value(0, {}));
         skip_ws();
         if (p_ != end_) return fail("unexpected data after the document");
@@ -117,7 +125,7 @@ private:
                 if (!more) break;
             }
         }
-        if (object && pending_.size() - mark > 1) {
+        if (object && pending_.size() - mark > 1 && (!flat_ || depth == 0)) {
             names_.clear();
             for (size_t i = mark; i < pending_.size(); ++i) {
                 names_.push_back(tree_.nodes_[pending_[i]].name);
@@ -149,16 +157,12 @@ private:
 
     // REQUIRES: p_ at the opening quote.
     Result<std::string_view> parse_string() {
-        const char* s = p_ + 1;
-        const char* q = json_detail::scan_plain(s, end_);
-        if (q != end_ && *q == '"') {
-            p_ = q + 1;
-            return std::string_view(s, static_cast<size_t>(q - s));
-        }
-        MPT_RETURN_IF_ERROR(lex_string());
-        return std::string_view(tree_.decoded_.emplace_back(scratch_));
+        MPT_TRY(const std::string_view s, string_content());
+        if (s.data() != scratch_.data()) return s;
+        return std::string_view(tree_.decoded_.emplace_back(scratch_));  // kept
     }
 
+    bool flat_;
     JsonTree tree_;
     std::vector<uint32_t> pending_;        // children of the open containers, innermost last
     std::vector<std::string_view> names_;  // an object's member names, for check_case_twins
@@ -166,6 +170,10 @@ private:
 
 Result<JsonTree> JsonTree::parse(std::string_view text) {
     return JsonTreeParser(json_detail::without_bom(text)).parse();
+}
+
+Result<JsonTree> JsonTree::parse_flat(std::string_view text, std::string_view expected) {
+    return JsonTreeParser(json_detail::without_bom(text), true).parse(expected);
 }
 
 Result<JsonTree> JsonTree::parse_sequence(std::string_view text) {
@@ -196,21 +204,6 @@ Result<std::optional<JsonValue>> json_rpc_result(const JsonValue& v) {
 std::string_view JsonValue::source() const noexcept {
     const JsonTree::Node& n = tree_->nodes_[index_];
     return tree_->text_.substr(n.offset, n.end - n.offset);
-}
-
-JsonKind JsonValue::kind() const noexcept { return tree_->nodes_[index_].kind; }
-
-std::string_view JsonValue::text() const noexcept { return tree_->nodes_[index_].text; }
-
-size_t JsonValue::size() const noexcept {
-    const JsonTree::Node& n = tree_->nodes_[index_];
-    return n.kind == JsonKind::array || n.kind == JsonKind::object ? n.count : 0;
-}
-
-JsonValue JsonValue::operator[](size_t i) const noexcept {
-    const JsonTree::Node& n = tree_->nodes_[index_];
-    MPT_ASSERT(i < n.count);
-    return {tree_, tree_->kids_[n.first + i]};
 }
 
 std::string_view JsonValue::name(size_t i) const noexcept {

@@ -75,6 +75,11 @@ public:
     // The text must outlive the tree. Any JSON value is a document. Errc::bad_json, naming
     // the line and column, for a syntax error, invalid UTF-8 or nesting past kMaxDepth.
     static Result<JsonTree> parse(std::string_view text);
+    // As parse, for a reader of one kind of document that reads no deeper than the members of
+    // the top-level object (json_doc.hpp): an empty text is "empty document; expected
+    // <expected>", and only the top-level object's member names are held to differ in more
+    // than case.
+    static Result<JsonTree> parse_flat(std::string_view text, std::string_view expected);
     // Values one after another, separated by white space or by nothing (JSON lines, or
     // several documents in one stream): the root is an array of them, each item's where()
     // and source() in the text. At least one value.
@@ -100,5 +105,21 @@ private:
     std::vector<uint32_t> kids_;
     std::deque<std::string> decoded_;  // strings that held escapes; elements never move
 };
+
+// The accessors a reader calls for every value, inline.
+inline JsonKind JsonValue::kind() const noexcept { return tree_->nodes_[index_].kind; }
+
+inline std::string_view JsonValue::text() const noexcept { return tree_->nodes_[index_].text; }
+
+inline size_t JsonValue::size() const noexcept {
+    const JsonTree::Node& n = tree_->nodes_[index_];
+    return n.kind == JsonKind::array || n.kind == JsonKind::object ? n.count : 0;
+}
+
+inline JsonValue JsonValue::operator[](size_t i) const noexcept {
+    const JsonTree::Node& n = tree_->nodes_[index_];
+    MPT_ASSERT(i < n.count);
+    return {tree_, tree_->kids_[n.first + i]};
+}
 
 }  // namespace mpt

@@ -1,6 +1,6 @@
 // The rows a StackTrie hands its sink, kept for a trie file written whole (bulk_build.cpp,
-// state_spill.cpp): in memory, or past a budget in runs put in path order on disk. Internal
-// to lib/mpt/ops/.
+// spilled_build.cpp, state_spill.cpp): in memory, or past a budget in runs put in path order on
+// disk. Internal to lib/mpt/ops/.
 //
 // Thread safety: an object is used by one thread at a time.
 #pragma once

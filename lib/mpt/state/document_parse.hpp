@@ -166,16 +166,7 @@ private:
 
     // REQUIRES: p_ at a string. Its content: a view into the text when it has no escapes,
     // else into scratch_ (valid until the next string).
-    Result<std::string_view> string_view_value() {
-        const char* s = p_ + 1;
-        const char* q = json_detail::scan_plain(s, end_);
-        if (q != end_ && *q == '"') {
-            p_ = q + 1;
-            return std::string_view(s, static_cast<size_t>(q - s));
-        }
-        MPT_RETURN_IF_ERROR(lex_string());
-        return std::string_view(scratch_);
-    }
+    Result<std::string_view> string_view_value() { return string_content(); }
 
     Result<std::string_view> string_field(std::string_view label, std::string_view field) {
         if (peek() != '"') return field_error(p_, label, field, "not a string");
