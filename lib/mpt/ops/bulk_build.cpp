@@ -20,6 +20,7 @@ namespace {
 
 using build_detail::kNotThisWay;
 using build_detail::Overlapped;
+using build_detail::PartRows;
 using build_detail::PartRowsOf;
 using build_detail::PreimageRecords;
 using build_detail::RowBuffer;
@@ -28,67 +29,6 @@ using build_detail::SplitHash;
 using build_detail::SplitHasher;
 using build_detail::write_trie_file;
 using build_detail::write_while_hashing;
-
-// Keeps the rows the builder hashes, by part (stack_trie_root), and puts each part in path
-// order on the thread that built it.
-class PartRows : public PartSinks {
-public:
-    // For pairs of pair_bytes in all, split among the 16 parts when split.
-    PartRows(const BuildOptions& o, size_t pairs, size_t pair_bytes, bool split)
-        : o_(o), pairs_(pairs) {
-        // Room for what the rows of 32-byte keys and values take (1.36 rows a pair, 1.93
-        // bytes of path and rlp for each byte of the pairs), and a quarter more for parts of
-        // uneven size. A part that needs more grows.
-        const size_t parts = split ? kTopPart : 1;
-        const size_t rows = pairs * 14 / 10 * 5 / 4 / parts;
-        const size_t bytes = pair_bytes * 2 * 5 / 4 / parts;
-        if (!split) {
-            parts_[kTopPart].reserve(rows, bytes);
-            return;
-        }
-        for (size_t v = 0; v < kTopPart; ++v) parts_[v].reserve(rows, bytes);
-    }
-
-    NodeSink* part(size_t v) override { return &parts_[v]; }
-    void done(size_t v) override {
-        // A part is done again when a split build falls back to one thread (after an
-        // error), with no rows added: its order stands, and may be being read.
-        if (parts_[v].order.size() != parts_[v].refs.size()) parts_[v].order_by_path();
-        if (on_done_) on_done_(v);
-    }
-    // Called on the building thread after done(v) has put part v in path order.
-    void on_done(std::function<void(size_t)> f) { on_done_ = std::move(f); }
-    const RowBuffer& rows_of(size_t v) const noexcept { return parts_[v]; }
-    void advanced() override {
-        if (!o_.progress) return;
-        std::lock_guard<std::mutex> lock(progress_mutex_);
-        added_ += kProgressPairs;
-        o_.progress(std::min(added_, pairs_), pairs_);
-    }
-
-    size_t rows() const noexcept {
-        size_t n = 0;
-        for (const RowBuffer& p : parts_) n += p.order.size();
-        return n;
-    }
-
-    // Calls f(path, rlp) for every row in path order: the top part's rows come before the
-    // rest, whose paths they begin, and part v's before part v + 1's.
-    template <typename F>
-    Status for_each(F&& f) const {
-        MPT_RETURN_IF_ERROR(parts_[kTopPart].for_each(f));
-        for (size_t v = 0; v < kTopPart; ++v) MPT_RETURN_IF_ERROR(parts_[v].for_each(f));
-        return {};
-    }
-
-private:
-    std::array<RowBuffer, kTopPart + 1> parts_;
-    std::function<void(size_t)> on_done_;
-    const BuildOptions& o_;
-    size_t pairs_;
-    std::mutex progress_mutex_;
-    size_t added_ = 0;
-};
 
 // More than what the rows of a trie of pairs take in memory: for 1M pairs of 32-byte keys and
 // values, 1.36M rows of 124 MB with a 16-byte reference and 8 bytes for their order each,
@@ -187,7 +127,8 @@ Result<std::optional<BuildResult>> write_new_file(WholeFile& file, const KvInput
     for (const KvPair& p : sorted.pairs) pair_bytes += p.key.size() + p.value.size();
     if (row_memory(sorted.pairs.size(), pair_bytes) > memory_limit(o)) return kNotThisWay;
     const bool split = o.threads > 1 && sorted.pairs.size() >= kParallelRootMinPairs;
-    PartRows rows(o, sorted.pairs.size(), pair_bytes, split);
+    PartRows rows(o.progress, sorted.pairs.size());
+    rows.reserve(pair_bytes, split);
     const std::vector<Preimage> preimage_items =
         o.secure && o.preimages ? secure_preimages(input, sorted) : std::vector<Preimage>();
     const PreimageRecords preimages =

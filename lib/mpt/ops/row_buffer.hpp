@@ -12,6 +12,9 @@
 #include <mpt/sort/spill.hpp>
 #include <mpt/trie/stack_trie.hpp>
 
+#include <array>
+#include <functional>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -142,6 +145,71 @@ private:
     std::vector<RunFile> runs_;
     size_t rows_ = 0;
     Status status_;
+};
+
+// Keeps the rows the builder hashes, by part (stack_trie_root), and puts each part in path
+// order on the thread that built it: the rows of a key/value build (bulk_build.cpp) and of a
+// state build's account trie (state_bulk.cpp).
+class PartRows : public PartSinks {
+public:
+    // progress(done, pairs) is called as the parts advance (when set).
+    PartRows(const std::function<void(size_t, size_t)>& progress, size_t pairs)
+        : progress_(progress), pairs_(pairs) {}
+
+    // Room for the rows of pairs of pair_bytes in all, split among the 16 parts when split.
+    void reserve(size_t pair_bytes, bool split) {
+        // Room for what the rows of 32-byte keys and values take (1.36 rows a pair, 1.93
+        // bytes of path and rlp for each byte of the pairs), and a quarter more for parts of
+        // uneven size. A part that needs more grows.
+        const size_t parts = split ? kTopPart : 1;
+        const size_t rows = pairs_ * 14 / 10 * 5 / 4 / parts;
+        const size_t bytes = pair_bytes * 2 * 5 / 4 / parts;
+        if (!split) {
+            parts_[kTopPart].reserve(rows, bytes);
+            return;
+        }
+        for (size_t v = 0; v < kTopPart; ++v) parts_[v].reserve(rows, bytes);
+    }
+
+    NodeSink* part(size_t v) override { return &parts_[v]; }
+    void done(size_t v) override {
+        // A part is done again when a split build falls back to one thread (after an
+        // error), with no rows added: its order stands, and may be being read.
+        if (parts_[v].order.size() != parts_[v].refs.size()) parts_[v].order_by_path();
+        if (on_done_) on_done_(v);
+    }
+    // Called on the building thread after done(v) has put part v in path order.
+    void on_done(std::function<void(size_t)> f) { on_done_ = std::move(f); }
+    const RowBuffer& rows_of(size_t v) const noexcept { return parts_[v]; }
+    void advanced() override {
+        if (!progress_) return;
+        std::lock_guard<std::mutex> lock(progress_mutex_);
+        added_ += kProgressPairs;
+        progress_(std::min(added_, pairs_), pairs_);
+    }
+
+    size_t rows() const noexcept {
+        size_t n = 0;
+        for (const RowBuffer& p : parts_) n += p.order.size();
+        return n;
+    }
+
+    // Calls f(path, rlp) for every row in path order: the top part's rows come before the
+    // rest, whose paths they begin, and part v's before part v + 1's.
+    template <typename F>
+    Status for_each(F&& f) const {
+        MPT_RETURN_IF_ERROR(parts_[kTopPart].for_each(f));
+        for (size_t v = 0; v < kTopPart; ++v) MPT_RETURN_IF_ERROR(parts_[v].for_each(f));
+        return {};
+    }
+
+private:
+    std::array<RowBuffer, kTopPart + 1> parts_;
+    std::function<void(size_t)> on_done_;
+    const std::function<void(size_t, size_t)>& progress_;
+    size_t pairs_;
+    std::mutex progress_mutex_;
+    size_t added_ = 0;
 };
 
 }  // namespace mpt::build_detail

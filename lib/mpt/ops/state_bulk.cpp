@@ -1,6 +1,7 @@
 // build_new_state_file: a state into a new file, written whole (store/whole_file.hpp).
 #include <mpt/core/hex.hpp>
 #include <mpt/ops/path_order.hpp>
+#include <mpt/ops/row_buffer.hpp>
 #include <mpt/ops/state_file.hpp>
 #include <mpt/store/btree_writer.hpp>
 #include <mpt/store/file_image.hpp>
@@ -23,6 +24,8 @@
 
 namespace mpt {
 namespace {
+
+using build_detail::PartRows;
 
 // The rows of one trie as the builder hashes them, kept to be written in path order.
 struct TrieRows : NodeSink {
@@ -82,68 +85,6 @@ bool preimage_less(const PreimageRef& x, const PreimageRef& y) noexcept {
 
 // An account's RLP is at most 1 + 2 (list header) + 9 (nonce) + 33 (balance) + 2 * 33.
 constexpr size_t kAccountStride = 112;
-
-// The rows of the account trie by part of stack_trie_root, each part's put in path order on
-// the thread that built it.
-class AccountParts : public PartSinks {
-public:
-    AccountParts(const std::function<void(size_t, size_t)>& progress, size_t accounts)
-        : progress_(progress), accounts_(accounts) {
-        for (Part& p : parts_) {
-            p.sink.data = &p.data;
-            p.sink.refs = &p.refs;
-        }
-    }
-
-    NodeSink* part(size_t v) override { return &parts_[v].sink; }
-    void done(size_t v) override {
-        Part& p = parts_[v];
-        std::vector<uint32_t> order;
-        std::vector<TrieRows::Ref> scratch;
-        put_in_path_order(p.data, p.refs, 0, p.refs.size(), order, scratch);
-    }
-    void advanced() override {
-        if (!progress_) return;
-        const std::lock_guard<std::mutex> lock(mutex_);
-        added_ += kProgressPairs;
-        progress_(std::min(added_, accounts_), accounts_);
-    }
-
-    size_t rows() const noexcept {
-        size_t n = 0;
-        for (const Part& p : parts_) n += p.refs.size();
-        return n;
-    }
-
-    // f(path, rlp) for every row in path order: the top part's rows begin the paths of the
-    // others', and part v's come before part v + 1's.
-    template <typename F>
-    Status for_each(F&& f) const {
-        MPT_RETURN_IF_ERROR(for_each_of(parts_[kTopPart], f));
-        for (size_t v = 0; v < kTopPart; ++v) MPT_RETURN_IF_ERROR(for_each_of(parts_[v], f));
-        return {};
-    }
-
-private:
-    struct Part {
-        bytes data;
-        std::vector<TrieRows::Ref> refs;
-        TrieRows sink;
-    };
-    template <typename F>
-    static Status for_each_of(const Part& p, F& f) {
-        for (const TrieRows::Ref& r : p.refs) {
-            MPT_RETURN_IF_ERROR(f(path_of(p.data, r), rlp_of(p.data, r)));
-        }
-        return {};
-    }
-
-    std::array<Part, kTopPart + 1> parts_;
-    const std::function<void(size_t, size_t)>& progress_;
-    size_t accounts_;
-    std::mutex mutex_;
-    size_t added_ = 0;
-};
 
 // The storage tries of accounts [begin, end) of order, built on one thread: rows in one
 // arena, each trie's in path order; roots[i] set for each account i with storage; the slots'
@@ -216,7 +157,7 @@ struct StorageChunk {
 // The nodes table's b-tree of a new state file, in (trie, path) order: the account trie's rows,
 // then each storage trie's, as ids were given in the order of tries. What it reads and record
 // (scratch) must outlive the tree's writing.
-WholeFileTree nodes_tree(const StateImage& image, const AccountParts& accounts,
+WholeFileTree nodes_tree(const StateImage& image, const PartRows& accounts,
                          const std::vector<TrieRows>& tries, bytes& record) {
     WholeFileTree tree;
     tree.root_page = image.image.nodes_root;
@@ -332,7 +273,7 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         }
         sort_codes(codes);
         result.codes = codes.size();
-        AccountParts account_parts(o.progress, order.size());
+        PartRows account_parts(o.progress, order.size());
         MPT_TRY(tries[0].root, stack_trie_root(pairs, std::max(o.threads, 1u),
                                                kParallelRootMinPairs, &account_parts));
         result.root = tries[0].root;
