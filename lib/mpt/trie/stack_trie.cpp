@@ -105,6 +105,43 @@ void StackTrie::hash_deferred(Frame& f) {
     f.deferred = 0;
 }
 
+bool StackTrie::encode_closed(Frame& f) {
+    if (f.deferred != 0) hash_deferred(f);
+    enc_.clear();
+    encode_branch(enc_, f.children.data(), f.value);
+    if (enc_.size() < 32) return false;
+    if (sink_ != nullptr) {
+        path_buf_.clear();
+        append_unpacked(path_buf_, pending_path().sub(0, f.depth));
+        sink_->put(path_buf_, enc_);
+    }
+    return true;
+}
+
+void StackTrie::defer_or_place(Frame& parent, uint8_t slot, bool deferred) {
+    if (!deferred) {
+        parent.children[slot] = NodeRef::of(enc_);
+        return;
+    }
+    const size_t at = parent.leaves.size();
+    parent.leaves.insert(parent.leaves.end(), enc_.begin(), enc_.end());
+    parent.leaf_at[slot] = static_cast<uint32_t>(at);
+    parent.leaf_size[slot] = static_cast<uint32_t>(enc_.size());
+    parent.deferred |= 1u << slot;
+}
+
+void StackTrie::close_into(Frame& f, Frame& parent) {
+    const uint8_t slot = pending_path()[parent.depth];
+    if (f.depth == parent.depth + 1) {
+        // Right below the parent: hashed with its siblings when the parent is encoded.
+        const bool deferred = encode_closed(f);
+        defer_or_place(parent, slot, deferred);
+        return;
+    }
+    const size_t depth = f.depth;
+    parent.children[slot] = wrap(branch_ref(f, false), parent.depth + 1, depth, false);
+}
+
 NodeRef StackTrie::branch_ref(Frame& f, bool root) {
     if (f.deferred != 0) hash_deferred(f);
     enc_.clear();
@@ -158,16 +195,20 @@ Status StackTrie::add_pair(bytes_view key, bytes_view value, bool copy) {
         // Every frame deeper than c is complete: no later key can fall into it.
         while (frames_[open_ - 1].depth > c) {
             Frame& f = frames_[--open_];
-            const size_t depth = f.depth;
-            const NodeRef ref = branch_ref(f, false);
             if (open_ > 0 && frames_[open_ - 1].depth >= c) {
-                Frame& parent = frames_[open_ - 1];
-                parent.children[p[parent.depth]] = wrap(ref, parent.depth + 1, depth, false);
+                close_into(f, frames_[open_ - 1]);
             } else {
-                // The frame at c is new. Reading p[c] before push_frame is safe: p is unchanged.
+                // The frame at c is new: f is encoded before push_frame, which may move the
+                // frames. Reading p[c] first is safe: p is unchanged.
                 const uint8_t slot = p[c];
-                const NodeRef wrapped = wrap(ref, c + 1, depth, false);
-                push_frame(c).children[slot] = wrapped;
+                const size_t depth = f.depth;
+                if (depth == c + 1) {
+                    const bool deferred = encode_closed(f);
+                    defer_or_place(push_frame(c), slot, deferred);
+                } else {
+                    const NodeRef wrapped = wrap(branch_ref(f, false), c + 1, depth, false);
+                    push_frame(c).children[slot] = wrapped;
+                }
             }
         }
     }
@@ -189,10 +230,7 @@ NodeRef StackTrie::finish_top(bool root) {
         place_pending(frames_[open_ - 1]);
         while (open_ > 1) {
             Frame& f = frames_[--open_];
-            const size_t depth = f.depth;
-            const NodeRef ref = branch_ref(f, false);
-            Frame& parent = frames_[open_ - 1];
-            parent.children[p[parent.depth]] = wrap(ref, parent.depth + 1, depth, false);
+            close_into(f, frames_[open_ - 1]);
         }
         Frame& bottom = frames_[--open_];
         if (bottom.depth == top_) {

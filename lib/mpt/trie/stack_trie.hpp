@@ -55,9 +55,10 @@ private:
         size_t depth = 0;
         std::array<NodeRef, 16> children{};
         bytes value;
-        // The leaves placed here of 32 bytes or more wait to be hashed together when the
-        // branch is encoded (keccak256_batch): bit v of deferred says that children[v] is
-        // the leaf leaves[leaf_at[v], leaf_at[v] + leaf_size[v]).
+        // The leaves placed here and the branches closed right below, of 32 bytes or more,
+        // wait to be hashed together when the branch is encoded (keccak256_batch): bit v of
+        // deferred says that children[v] is the node leaves[leaf_at[v], leaf_at[v] +
+        // leaf_size[v]).
         uint32_t deferred = 0;
         std::array<uint32_t, 16> leaf_at{};
         std::array<uint32_t, 16> leaf_size{};
@@ -70,6 +71,16 @@ private:
     void place_pending(Frame& f);
     NodeRef branch_ref(Frame& f, bool root);
     void hash_deferred(Frame& f);
+    // Closes f, a complete frame whose parent frame is parent: right below the parent, f's
+    // branch is encoded (encode_closed) and waits to be hashed with its siblings
+    // (defer_or_place); deeper, it is hashed now and wrapped in an extension.
+    void close_into(Frame& f, Frame& parent);
+    // Encodes f's branch into enc_, handing it to the sink when it is hashed (32 bytes or
+    // more: true); its hash waits for its parent.
+    bool encode_closed(Frame& f);
+    // Makes enc_ child slot of parent: deferred (hashed with the parent's other deferred
+    // children when the parent is encoded), or embedded.
+    void defer_or_place(Frame& parent, uint8_t slot, bool deferred);
     // The reference to node sitting at depth `to`, seen from depth `from` (an extension
     // over the pending key's nibbles [from, to) when they differ).
     NodeRef wrap(NodeRef child, size_t from, size_t to, bool root);
