@@ -290,18 +290,15 @@ Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
 
 Status verify_root_row(OpenTrie& t) {
     if (t.info.root == kEmptyRoot) return {};
-    MPT_TRY(const bytes_view row, t.reader->read({}));
-    const auto root_error = [&](Errc code, std::string detail) {
-        Error e = node_error(code, *t.reader, {}, std::move(detail));
-        e.file = t.store->path();
-        return e;
-    };
-    if (row.empty()) return root_error(Errc::storage_missing_node, {});
-    if (keccak256(row) != t.info.root) {
-        return root_error(Errc::storage_hash_mismatch,
-                          "the root row's hash is not the stored root");
+    // The one check of a stored node against the hash that names it (load_verified).
+    auto root = load_verified(*t.reader, {}, t.info.root);
+    if (root) return {};
+    Error e = std::move(root).error();
+    if (e.code == Errc::storage_hash_mismatch) {
+        e.detail = "the root row's hash is not the stored root";
     }
-    return {};
+    e.file = t.store->path();
+    return e;
 }
 
 bytes OpenTrie::trie_key(bytes_view key, bool key_hashed) const {
