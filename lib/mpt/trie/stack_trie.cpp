@@ -52,14 +52,17 @@ StackTrie::Frame& StackTrie::push_frame(size_t depth) {
     return f;
 }
 
+void StackTrie::to_sink(size_t path_len, bytes_view rlp) {
+    if (sink_ == nullptr) return;
+    path_buf_.clear();
+    append_unpacked(path_buf_, pending_path().sub(0, path_len));
+    sink_->put(path_buf_, rlp);
+}
+
 NodeRef StackTrie::finalize(size_t path_len, bool root) {
     if (enc_.size() < 32 && !root) return NodeRef::of(enc_);
     const NodeRef ref = NodeRef::from_hash(keccak256(enc_));
-    if (sink_ != nullptr) {
-        path_buf_.clear();
-        append_unpacked(path_buf_, pending_path().sub(0, path_len));
-        sink_->put(path_buf_, enc_);
-    }
+    to_sink(path_len, enc_);
     return ref;
 }
 
@@ -80,14 +83,8 @@ void StackTrie::place_pending(Frame& f) {
         f.leaves.resize(at);
         return;
     }
-    if (sink_ != nullptr) {
-        path_buf_.clear();
-        append_unpacked(path_buf_, p.sub(0, f.depth + 1));
-        sink_->put(path_buf_, leaf);
-    }
-    f.leaf_at[v] = static_cast<uint32_t>(at);
-    f.leaf_size[v] = static_cast<uint32_t>(leaf.size());
-    f.deferred |= 1u << v;
+    to_sink(f.depth + 1, leaf);
+    defer(f, v, at, leaf.size());
 }
 
 void StackTrie::hash_deferred(Frame& f) {
@@ -105,47 +102,42 @@ void StackTrie::hash_deferred(Frame& f) {
     f.deferred = 0;
 }
 
-bool StackTrie::encode_closed(Frame& f) {
+void StackTrie::defer(Frame& f, uint8_t slot, size_t at, size_t size) {
+    f.leaf_at[slot] = static_cast<uint32_t>(at);
+    f.leaf_size[slot] = static_cast<uint32_t>(size);
+    f.deferred |= 1u << slot;
+}
+
+void StackTrie::encode_frame(Frame& f) {
     if (f.deferred != 0) hash_deferred(f);
     enc_.clear();
     encode_branch(enc_, f.children.data(), f.value);
-    if (enc_.size() < 32) return false;
-    if (sink_ != nullptr) {
-        path_buf_.clear();
-        append_unpacked(path_buf_, pending_path().sub(0, f.depth));
-        sink_->put(path_buf_, enc_);
-    }
-    return true;
 }
 
-void StackTrie::defer_or_place(Frame& parent, uint8_t slot, bool deferred) {
-    if (!deferred) {
-        parent.children[slot] = NodeRef::of(enc_);
+StackTrie::Closed StackTrie::close(Frame& f, size_t parent_depth) {
+    if (f.depth != parent_depth + 1) {
+        // Under an extension, which needs the branch's hash now.
+        const size_t depth = f.depth;
+        return {wrap(branch_ref(f, false), parent_depth + 1, depth, false), false};
+    }
+    encode_frame(f);
+    if (enc_.size() < 32) return {NodeRef::of(enc_), false};
+    to_sink(f.depth, enc_);
+    return {NodeRef{}, true};
+}
+
+void StackTrie::place(Frame& parent, uint8_t slot, const Closed& child) {
+    if (!child.deferred) {
+        parent.children[slot] = child.ref;
         return;
     }
     const size_t at = parent.leaves.size();
     parent.leaves.insert(parent.leaves.end(), enc_.begin(), enc_.end());
-    parent.leaf_at[slot] = static_cast<uint32_t>(at);
-    parent.leaf_size[slot] = static_cast<uint32_t>(enc_.size());
-    parent.deferred |= 1u << slot;
-}
-
-void StackTrie::close_into(Frame& f, Frame& parent) {
-    const uint8_t slot = pending_path()[parent.depth];
-    if (f.depth == parent.depth + 1) {
-        // Right below the parent: hashed with its siblings when the parent is encoded.
-        const bool deferred = encode_closed(f);
-        defer_or_place(parent, slot, deferred);
-        return;
-    }
-    const size_t depth = f.depth;
-    parent.children[slot] = wrap(branch_ref(f, false), parent.depth + 1, depth, false);
+    defer(parent, slot, at, enc_.size());
 }
 
 NodeRef StackTrie::branch_ref(Frame& f, bool root) {
-    if (f.deferred != 0) hash_deferred(f);
-    enc_.clear();
-    encode_branch(enc_, f.children.data(), f.value);
+    encode_frame(f);
     return finalize(f.depth, root);
 }
 
@@ -196,19 +188,14 @@ Status StackTrie::add_pair(bytes_view key, bytes_view value, bool copy) {
         while (frames_[open_ - 1].depth > c) {
             Frame& f = frames_[--open_];
             if (open_ > 0 && frames_[open_ - 1].depth >= c) {
-                close_into(f, frames_[open_ - 1]);
+                Frame& parent = frames_[open_ - 1];
+                place(parent, p[parent.depth], close(f, parent.depth));
             } else {
-                // The frame at c is new: f is encoded before push_frame, which may move the
-                // frames. Reading p[c] first is safe: p is unchanged.
+                // The frame at c is new: f is closed before push_frame, which reuses its
+                // place. Reading p[c] first is safe: p is unchanged.
                 const uint8_t slot = p[c];
-                const size_t depth = f.depth;
-                if (depth == c + 1) {
-                    const bool deferred = encode_closed(f);
-                    defer_or_place(push_frame(c), slot, deferred);
-                } else {
-                    const NodeRef wrapped = wrap(branch_ref(f, false), c + 1, depth, false);
-                    push_frame(c).children[slot] = wrapped;
-                }
+                const Closed child = close(f, c);
+                place(push_frame(c), slot, child);
             }
         }
     }
@@ -230,7 +217,8 @@ NodeRef StackTrie::finish_top(bool root) {
         place_pending(frames_[open_ - 1]);
         while (open_ > 1) {
             Frame& f = frames_[--open_];
-            close_into(f, frames_[open_ - 1]);
+            Frame& parent = frames_[open_ - 1];
+            place(parent, p[parent.depth], close(f, parent.depth));
         }
         Frame& bottom = frames_[--open_];
         if (bottom.depth == top_) {

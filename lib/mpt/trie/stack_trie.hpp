@@ -71,16 +71,25 @@ private:
     void place_pending(Frame& f);
     NodeRef branch_ref(Frame& f, bool root);
     void hash_deferred(Frame& f);
-    // Closes f, a complete frame whose parent frame is parent: right below the parent, f's
-    // branch is encoded (encode_closed) and waits to be hashed with its siblings
-    // (defer_or_place); deeper, it is hashed now and wrapped in an extension.
-    void close_into(Frame& f, Frame& parent);
-    // Encodes f's branch into enc_, handing it to the sink when it is hashed (32 bytes or
-    // more: true); its hash waits for its parent.
-    bool encode_closed(Frame& f);
-    // Makes enc_ child slot of parent: deferred (hashed with the parent's other deferred
-    // children when the parent is encoded), or embedded.
-    void defer_or_place(Frame& parent, uint8_t slot, bool deferred);
+    // A complete frame as its parent's child: ref, or, when deferred, the branch in enc_,
+    // handed to the sink and waiting to be hashed with its siblings.
+    struct Closed {
+        NodeRef ref;
+        bool deferred = false;
+    };
+    // Closes f, complete, as the child of a frame at parent_depth: right below it, f's branch
+    // is encoded and deferred (or embedded); deeper, it is hashed now and wrapped in an
+    // extension. enc_ holds a deferred branch until place.
+    Closed close(Frame& f, size_t parent_depth);
+    // Makes child slot `slot` of parent.
+    void place(Frame& parent, uint8_t slot, const Closed& child);
+    // Notes that children[slot] of f is the node f.leaves[at, at + size), to be hashed when
+    // f's branch is encoded.
+    void defer(Frame& f, uint8_t slot, size_t at, size_t size);
+    // f's branch into enc_, its deferred children hashed first.
+    void encode_frame(Frame& f);
+    // Hands the sink (if any) rlp at the first path_len nibbles of the pending key.
+    void to_sink(size_t path_len, bytes_view rlp);
     // The reference to node sitting at depth `to`, seen from depth `from` (an extension
     // over the pending key's nibbles [from, to) when they differ).
     NodeRef wrap(NodeRef child, size_t from, size_t to, bool root);
