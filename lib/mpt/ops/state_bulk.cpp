@@ -9,7 +9,6 @@
 #include <mpt/trie/stack_trie.hpp>
 #include <mpt/trie/task_pool.hpp>
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -225,8 +224,7 @@ WholeFileTree preimages_tree(uint32_t root_page, const std::vector<PreimageRef>&
 Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& path,
                                                              const StateDoc& doc,
                                                              const StateBuildOptions& o) {
-    struct stat st {};
-    if (path.empty() || ::lstat(path.c_str(), &st) == 0) return std::optional<StateBuildResult>{};
+    if (!WholeFile::may_create(path)) return std::optional<StateBuildResult>{};
     try {
         MPT_TRY(const std::vector<const StateAccount*> order, sorted_state_accounts(doc));
         // The storage tries first, in chunks of accounts on threads of their own; then the

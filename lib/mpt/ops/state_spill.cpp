@@ -10,8 +10,6 @@
 #include <mpt/trie/stack_trie.hpp>
 #include <mpt/trie/task_pool.hpp>
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -516,8 +514,7 @@ Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const st
                                                                         const SpillOptions& spill,
                                                                         size_t row_bytes) {
     using Out = std::optional<StreamedStateBuild>;
-    struct stat st {};
-    if (path.empty() || ::lstat(path.c_str(), &st) == 0) return Out{};
+    if (!WholeFile::may_create(path)) return Out{};
     SpillFiles files(spill);
     SpillingPairSorter sorter(files);
     // The slots' preimages, by hash, each once: a sort of their own (the same slot in many

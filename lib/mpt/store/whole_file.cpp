@@ -113,14 +113,17 @@ private:
     std::vector<Patch> patches_;
 };
 
-Result<std::optional<WholeFile>> WholeFile::create(const std::string& path) {
+bool WholeFile::may_create(const std::string& path) {
     struct stat st {};
-    if (path.empty() || ::lstat(path.c_str(), &st) == 0 || errno != ENOENT) {
-        return std::optional<WholeFile>();
-    }
+    if (path.empty() || ::lstat(path.c_str(), &st) == 0 || errno != ENOENT) return false;
     for (const char* side : {"-journal", "-wal"}) {
-        if (::lstat((path + side).c_str(), &st) == 0) return std::optional<WholeFile>();
+        if (::lstat((path + side).c_str(), &st) == 0) return false;
     }
+    return true;
+}
+
+Result<std::optional<WholeFile>> WholeFile::create(const std::string& path) {
+    if (!may_create(path)) return std::optional<WholeFile>();
     std::filesystem::path dir = std::filesystem::path(path).parent_path();
     if (dir.empty()) dir = ".";
     const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);

@@ -45,6 +45,9 @@ public:
     // the new file), or the file system cannot make unnamed files. Errors: out of
     // descriptors or memory (the process's limit, not the folder's).
     static Result<std::optional<WholeFile>> create(const std::string& path);
+    // Whether create may make path (the first half of its answer, without the unnamed file):
+    // for a caller that would otherwise do its work only to be told no.
+    static bool may_create(const std::string& path);
 
     WholeFile(WholeFile&& other) noexcept;
     WholeFile& operator=(WholeFile&&) = delete;
