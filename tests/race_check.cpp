@@ -1,7 +1,8 @@
 // The multi-threaded builders on the same input as one thread: parse_kv in two halves, kv_root
 // (split by first nibble, and its gathering fallback), stack_trie_root with sinks, a new trie file
 // written whole (its rows written as the parts are hashed), and both from a spilling sort whose
-// runs are written while the next is filled; and the streamed state root on threads. Meant for a
+// runs are written while the next is filled; the streamed state root on threads; and a
+// witness's tries walked on threads while its changes are applied beside them. Meant for a
 // ThreadSanitizer build (MPT_SANITIZE_THREAD), where any data race ends the run with a report; in
 // any build, a root that differs from one thread's fails it.
 //
@@ -11,7 +12,12 @@
 #include <mpt/ops/bulk_build.hpp>
 #include <mpt/ops/kv_root.hpp>
 #include <mpt/ops/state_spill.hpp>
+#include <mpt/state/account.hpp>
+#include <mpt/state/changes.hpp>
 #include <mpt/trie/stack_trie.hpp>
+#include <mpt/trie/trie.hpp>
+#include <mpt/witness/apply.hpp>
+#include <mpt/witness/check.hpp>
 
 #include <unistd.h>
 
@@ -19,6 +25,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 using namespace mpt;
@@ -168,9 +175,82 @@ void check_state() {
     std::filesystem::remove_all(dir);
 }
 
+// The rows of a trie of pairs, appended to nodes; its root.
+Hash256 trie_rows(const std::map<bytes, bytes>& pairs, std::vector<bytes>& nodes) {
+    Trie t;
+    for (const auto& [k, v] : pairs) expect(t.put(k, v).ok(), "a put");
+    auto batch = t.commit();
+    expect(batch.ok(), "a commit");
+    if (!batch) return kEmptyRoot;
+    for (const auto row : batch->puts) nodes.emplace_back(row.rlp.begin(), row.rlp.end());
+    return batch->root;
+}
+
+U256 word(uint64_t v) {
+    U256 w{};
+    for (int i = 0; i < 8; ++i) w[31 - i] = static_cast<uint8_t>(v >> (8 * i));
+    return w;
+}
+
+// A witness of every node of 3,000 accounts, every third with one of three storage tries
+// (walkers on several threads reach the same nodes), and its keys: each account, and the
+// slots of the ones with storage. Checked with changes to a tenth of the accounts (the walk
+// on threads, the changes applied beside it), the counts and the root after the changes must
+// be what the tries and a plain apply give.
+void check_witness_walk() {
+    Witness w;
+    Hash256 storage_roots[3];
+    for (uint64_t s = 0; s < 3; ++s) {
+        std::map<bytes, bytes> slots;
+        for (uint64_t k = 0; k < 50 * (s + 1); ++k) {
+            const Hash256 key = keccak256(word(k));
+            bytes v;
+            encode_storage_value(v, word(k + s + 1));
+            slots[bytes(key.begin(), key.end())] = v;
+        }
+        storage_roots[s] = trie_rows(slots, w.state);
+    }
+    std::map<bytes, bytes> accounts;
+    std::string changes = "{";
+    for (uint64_t i = 0; i < 3000; ++i) {
+        const Hash256 h = keccak256(word(i));
+        const bytes address(h.begin(), h.begin() + 20);
+        Account a;
+        a.nonce = i + 1;
+        w.keys.push_back(address);
+        if (i % 3 == 0) {
+            a.storage_root = storage_roots[i % 9 / 3];
+            for (uint64_t k = 0; k < 3; ++k) w.keys.emplace_back(word(k).begin(), word(k).end());
+        }
+        bytes v;
+        encode_account(v, a);
+        const Hash256 key = keccak256(address);
+        accounts[bytes(key.begin(), key.end())] = v;
+        if (i % 10 != 0) continue;
+        changes += (changes.size() == 1 ? "\"" : ",\"") + to_hex(address) + "\": ";
+        changes +=
+            i % 100 == 0 ? "null" : "{\"balance\": \"0x7\", \"storage\": {\"0x1\": \"0x0\"}}";
+    }
+    changes += "}";
+    const Hash256 root = trie_rows(accounts, w.state);
+    auto doc = parse_changes_document(changes);
+    expect(doc.ok(), "a changes document");
+    if (!doc) return;
+    const WitnessCheck c = check_witness(w, root, &*doc);
+    expect(c.accounts == 3000 && c.storage_tries == 3 && c.slots == 300,
+           "a witness walked on threads: every account, storage trie and slot");
+    expect(c.reached == w.state.size() && c.superfluous.empty() && c.unresolved() == 0,
+           "a witness walked on threads: every node reached, every key resolved");
+    WitnessTries tries(w);
+    auto applied = apply_changes(tries, root, *doc);
+    expect(applied.ok() && c.post_root == applied->root,
+           "a witness's changes applied beside the walk: the root of a plain apply");
+}
+
 }  // namespace
 
 int main() {
+    check_witness_walk();
     check_state();
     check("100000 pairs", document(100000, -1, false));
     check("10000 pairs and the empty key", document(10000, -1, true));

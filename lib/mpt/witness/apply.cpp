@@ -17,39 +17,52 @@ public:
         : owner_(owner), name_(std::move(name)), root_(root) {}
 
     Result<bytes_view> read(bytes_view path) override {
-        bytes_view rlp;
-        if (!find(root_, rlp)) return bytes_view{};
-        size_t at = 0;
-        bool hashed = true;  // rlp is a node of its own (a row), not one embedded in its parent
-        while (at < path.size()) {
-            const auto v = decode_node(rlp);
+        // The trie reads a node after the nodes above it: the walk resumes from the deepest
+        // node of the last one whose path starts this path.
+        size_t common = 0;
+        while (common < path.size() && common < last_.size() && path[common] == last_[common]) {
+            ++common;
+        }
+        size_t keep = 0;
+        while (keep < trail_.size() && trail_[keep].at <= common) ++keep;
+        trail_.resize(keep);
+        last_.assign(path.begin(), path.end());
+        if (trail_.empty()) {
+            bytes_view root;
+            if (!find(root_, root)) return bytes_view{};
+            trail_.push_back({0, root, true});
+        }
+        Step s = trail_.back();
+        while (s.at < path.size()) {
+            const auto v = decode_node(s.rlp);
             if (!v) return bytes_view{};  // the reader above finds it undecodable first
             bytes_view child;
             if (v->kind == NodeView::Kind::branch) {
-                child = v->children[path[at] & 0xf];
-                ++at;
+                child = v->children[path[s.at] & 0xf];
+                ++s.at;
             } else if (v->kind == NodeView::Kind::extension) {
                 const NibbleView p = v->path;
-                if (path.size() - at < p.size()) return bytes_view{};
+                if (path.size() - s.at < p.size()) return bytes_view{};
                 for (size_t i = 0; i < p.size(); ++i) {
-                    if (path[at + i] != p[i]) return bytes_view{};
+                    if (path[s.at + i] != p[i]) return bytes_view{};
                 }
-                at += p.size();
+                s.at += p.size();
                 child = v->child;
             } else {
                 return bytes_view{};
             }
             if (child.empty()) return bytes_view{};
-            hashed = child.size() == 32;
-            if (!hashed) {
-                rlp = child;
-                continue;
+            s.hashed = child.size() == 32;
+            if (s.hashed) {
+                Hash256 h;
+                std::memcpy(h.data(), child.data(), 32);
+                if (!find(h, s.rlp)) return bytes_view{};
+            } else {
+                s.rlp = child;
             }
-            Hash256 h;
-            std::memcpy(h.data(), child.data(), 32);
-            if (!find(h, rlp)) return bytes_view{};
+            trail_.push_back(s);
         }
-        return hashed ? rlp : bytes_view{};
+        return s.hashed ? s.rlp : bytes_view{};
     }
 
     std::string describe() const override { return "trie " + name_; }
@@ -66,9 +79,19 @@ private:
         return true;
     }
 
+    // A node on the way of the last read: where it stands (nibbles of the path consumed) and
+    // whether it is a node of its own (not embedded in its parent).
+    struct Step {
+        size_t at = 0;
+        bytes_view rlp;
+        bool hashed = true;
+    };
+
     WitnessTries& owner_;
     std::string name_;
     Hash256 root_;
+    bytes last_;               // the last path read
+    std::vector<Step> trail_;  // the nodes on its way found, from the root down
 };
 
 WitnessTries::WitnessTries(const Witness& w)

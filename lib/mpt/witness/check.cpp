@@ -9,11 +9,14 @@
 #include <mpt/witness/apply.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <span>
 #include <thread>
+#include <tuple>
 
 namespace mpt {
 namespace {
@@ -21,23 +24,32 @@ namespace {
 // One listed node, by hash.
 struct Entry {
     bytes_view rlp;
-    size_t index = 0;  // its listing: entries[i].index is i
+    uint32_t index = 0;           // its listing: entries[i].index is i
+    uint32_t links = UINT32_MAX;  // a branch the walk decoded: its children in Nodes::links
     // Whether it is a node: decided where a walk first decodes it, or at the end for one no
     // walk reached.
     enum class Decodes : uint8_t { unknown, yes, no } decodes = Decodes::unknown;
-    std::string reason;                // Decodes::no: why
-    bool reached[2] = {false, false};  // by the account walk, by a storage walk
-    bool on_path = false;              // on the way to a key present or unresolved
-    bool on_absence = false;           // on the way to a key proven absent
+    // By the account walk, by a storage walk: set by the walker that stacks it.
+    std::atomic<bool> reached[2] = {false, false};
+    // A walker has taken it: that one alone writes decodes, reason and links (a node reached
+    // in both kinds of trie is visited twice, maybe on two threads at once).
+    std::atomic<bool> taken = false;
+    bool on_path = false;     // on the way to a key present or unresolved
+    bool on_absence = false;  // on the way to a key proven absent
+    std::string reason;       // Decodes::no: why
 };
 
 // The listed nodes by hash, each first listing with its Entry.
 struct Nodes {
     explicit Nodes(const Witness& w, const std::vector<Hash256>& node_hashes)
-        : hashes(node_hashes), index(node_hashes), entries(w.state.size()) {
+        : hashes(node_hashes),
+          index(node_hashes),
+          entries(w.state.size()),
+          // Address space for every node a branch: only the pages used are touched.
+          links(std::make_unique_for_overwrite<uint32_t[]>(16 * w.state.size())) {
         for (size_t i = 0; i < w.state.size(); ++i) {
             entries[i].rlp = w.state[i];
-            entries[i].index = i;
+            entries[i].index = static_cast<uint32_t>(i);
         }
     }
 
@@ -51,32 +63,69 @@ struct Nodes {
         return i == NodeIndex::kNone ? nullptr : &entries[i];
     }
 
+    // Sixteen links for a branch, all kEmpty.
+    uint32_t add_links() noexcept {
+        const size_t at = links_used.fetch_add(16, std::memory_order_relaxed);
+        std::fill_n(&links[at], 16, kEmpty);
+        return static_cast<uint32_t>(at);
+    }
+
+    // A link of a branch to a child: its first listing, or one of these.
+    static constexpr uint32_t kEmpty = UINT32_MAX;         // no child
+    static constexpr uint32_t kUnlinked = UINT32_MAX - 1;  // embedded, or not listed
+
     const std::vector<Hash256>& hashes;
     NodeIndex index;
     std::vector<Entry> entries;  // by listing; a repeated listing's is unused
+    // Sixteen a branch (Entry::links): where a key's lookup goes without decoding it again.
+    std::unique_ptr<uint32_t[]> links;
+    std::atomic<size_t> links_used = 0;
 };
 
 enum Trie : int { kMain = 0, kStorage = 1 };
 
+// A walk of the tries, or its share of one: every node under the steps it is given, and for
+// the account trie every storage trie of the accounts it reaches. A node is looked up when
+// its parent is decoded, all of a branch's children together (their loads overlap), and
+// visited from the stack later.
 class Walker {
 public:
-    Walker(Nodes& nodes, WitnessCheck& out) : nodes_(nodes), out_(out) {}
+    explicit Walker(Nodes& nodes) : nodes_(&nodes) {}
 
-    // Reaches every node under root in a trie of kind t, and for the account trie every
-    // storage trie of the accounts it reaches. A node is looked up when its parent is
-    // decoded, all of a branch's children together (their loads overlap), and visited from
-    // the stack later.
-    void walk(const Hash256& root) {
+    // Stacks the root of the account trie.
+    void start(const Hash256& root) {
         const bytes_view ref(root.data(), root.size());
         push({&ref, 1}, kMain);
-        while (!stack_.empty()) {
+    }
+
+    // Visits nodes until the stack is empty or holds at least until steps.
+    void run(size_t until = SIZE_MAX) {
+        while (!stack_.empty() && stack_.size() < until) {
             const Step s = stack_.back();
             stack_.pop_back();
             visit(s);
         }
     }
 
-    const std::set<Hash256>& code_hashes() const noexcept { return code_hashes_; }
+    // Deals the steps stacked here among walkers (this one among them), in turn.
+    void share(std::vector<Walker>& walkers) {
+        std::vector<Step> steps = std::move(stack_);
+        stack_.clear();
+        for (size_t i = 0; i < steps.size(); ++i) {
+            walkers[i % walkers.size()].stack_.push_back(steps[i]);
+        }
+    }
+
+    // Adds what this walker found to out: counts, accounts that do not decode, the storage
+    // roots found, the accounts' code hashes.
+    void add_to(WitnessCheck& out, std::vector<Hash256>& storage_roots,
+                std::vector<Hash256>& code_hashes) const {
+        out.accounts += accounts_;
+        out.slots += slots_;
+        out.bad_accounts.insert(out.bad_accounts.end(), bad_accounts_.begin(), bad_accounts_.end());
+        storage_roots.insert(storage_roots.end(), storage_roots_.begin(), storage_roots_.end());
+        code_hashes.insert(code_hashes.end(), code_hashes_.begin(), code_hashes_.end());
+    }
 
 private:
     // A node to visit: a listed one, or one embedded in its parent.
@@ -87,18 +136,21 @@ private:
     };
 
     // Stacks the nodes refs name that a walk of kind t has not reached yet.
-    void push(std::span<const bytes_view> refs, Trie t) {
+    // links, when given, gets each ref's link (Nodes::links).
+    void push(std::span<const bytes_view> refs, Trie t, uint32_t* links = nullptr) {
         for (const bytes_view r : refs) {
-            if (r.size() == 32) nodes_.index.prefetch(hash_of(r));
+            if (r.size() == 32) nodes_->index.prefetch(hash_of(r));
         }
-        for (const bytes_view r : refs) {
+        for (size_t i = 0; i < refs.size(); ++i) {
+            const bytes_view r = refs[i];
+            if (links != nullptr) links[i] = Nodes::kUnlinked;
             if (r.size() != 32) {
                 stack_.push_back({nullptr, r, t});
                 continue;
             }
-            Entry* e = nodes_.find(hash_of(r));
-            if (e == nullptr || e->reached[t]) continue;
-            e->reached[t] = true;
+            Entry* e = nodes_->find(hash_of(r));
+            if (e != nullptr && links != nullptr) links[i] = e->index;
+            if (e == nullptr || e->reached[t].exchange(true, std::memory_order_relaxed)) continue;
             __builtin_prefetch(e->rlp.data());
             stack_.push_back({e, {}, t});
         }
@@ -108,22 +160,25 @@ private:
         if (s.entry == nullptr) {
             const auto v = decode_node(s.embedded);
             if (!v) return;  // an embedded node: its parent's decoding checked it
-            return follow(*v, s.t, s.embedded);
+            return follow(*v, s.t, s.embedded, nullptr);
         }
         Entry& e = *s.entry;
-        if (e.decodes == Entry::Decodes::no) return;
+        const bool first = !e.taken.exchange(true, std::memory_order_relaxed);
         const auto v = decode_node(e.rlp);
         if (!v) {
-            e.decodes = Entry::Decodes::no;
-            e.reason = v.error().message();
+            if (first) {
+                e.decodes = Entry::Decodes::no;
+                e.reason = v.error().message();
+            }
             return;
         }
-        e.decodes = Entry::Decodes::yes;
-        follow(*v, s.t, nodes_.hashes[e.index]);
+        if (first) e.decodes = Entry::Decodes::yes;
+        follow(*v, s.t, nodes_->hashes[e.index], first ? &e : nullptr);
     }
 
-    // ref: the node's hash, or the node itself where it is embedded.
-    void follow(const NodeView& v, Trie t, bytes_view ref) {
+    // ref: the node's hash, or the node itself where it is embedded; e: its listing, when
+    // this walker has taken it.
+    void follow(const NodeView& v, Trie t, bytes_view ref, Entry* e) {
         switch (v.kind) {
             case NodeView::Kind::leaf:
                 leaf(v.value, t, ref);
@@ -133,11 +188,21 @@ private:
                 break;
             case NodeView::Kind::branch: {
                 bytes_view children[16];
+                uint8_t nibble[16];
                 size_t n = 0;
-                for (const bytes_view c : v.children) {
-                    if (!c.empty()) children[n++] = c;
+                for (uint8_t i = 0; i < 16; ++i) {
+                    if (v.children[i].empty()) continue;
+                    nibble[n] = i;
+                    children[n++] = v.children[i];
                 }
-                push({children, n}, t);
+                if (e == nullptr) {
+                    push({children, n}, t);
+                } else {
+                    uint32_t found[16];
+                    push({children, n}, t, found);
+                    e->links = nodes_->add_links();
+                    for (size_t i = 0; i < n; ++i) nodes_->links[e->links + nibble[i]] = found[i];
+                }
                 if (!v.value.empty()) leaf(v.value, t, ref);
                 break;
             }
@@ -146,27 +211,26 @@ private:
 
     void leaf(bytes_view value, Trie t, bytes_view ref) {
         if (t == kStorage) {
-            ++out_.slots;
+            ++slots_;
             return;
         }
-        ++out_.accounts;
+        ++accounts_;
         const auto a = decode_account(value);
         if (!a) {
             UndecodableNode bad;
             bad.hash = ref.size() == 32 ? hash_of(ref) : keccak256(ref);
-            const Entry* e = nodes_.find(bad.hash);
+            const Entry* e = nodes_->find(bad.hash);
             bad.index = e == nullptr ? 0 : e->index;
             bad.reason = "an account trie leaf whose value is no account: " + a.error().message();
-            out_.bad_accounts.push_back(std::move(bad));
+            bad_accounts_.push_back(std::move(bad));
             return;
         }
-        code_hashes_.insert(a->code_hash);
+        code_hashes_.push_back(a->code_hash);
         if (a->storage_root == kEmptyRoot) return;
-        if (!storage_roots_.insert(a->storage_root).second) return;
-        const size_t i = nodes_.index.find(a->storage_root);
+        const size_t i = nodes_->index.find(a->storage_root);
         if (i == NodeIndex::kNone) return;
-        ++out_.storage_tries;
-        const bytes_view storage_root(nodes_.hashes[i].data(), 32);
+        storage_roots_.push_back(a->storage_root);
+        const bytes_view storage_root(nodes_->hashes[i].data(), 32);
         push({&storage_root, 1}, kStorage);
     }
 
@@ -176,12 +240,40 @@ private:
         return h;
     }
 
-    Nodes& nodes_;
-    WitnessCheck& out_;
+    Nodes* nodes_;
     std::vector<Step> stack_;
-    std::set<Hash256> code_hashes_;
-    std::set<Hash256> storage_roots_;
+    size_t accounts_ = 0;
+    size_t slots_ = 0;
+    std::vector<UndecodableNode> bad_accounts_;
+    std::vector<Hash256> storage_roots_;  // held in the witness
+    std::vector<Hash256> code_hashes_;
 };
+
+// Walks the tries from out.root into out (counts, accounts that do not decode, in listed
+// order) and the nodes' entries: on this thread until the stack holds enough for several,
+// then on up to four, each with its share of the stack. Returns the accounts' code hashes,
+// sorted.
+std::vector<Hash256> walk_tries(Nodes& nodes, WitnessCheck& out) {
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+    std::vector<Walker> walkers(threads, Walker(nodes));
+    walkers[0].start(out.root);
+    walkers[0].run(4 * threads);  // the account trie's root has up to 16 children
+    walkers[0].share(walkers);
+    run_tasks(threads, threads, [&](size_t w, unsigned) { walkers[w].run(); });
+    std::vector<Hash256> storage_roots;
+    std::vector<Hash256> code_hashes;
+    for (const Walker& w : walkers) w.add_to(out, storage_roots, code_hashes);
+    std::sort(storage_roots.begin(), storage_roots.end());
+    out.storage_tries = static_cast<size_t>(
+        std::unique(storage_roots.begin(), storage_roots.end()) - storage_roots.begin());
+    std::sort(out.bad_accounts.begin(), out.bad_accounts.end(),
+              [](const UndecodableNode& a, const UndecodableNode& b) {
+                  return std::tie(a.index, a.hash, a.reason) < std::tie(b.index, b.hash, b.reason);
+              });
+    std::sort(code_hashes.begin(), code_hashes.end());
+    code_hashes.erase(std::unique(code_hashes.begin(), code_hashes.end()), code_hashes.end());
+    return code_hashes;
+}
 
 // A key's walk down one trie: its value, its absence, or where it stops.
 struct Lookup {
@@ -221,6 +313,22 @@ Lookup look_up(const Nodes& nodes, const Hash256& root, const Hash256& hashed_ke
             if (e->decodes == Entry::Decodes::no) {
                 out.missing = h;
                 return stop("does not decode");
+            }
+            // Down the branches the walk linked, without decoding them again.
+            while (e->links != UINT32_MAX && !at.at_end()) {
+                const uint32_t next = nodes.links[e->links + at.remaining()[0]];
+                if (next == Nodes::kUnlinked) break;  // decoded below
+                at.advance(1);
+                if (next == Nodes::kEmpty) {
+                    out.status = WitnessKey::Status::absent;
+                    return out;
+                }
+                e = &nodes.entries[next];
+                out.nodes.push_back(e);
+                if (e->decodes == Entry::Decodes::no) {
+                    out.missing = nodes.hashes[next];
+                    return stop("does not decode");
+                }
             }
             rlp = e->rlp;
         }
@@ -430,20 +538,15 @@ std::string_view node_class_name(NodeClass c) noexcept {
     return "undecodable";
 }
 
-WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesDoc* changes) {
-    WitnessCheck out;
-    out.root = root;
-    out.nodes = w.state.size();
-    out.hashes = node_hashes(w.state);
-    const std::vector<Hash256>& hashes = out.hashes;
-    Nodes nodes(w, hashes);
-    out.duplicated = nodes.index.duplicated();
+namespace {
 
-    Walker walker(nodes, out);
-    walker.walk(root);
+// Walks the tries from root, sorts the listed nodes and codes by what the walk found, and
+// resolves the keys.
+void walk_and_resolve(const Witness& w, WitnessCheck& out, Nodes& nodes) {
+    const std::vector<Hash256> code_hashes = walk_tries(nodes, out);
     // The nodes no walk decoded are decoded here: superfluous, or no node at all.
     for (size_t i = 0; i < w.state.size(); ++i) {
-        const Hash256& h = hashes[i];
+        const Hash256& h = nodes.hashes[i];
         if (nodes.index.first(i) != i) continue;
         Entry& e = nodes.entries[i];
         if (e.decodes == Entry::Decodes::unknown) {
@@ -463,29 +566,51 @@ WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesD
     out.codes = w.codes.size();
     for (const bytes& code : w.codes) {
         const Hash256 h = keccak256(code);
-        if (walker.code_hashes().count(h) != 0) {
+        if (std::binary_search(code_hashes.begin(), code_hashes.end(), h)) {
             ++out.codes_matched;
         } else {
             out.codes_unmatched.push_back(h);
         }
     }
-
     resolve_keys(w, out, nodes);
+}
 
-    std::vector<Hash256> read_by_changes;
-    if (changes != nullptr) {
-        WitnessTries tries(w, nodes.index);
-        tries.note_found(&read_by_changes);
-        auto applied = apply_changes(tries, root, *changes);
-        if (applied) {
-            out.post_root = applied->root;
-        } else {
-            if (applied.error().code == Errc::storage_missing_node) {
-                out.changes_missing = tries.missing();
-            }
-            out.changes_error = applied.error();
-        }
+// Applies changes to the tries of w (indexed by index) into out's post_root or
+// changes_error; the hashes of the nodes they read go to read.
+void apply_to(const Witness& w, const NodeIndex& index, const ChangesDoc& changes,
+              WitnessCheck& out, std::vector<Hash256>& read) {
+    WitnessTries tries(w, index);
+    tries.note_found(&read);
+    auto applied = apply_changes(tries, out.root, changes);
+    if (applied) {
+        out.post_root = applied->root;
+        return;
     }
+    if (applied.error().code == Errc::storage_missing_node) out.changes_missing = tries.missing();
+    out.changes_error = applied.error();
+}
+
+}  // namespace
+
+WitnessCheck check_witness(const Witness& w, const Hash256& root, const ChangesDoc* changes) {
+    WitnessCheck out;
+    out.root = root;
+    out.nodes = w.state.size();
+    out.hashes = node_hashes(w.state);
+    Nodes nodes(w, out.hashes);
+    out.duplicated = nodes.index.duplicated();
+
+    // The changes read the index alone, the walk and the keys the nodes' entries too: the
+    // two go on side by side (the apply is a quarter of a check's time).
+    std::vector<Hash256> read_by_changes;
+    const size_t tasks = changes != nullptr ? 2 : 1;
+    run_tasks(static_cast<unsigned>(tasks), tasks, [&](size_t task, unsigned) {
+        if (task == 0) {
+            walk_and_resolve(w, out, nodes);
+        } else {
+            apply_to(w, nodes.index, *changes, out, read_by_changes);
+        }
+    });
     // The first listings of the nodes the changes read.
     std::vector<bool> by_changes(w.state.size());
     for (const Hash256& h : read_by_changes) by_changes[nodes.index.find(h)] = true;

@@ -78,7 +78,7 @@ struct WitnessCheck {
     std::vector<Hash256> superfluous;          // in listed order
     std::vector<UndecodableNode> undecodable;  // listed nodes that are no trie node
     // Nodes reached in the account trie whose leaf value is no account (a storage trie's
-    // node where the account trie leads, or a forgery).
+    // node where the account trie leads, or a forgery), in listed order.
     std::vector<UndecodableNode> bad_accounts;
     size_t accounts = 0;       // account leaves reached
     size_t storage_tries = 0;  // distinct storage roots whose root node is held
