@@ -13,9 +13,10 @@ public:
         : JsonLexer(text), flat_(flat) {
         tree_.text_ = text;
         // Room for a value per 64 bytes of text (a 32-byte hex string takes 69): more grows
-        // the vectors, and the part a smaller document leaves unused is never touched.
-        tree_.nodes_.reserve(text.size() / 64 + 16);
-        tree_.kids_.reserve(text.size() / 64 + 16);
+        // the vectors, and the part a smaller document leaves unused is never touched. On
+        // huge pages: a large document's tree is filled a page fault every 4 KiB otherwise.
+        reserve_huge(tree_.nodes_, text.size() / 64 + 16);
+        reserve_huge(tree_.kids_, text.size() / 64 + 16);
     }
 
     Result<JsonTree> parse(std::string_view expected = "a value") {

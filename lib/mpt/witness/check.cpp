@@ -24,16 +24,16 @@ namespace {
 // One listed node, by hash.
 struct Entry {
     bytes_view rlp;
-    uint32_t index = 0;           // its listing: entries[i].index is i
-    uint32_t links = UINT32_MAX;  // a branch the walk decoded: its children in Nodes::links
+    uint32_t index = 0;  // its listing: entries[i].index is i
     // Whether it is a node: decided where a walk first decodes it, or at the end for one no
     // walk reached.
     enum class Decodes : uint8_t { unknown, yes, no } decodes = Decodes::unknown;
-    // By the account walk, by a storage walk: set by the walker that stacks it.
-    std::atomic<bool> reached[2] = {false, false};
+    // By the account walk, by a storage walk: set by the walker that stacks it (atomic_ref
+    // while the walkers run).
+    bool reached[2] = {false, false};
     // A walker has taken it: that one alone writes decodes, reason and links (a node reached
     // in both kinds of trie is visited twice, maybe on two threads at once).
-    std::atomic<bool> taken = false;
+    bool taken = false;
     bool on_path = false;     // on the way to a key present or unresolved
     bool on_absence = false;  // on the way to a key proven absent
     std::string reason;       // Decodes::no: why
@@ -44,13 +44,18 @@ struct Nodes {
     explicit Nodes(const Witness& w, const std::vector<Hash256>& node_hashes)
         : hashes(node_hashes),
           index(node_hashes),
-          entries(w.state.size()),
           // Address space for every node a branch: only the pages used are touched.
           links(std::make_unique_for_overwrite<uint32_t[]>(16 * w.state.size())) {
-        for (size_t i = 0; i < w.state.size(); ++i) {
+        const size_t n = w.state.size();
+        reserve_huge(entries, n);
+        entries.resize(n);
+        for (size_t i = 0; i < n; ++i) {
             entries[i].rlp = w.state[i];
             entries[i].index = static_cast<uint32_t>(i);
         }
+        advise_huge_pages(links.get(), 16 * n * sizeof(uint32_t));
+        reserve_huge(links_at, n);
+        links_at.resize(n, kNoLinks);
     }
 
     // The first listing of the node whose hash is h, or nullptr.
@@ -73,13 +78,18 @@ struct Nodes {
     // A link of a branch to a child: its first listing, or one of these.
     static constexpr uint32_t kEmpty = UINT32_MAX;         // no child
     static constexpr uint32_t kUnlinked = UINT32_MAX - 1;  // embedded, or not listed
+    // A listing's links_at: where its links start, or one of these.
+    static constexpr uint32_t kNoLinks = UINT32_MAX;  // no branch the walk decoded
+    static constexpr uint32_t kUndecodable = UINT32_MAX - 1;
 
     const std::vector<Hash256>& hashes;
     NodeIndex index;
     std::vector<Entry> entries;  // by listing; a repeated listing's is unused
-    // Sixteen a branch (Entry::links): where a key's lookup goes without decoding it again.
+    // Sixteen a branch the walk decoded: where a key's lookup goes without decoding it
+    // again, reading links and links_at alone (4 bytes a node: near the core).
     std::unique_ptr<uint32_t[]> links;
     std::atomic<size_t> links_used = 0;
+    std::vector<uint32_t> links_at;  // by listing
 };
 
 enum Trie : int { kMain = 0, kStorage = 1 };
@@ -150,7 +160,8 @@ private:
             }
             Entry* e = nodes_->find(hash_of(r));
             if (e != nullptr && links != nullptr) links[i] = e->index;
-            if (e == nullptr || e->reached[t].exchange(true, std::memory_order_relaxed)) continue;
+            if (e == nullptr) continue;
+            if (std::atomic_ref(e->reached[t]).exchange(true, std::memory_order_relaxed)) continue;
             __builtin_prefetch(e->rlp.data());
             stack_.push_back({e, {}, t});
         }
@@ -163,12 +174,13 @@ private:
             return follow(*v, s.t, s.embedded, nullptr);
         }
         Entry& e = *s.entry;
-        const bool first = !e.taken.exchange(true, std::memory_order_relaxed);
+        const bool first = !std::atomic_ref(e.taken).exchange(true, std::memory_order_relaxed);
         const auto v = decode_node(e.rlp);
         if (!v) {
             if (first) {
                 e.decodes = Entry::Decodes::no;
                 e.reason = v.error().message();
+                nodes_->links_at[e.index] = Nodes::kUndecodable;
             }
             return;
         }
@@ -200,8 +212,9 @@ private:
                 } else {
                     uint32_t found[16];
                     push({children, n}, t, found);
-                    e->links = nodes_->add_links();
-                    for (size_t i = 0; i < n; ++i) nodes_->links[e->links + nibble[i]] = found[i];
+                    const uint32_t at = nodes_->add_links();
+                    for (size_t i = 0; i < n; ++i) nodes_->links[at + nibble[i]] = found[i];
+                    nodes_->links_at[e->index] = at;
                 }
                 if (!v.value.empty()) leaf(v.value, t, ref);
                 break;
@@ -315,8 +328,9 @@ Lookup look_up(const Nodes& nodes, const Hash256& root, const Hash256& hashed_ke
                 return stop("does not decode");
             }
             // Down the branches the walk linked, without decoding them again.
-            while (e->links != UINT32_MAX && !at.at_end()) {
-                const uint32_t next = nodes.links[e->links + at.remaining()[0]];
+            for (uint32_t links = nodes.links_at[e->index];
+                 links < Nodes::kUndecodable && !at.at_end();) {
+                const uint32_t next = nodes.links[links + at.remaining()[0]];
                 if (next == Nodes::kUnlinked) break;  // decoded below
                 at.advance(1);
                 if (next == Nodes::kEmpty) {
@@ -325,7 +339,8 @@ Lookup look_up(const Nodes& nodes, const Hash256& root, const Hash256& hashed_ke
                 }
                 e = &nodes.entries[next];
                 out.nodes.push_back(e);
-                if (e->decodes == Entry::Decodes::no) {
+                links = nodes.links_at[next];
+                if (links == Nodes::kUndecodable) {
                     out.missing = nodes.hashes[next];
                     return stop("does not decode");
                 }

@@ -321,7 +321,9 @@ Result<std::optional<Hash256>> witness_pre_state_root(const std::vector<HeaderFa
 }
 
 std::vector<Hash256> node_hashes(const std::vector<bytes>& nodes) {
-    std::vector<Hash256> out(nodes.size());
+    std::vector<Hash256> out;
+    reserve_huge(out, nodes.size());
+    out.resize(nodes.size());
     constexpr size_t kChunk = 8192;
     const size_t chunks = (nodes.size() + kChunk - 1) / kChunk;
     const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
@@ -340,6 +342,7 @@ NodeIndex::NodeIndex(std::span<const Hash256> hashes) : hashes_(hashes), first_(
     MPT_ASSERT(hashes.size() < UINT32_MAX);
     size_t capacity = 16;
     while (capacity < 2 * hashes.size()) capacity *= 2;
+    reserve_huge(slots_, capacity);
     slots_.resize(capacity);
     mask_ = capacity - 1;
     for (size_t i = 0; i < hashes.size(); ++i) {
