@@ -71,3 +71,27 @@ TEST_CASE("unpack_to writes every sub-view, odd and even ends alike") {
         }
     }
 }
+
+TEST_CASE("common_prefix of two views: every start, length and first difference") {
+    // Two 40-byte keys alike but for one nibble (or none), compared from every start: the
+    // eight-byte steps where the starts share a half of a byte, nibble by nibble elsewhere.
+    bytes a(40);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<uint8_t>(i * 37 + 11);
+    for (size_t diff = 0; diff <= 2 * a.size(); ++diff) {
+        bytes b = a;
+        if (diff < 2 * a.size()) b[diff / 2] ^= diff % 2 == 0 ? 0x50 : 0x05;
+        const NibbleView va(a);
+        const NibbleView vb(b);
+        for (size_t sa = 0; sa < 4; ++sa) {
+            for (size_t sb = 0; sb < 4; ++sb) {
+                for (size_t len = 0; len + std::max(sa, sb) <= va.size(); len += 3) {
+                    const NibbleView x = va.sub(sa, len);
+                    const NibbleView y = vb.sub(sb, len);
+                    size_t want = 0;
+                    while (want < len && x[want] == y[want]) ++want;
+                    CHECK(common_prefix(x, y) == want);
+                }
+            }
+        }
+    }
+}

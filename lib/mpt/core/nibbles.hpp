@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <compare>
+#include <cstring>
 #include <memory>
 #include <mpt/core/bytes.hpp>
 #include <mpt/core/error.hpp>
@@ -53,11 +54,42 @@ public:
         return {data_, b, e};
     }
 
+    // Length of the longest common prefix of a and b: eight bytes at a time where the two
+    // start at the same half of a byte (a hashed key and a leaf's path below it always do).
+    friend size_t common_prefix(const NibbleView& a, const NibbleView& b) noexcept;
+
 private:
     const uint8_t* data_ = nullptr;
     size_t begin_ = 0;
     size_t end_ = 0;
 };
+
+inline size_t common_prefix(const NibbleView& a, const NibbleView& b) noexcept {
+    const size_t n = std::min(a.size(), b.size());
+    size_t i = 0;
+    if (((a.begin_ ^ b.begin_) & 1) == 0) {
+        if ((a.begin_ & 1) != 0) {
+            if (n == 0 || a[0] != b[0]) return 0;
+            i = 1;
+        }
+        // Whole bytes from here: a and b at nibble i start a byte each.
+        const uint8_t* pa = a.data_ + ((a.begin_ + i) >> 1);
+        const uint8_t* pb = b.data_ + ((b.begin_ + i) >> 1);
+        for (; i + 16 <= n; i += 16, pa += 8, pb += 8) {
+            uint64_t x;
+            uint64_t y;
+            std::memcpy(&x, pa, 8);
+            std::memcpy(&y, pb, 8);
+            if (x != y) {
+                // The first byte that differs (loads are little-endian), then its half.
+                const unsigned k = static_cast<unsigned>(__builtin_ctzll(x ^ y)) / 8;
+                return i + 2 * k + ((pa[k] ^ pb[k]) < 0x10 ? 1 : 0);
+            }
+        }
+    }
+    while (i < n && a[i] == b[i]) ++i;
+    return i;
+}
 
 // Up to kInline nibbles (a 32-byte key's path) live inside the object; longer paths on
 // the heap.
