@@ -157,7 +157,6 @@ struct Trie::Impl {
 
     bytes path;           // read-path scratch of get()
     bytes write_path;     // path scratch of put() and remove()
-    bytes enc;            // encoding scratch
     PackedBytes deleted;  // paths of rows that no longer hold their node
 
     // The node's row is gone from path once the node changes or leaves it.
