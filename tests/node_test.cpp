@@ -126,3 +126,56 @@ TEST_CASE("descend: value, child or nowhere, and how far the cursor moves") {
     CHECK(d.kind == Descent::Kind::value);
     CHECK(bytes_equal(d.ref, mpt::test::h("09")));
 }
+
+TEST_CASE("decode_node: a leaf or extension of two strings, canonical forms only") {
+    // A list of the given item encodings, written as they are.
+    const auto list = [](std::initializer_list<bytes> items) {
+        bytes payload;
+        for (const bytes& i : items) payload.insert(payload.end(), i.begin(), i.end());
+        bytes out;
+        rlp::append_list_header(out, payload.size());
+        out.insert(out.end(), payload.begin(), payload.end());
+        return out;
+    };
+    const bytes leaf_path = {0x82, 0x20, 0xab};  // the leaf path ab
+    const bytes ext_path = {0x82, 0x00, 0xab};   // the extension path ab
+    bytes hash(33, 0x11);
+    hash[0] = 0xa0;
+    bytes long_value(58, 0x22);  // 56 bytes, long form
+    long_value[0] = 0xb8;
+    long_value[1] = 56;
+
+    SUBCASE("accepted, the views where the general reader puts them") {
+        for (const bytes& value : {bytes{0x05}, bytes{0x81, 0x80}, long_value}) {
+            const bytes rlp = list({leaf_path, value});
+            const auto v = decode_node(rlp);
+            REQUIRE(v.ok());
+            CHECK(v->kind == NodeView::Kind::leaf);
+            CHECK(v->path.size() == 2);
+            CHECK(v->value.data() == rlp.data() + rlp.size() - v->value.size());
+            CHECK(v->value.size() ==
+                  (value.size() == 1 ? 1 : value.size() - (value[0] > 0xb7 ? 2 : 1)));
+        }
+        const bytes rlp = list({ext_path, hash});
+        const auto v = decode_node(rlp);
+        REQUIRE(v.ok());
+        CHECK(v->kind == NodeView::Kind::extension);
+        CHECK(v->child.size() == 32);
+        CHECK(v->child.data() == rlp.data() + rlp.size() - 32);
+    }
+    SUBCASE("refused") {
+        const bytes short_long = {0xb8, 0x03, 1, 2, 3};  // the long form for 3 bytes
+        for (const bytes& rlp : {
+                 list({leaf_path, {0x81, 0x05}}),  // one byte below 0x80 behind a header
+                 list({leaf_path, short_long}),
+                 list({{0x81, 0x20}, {0x05}}),                           // the path the same way
+                 list({leaf_path, {0x80}}),                              // a leaf without a value
+                 list({ext_path, bytes(hash.begin(), hash.end() - 1)}),  // truncated
+                 list({ext_path, {0x9f, 1}}),                            // a child of 31 bytes
+                 list({{0x81, 0x00}, hash}),  // an extension without a path
+                 list({leaf_path, {0x05}, {0x05}}),
+             }) {
+            CHECK_FALSE(decode_node(rlp).ok());
+        }
+    }
+}

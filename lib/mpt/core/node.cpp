@@ -69,12 +69,72 @@ bool decode_plain_branch(bytes_view payload, NodeView& node) noexcept {
     return true;
 }
 
+// One string item of canonical RLP at p (before end): its payload, p moved past it. False
+// for a list, a truncated item, a form the general reader refuses (a single byte below 0x80
+// behind a header, a long form for fewer than 56 bytes) and a length of more than one byte,
+// all of which the general reader then decodes or refuses.
+bool plain_string(const uint8_t*& p, const uint8_t* end, bytes_view& out) noexcept {
+    if (p == end) return false;
+    const uint8_t b = *p;
+    if (b < 0x80) {
+        out = bytes_view(p, 1);
+        ++p;
+        return true;
+    }
+    const size_t room = static_cast<size_t>(end - p);
+    size_t head = 1;
+    size_t length = 0;
+    if (b <= 0xb7) {
+        length = b - 0x80;
+        if (length == 1 && (room < 2 || p[1] < 0x80)) return false;
+    } else if (b == 0xb8) {
+        if (room < 2 || p[1] < 56) return false;
+        head = 2;
+        length = p[1];
+    } else {
+        return false;
+    }
+    if (room - head < length) return false;
+    out = bytes_view(p + head, length);
+    p += head + length;
+    return true;
+}
+
+// The leaf and extension of a hashed trie, read without the general item reader: a compact
+// path and a value (a leaf's, not empty) or a 32-byte hash (an extension's child), both
+// strings. False for anything else, which the general reader then decodes (or refuses) as
+// before; where this one succeeds that one gives the same view.
+bool decode_plain_short(bytes_view payload, NodeView& node) noexcept {
+    const uint8_t* p = payload.data();
+    const uint8_t* const end = p + payload.size();
+    bytes_view path;
+    bytes_view second;
+    if (!plain_string(p, end, path) || !plain_string(p, end, second) || p != end) return false;
+    const auto compact = decode_compact(path);
+    if (!compact) return false;
+    node.path = compact->path;
+    if (compact->leaf) {
+        if (second.empty()) return false;
+        node.kind = NodeView::Kind::leaf;
+        node.value = second;
+        return true;
+    }
+    if (node.path.empty() || second.size() != 32) return false;
+    node.kind = NodeView::Kind::extension;
+    node.child = second;
+    return true;
+}
+
 }  // namespace
 
 Result<NodeView> decode_node(bytes_view rlp) noexcept {
     MPT_TRY(rlp::Item list, rlp::decode_single(rlp));
     if (!list.is_list) return {Errc::bad_node, "node is not a list"};
     if (NodeView node; decode_plain_branch(list.payload, node)) {
+        node.rlp = rlp;
+        return node;
+    }
+    if (NodeView node; decode_plain_short(list.payload, node)) {
         node.rlp = rlp;
         return node;
     }
