@@ -16,26 +16,29 @@ public:
     Checker(NodeStore& store, const TrieInfo& trie, CheckReport& report)
         : reader_(store, trie), trie_(trie), report_(report) {}
 
-    // Visits the hashed node (a row) whose parent holds expected for it at path. What
-    // load_verified refuses is a problem of the report; read errors end the check.
+    // Visits the hashed node (a row) whose parent holds expected for it at path: judge_row
+    // on the row read there. Read errors end the check.
     Status visit_row(bytes& path, const Hash256& expected) {
-        auto v = load_verified(reader_, path, expected);
-        const Errc code = v ? Errc::internal : v.error().code;
-        if (code != Errc::storage_missing_node) reached_.push_back(path);
-        if (v) {
-            const bytes rlp(v->rlp.begin(), v->rlp.end());  // the next read invalidates the row
-            return visit_node(path, rlp);
-        }
-        if (code == Errc::storage_missing_node) {
+        MPT_TRY(const bytes_view read, reader_.read(path));
+        const bytes row(read.begin(), read.end());  // the next read invalidates the view
+        return judge_row(path, {expected.data(), expected.size()}, row, keccak256(row));
+    }
+
+    // The row at path of a child its parent references by the hash expected, got being the
+    // row's keccak256: what load_verified refuses is a problem of the report (a missing row,
+    // a hash mismatch, or through visit_node an undecodable node); a row that matches is
+    // visited.
+    Status judge_row(bytes& path, bytes_view expected, bytes_view row, const Hash256& got) {
+        if (row.empty()) {
             problem("missing row", path);
-        } else if (code == Errc::storage_hash_mismatch) {
-            problem("hash mismatch", path);
-        } else if (code == Errc::storage_bad_node) {
-            problem("undecodable node (" + v.error().detail + ")", path);
-        } else {
-            return std::move(v).error();
+            return {};
         }
-        return {};
+        reached_.push_back(path);
+        if (!std::equal(expected.begin(), expected.end(), got.begin())) {
+            problem("hash mismatch", path);
+            return {};
+        }
+        return visit_node(path, row);
     }
 
     Status visit_node(bytes& path, bytes_view rlp) {
@@ -74,8 +77,7 @@ public:
     }
 
     // Visits a branch's children in order, the rows of the hashed ones read first and hashed
-    // together (keccak256_batch); the problems and reached paths are the ones visit_child
-    // gives each in turn.
+    // together (keccak256_batch), then each judged (judge_row) as visit_child would.
     Status visit_children(bytes& path, const NodeView& v) {
         const size_t depth = path.size();
         while (rows_.size() <= depth) rows_.emplace_back();
@@ -93,12 +95,12 @@ public:
             length[i] = row->size();
             rows.insert(rows.end(), row->begin(), row->end());
         }
-        bytes_view held[16];
-        Hash256 digests[16];
+        bytes_view held[16];  // the hashed children's rows, in order
         size_t n = 0;
         for (size_t i = 0; i < 16; ++i) {
-            if (length[i] != 0) held[n++] = bytes_view(rows.data() + begin[i], length[i]);
+            if (v.children[i].size() == 32) held[n++] = {rows.data() + begin[i], length[i]};
         }
+        Hash256 digests[16];
         keccak256_batch({held, n}, {digests, n});
         for (uint8_t i = 0, k = 0; i < 16; ++i) {
             const bytes_view ref = v.children[i];
@@ -106,15 +108,8 @@ public:
             path.push_back(i);
             if (ref.size() != 32) {
                 MPT_RETURN_IF_ERROR(visit_node(path, ref));  // embedded: see visit_child
-            } else if (length[i] == 0) {
-                problem("missing row", path);
             } else {
-                reached_.push_back(path);
-                if (!std::equal(ref.begin(), ref.end(), digests[k].begin())) {
-                    problem("hash mismatch", path);
-                } else {
-                    MPT_RETURN_IF_ERROR(visit_node(path, {rows.data() + begin[i], length[i]}));
-                }
+                MPT_RETURN_IF_ERROR(judge_row(path, ref, held[k], digests[k]));
                 ++k;
             }
             path.pop_back();
