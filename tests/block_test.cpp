@@ -14,6 +14,7 @@
 
 using namespace mpt;
 using mpt::test::h;
+using mpt::test::rlp_list;
 
 namespace {
 
@@ -28,15 +29,6 @@ Hash256 ordered_root(const std::vector<bytes>& items) {
     auto r = ordered_trie_root(views);
     REQUIRE_MESSAGE(r.ok(), mpt::test::why(r));
     return *r;
-}
-
-bytes list_of(const std::vector<bytes>& encoded_items) {
-    bytes payload;
-    for (const bytes& e : encoded_items) payload.insert(payload.end(), e.begin(), e.end());
-    bytes out;
-    rlp::append_list_header(out, payload.size());
-    out.insert(out.end(), payload.begin(), payload.end());
-    return out;
 }
 
 bytes str(bytes_view b) {
@@ -60,9 +52,9 @@ bytes make_block(size_t fields, const Hash256& tx_root, const Hash256& w_root,
             header.push_back(str(bytes{static_cast<uint8_t>(i + 1)}));
         }
     }
-    std::vector<bytes> parts = {list_of(header), list_of(body_txs), list_of({})};
-    if (withdrawals) parts.push_back(list_of(*withdrawals));
-    return list_of(parts);
+    std::vector<bytes> parts = {rlp_list(header), rlp_list(body_txs), rlp_list({})};
+    if (withdrawals) parts.push_back(rlp_list(*withdrawals));
+    return rlp_list(parts);
 }
 
 }  // namespace
@@ -95,15 +87,15 @@ TEST_CASE("block: ordered_trie_root against the Trie, across the key-length step
 
 TEST_CASE("block: roots of a body with legacy and typed transactions and withdrawals") {
     // A legacy transaction is its list; a typed one (0x02 || rlp(...)) travels as a string.
-    const bytes legacy = list_of({str(h("01")), str(h("aabbcc"))});
+    const bytes legacy = rlp_list({str(h("01")), str(h("aabbcc"))});
     const bytes typed = [] {
         bytes t = {0x02};
-        const bytes inner = list_of({str(h("0102")), str(h("03"))});
+        const bytes inner = rlp_list({str(h("0102")), str(h("03"))});
         t.insert(t.end(), inner.begin(), inner.end());
         return t;
     }();
     const bytes withdrawal =
-        list_of({str(h("01")), str(h("02")), str(bytes(20, 0x11)), str(h("64"))});
+        rlp_list({str(h("01")), str(h("02")), str(bytes(20, 0x11)), str(h("64"))});
     const Hash256 tx_root = ordered_root({legacy, typed});
     const Hash256 w_root = ordered_root({withdrawal});
     const std::vector<bytes> body = {legacy, str(typed)};
@@ -155,7 +147,7 @@ TEST_CASE("block: malformed blocks are errors naming the part") {
         return r.error().detail;
     };
     CHECK(error_of(h("80")) == "the block is not a list (byte 0)");
-    CHECK(error_of(list_of({list_of({}), list_of({})})).starts_with("the block has 2 items"));
+    CHECK(error_of(rlp_list({rlp_list({}), rlp_list({})})).starts_with("the block has 2 items"));
     CHECK(error_of(make_block(14, root, root, {}, nullptr)) ==
           "the header has 14 fields, fewer than 15 (byte 1)");
     bytes trailing = make_block(17, root, root, {}, nullptr);
@@ -168,7 +160,7 @@ TEST_CASE("block: malformed blocks are errors naming the part") {
     CHECK(error_of(make_block(17, root, root, {}, &not_lists))
               .starts_with("withdrawal 1 is not a list"));
     // A truncated item inside the transactions.
-    bytes cut = make_block(17, root, root, {list_of({str(h("0102"))})}, nullptr);
+    bytes cut = make_block(17, root, root, {rlp_list({str(h("0102"))})}, nullptr);
     cut.resize(cut.size() - 1);
     CHECK(!block_roots(cut).ok());
 }

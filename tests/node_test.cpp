@@ -128,15 +128,7 @@ TEST_CASE("descend: value, child or nowhere, and how far the cursor moves") {
 }
 
 TEST_CASE("decode_node: a leaf or extension of two strings, canonical forms only") {
-    // A list of the given item encodings, written as they are.
-    const auto list = [](std::initializer_list<bytes> items) {
-        bytes payload;
-        for (const bytes& i : items) payload.insert(payload.end(), i.begin(), i.end());
-        bytes out;
-        rlp::append_list_header(out, payload.size());
-        out.insert(out.end(), payload.begin(), payload.end());
-        return out;
-    };
+    const auto list = [](std::initializer_list<bytes> items) { return mpt::test::rlp_list(items); };
     const bytes leaf_path = {0x82, 0x20, 0xab};  // the leaf path ab
     const bytes ext_path = {0x82, 0x00, 0xab};   // the extension path ab
     bytes hash(33, 0x11);

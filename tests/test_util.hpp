@@ -3,6 +3,7 @@
 
 #include <mpt/core/bytes.hpp>
 #include <mpt/core/hex.hpp>
+#include <mpt/core/rlp.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -18,6 +20,16 @@ namespace mpt::test {
 
 inline bytes h(std::string_view hex) { return from_hex(hex).value(); }
 inline bytes b(std::string_view s) { return bytes(s.begin(), s.end()); }
+
+// An RLP list of items already encoded, written as they are (a non-canonical item stays so).
+inline bytes rlp_list(const std::vector<bytes>& encoded_items) {
+    bytes payload;
+    for (const bytes& e : encoded_items) payload.insert(payload.end(), e.begin(), e.end());
+    bytes out;
+    rlp::append_list_header(out, payload.size());
+    out.insert(out.end(), payload.begin(), payload.end());
+    return out;
+}
 
 // The bytes of the file at path (empty when it cannot be read).
 inline std::string file_bytes(const std::string& path) {

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <set>
 #include <span>
 #include <thread>
 #include <tuple>
