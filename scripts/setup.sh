@@ -74,6 +74,6 @@ fi
 data=()
 [ -z "${MPT_ETHEREUM_TESTS:-}" ] || data+=("-DMPT_ETHEREUM_TESTS=$MPT_ETHEREUM_TESTS")
 [ -z "${MPT_EXECUTION_APIS:-}" ] || data+=("-DMPT_EXECUTION_APIS=$MPT_EXECUTION_APIS")
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DMPT_UNITY_CLI=ON "${data[@]}" \
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DMPT_UNITY_CLI=ON -DMPT_UNITY_TESTS=ON "${data[@]}" \
     >/dev/null
 [ $configure_only -eq 1 ] || cmake --build "$root/build" -j "${MPT_JOBS:-$(nproc)}" --target mpt

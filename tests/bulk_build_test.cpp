@@ -35,7 +35,7 @@ std::string kv_json(const std::map<bytes, bytes>& pairs, size_t deletions_every 
     return s + "}";
 }
 
-KvInput parse(const std::string& json) {
+KvInput parse_kv_ok(const std::string& json) {
     auto input = parse_kv(json);
     REQUIRE(input.ok());
     return std::move(*input);
@@ -126,7 +126,7 @@ TEST_CASE("a new trie file written whole holds what a build through the store do
             }
             content = std::move(shared);
         }
-        const KvInput input = parse(kv_json(content));
+        const KvInput input = parse_kv_ok(kv_json(content));
         BuildOptions o;
         o.secure = c.secure;
         o.threads = c.threads;
@@ -165,7 +165,7 @@ TEST_CASE("a new trie file written whole holds what a build through the store do
         for (auto it = content.begin(); it != content.end() && change.size() < c.pairs; ++it) {
             change[it->first] = test::random_bytes(rng, 1 + rng() % 40);
         }
-        const KvInput update = parse(kv_json(change, 3));
+        const KvInput update = parse_kv_ok(kv_json(change, 3));
         auto a2 = build_through_store(whole.path, update, o);
         auto b2 = build_through_store(through.path, update, o);
         REQUIRE_MESSAGE(a2.ok(), test::why(a2));
@@ -183,7 +183,7 @@ TEST_CASE("a new trie file's build reports its progress") {
         const Hash256 k = keccak256(bytes_view(reinterpret_cast<const uint8_t*>(&i), 4));
         content[bytes(k.begin(), k.end())] = bytes{1, static_cast<uint8_t>(i)};
     }
-    const KvInput input = parse(kv_json(content));
+    const KvInput input = parse_kv_ok(kv_json(content));
     for (const unsigned threads : {1u, 2u}) {
         std::vector<std::pair<size_t, size_t>> calls;
         BuildOptions o;
@@ -205,7 +205,7 @@ TEST_CASE("a new trie file's build reports its progress") {
 }
 
 TEST_CASE("a new trie file is written only where no file is") {
-    const KvInput input = parse(R"({"0x01": "0x02", "0x0102": "0x03"})");
+    const KvInput input = parse_kv_ok(R"({"0x01": "0x02", "0x0102": "0x03"})");
     const BuildOptions o;
     const auto closed = [&](const std::string& path) {
         auto r = build_new_trie_file(path, input, o);

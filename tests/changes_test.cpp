@@ -5,20 +5,17 @@
 #include <mpt/core/hex.hpp>
 #include <mpt/state/changes.hpp>
 
+#include "test_util.hpp"
+
 #include <string>
 
 using namespace mpt;
+using mpt::test::word;
 
 namespace {
 
 const std::string kA = "0x1000000000000000000000000000000000000001";
 const std::string kB = "0x2000000000000000000000000000000000000002";
-
-U256 word(uint64_t v) {
-    U256 w{};
-    for (int i = 31; i >= 24; --i, v >>= 8) w[i] = static_cast<uint8_t>(v);
-    return w;
-}
 
 ChangesDoc parse_ok(const std::string& text) {
     auto d = parse_changes_document(text);

@@ -17,16 +17,10 @@
 
 using namespace mpt;
 using mpt::test::StoredTrie;
+using mpt::test::to_bytes;
+using mpt::test::word;
 
 namespace {
-
-U256 word(uint64_t v) {
-    U256 w{};
-    for (int i = 0; i < 8; ++i) w[31 - i] = static_cast<uint8_t>(v >> (8 * i));
-    return w;
-}
-
-bytes to_bytes(bytes_view v) { return bytes(v.begin(), v.end()); }
 
 // A JSON-RPC quantity: no leading zeros, "0x0" for zero.
 std::string quantity(const U256& v) {

@@ -19,6 +19,8 @@
 #include <mpt/witness/apply.hpp>
 #include <mpt/witness/check.hpp>
 
+#include "test_util.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -29,6 +31,7 @@
 #include <string>
 
 using namespace mpt;
+using mpt::test::word;
 
 namespace {
 
@@ -184,12 +187,6 @@ Hash256 trie_rows(const std::map<bytes, bytes>& pairs, std::vector<bytes>& nodes
     if (!batch) return kEmptyRoot;
     for (const auto row : batch->puts) nodes.emplace_back(row.rlp.begin(), row.rlp.end());
     return batch->root;
-}
-
-U256 word(uint64_t v) {
-    U256 w{};
-    for (int i = 0; i < 8; ++i) w[31 - i] = static_cast<uint8_t>(v >> (8 * i));
-    return w;
 }
 
 // A witness of every node of 3,000 accounts, every third with one of three storage tries

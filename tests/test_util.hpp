@@ -5,6 +5,8 @@
 #include <mpt/core/hex.hpp>
 #include <mpt/core/rlp.hpp>
 
+#include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -20,6 +22,13 @@ namespace mpt::test {
 
 inline bytes h(std::string_view hex) { return from_hex(hex).value(); }
 inline bytes b(std::string_view s) { return bytes(s.begin(), s.end()); }
+inline bytes to_bytes(bytes_view v) { return bytes(v.begin(), v.end()); }
+// A 32-byte word holding v big-endian in its last eight bytes (a slot, a balance).
+inline std::array<uint8_t, 32> word(uint64_t v) {
+    std::array<uint8_t, 32> w{};
+    for (int i = 0; i < 8; ++i) w[31 - i] = static_cast<uint8_t>(v >> (8 * i));
+    return w;
+}
 
 // An RLP list of items already encoded, written as they are (a non-canonical item stays so).
 inline bytes rlp_list(const std::vector<bytes>& encoded_items) {

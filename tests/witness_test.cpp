@@ -22,16 +22,10 @@
 
 using namespace mpt;
 using mpt::test::StoredTrie;
+using mpt::test::to_bytes;
+using mpt::test::word;
 
 namespace {
-
-bytes to_bytes(bytes_view v) { return bytes(v.begin(), v.end()); }
-
-U256 word(uint64_t v) {
-    U256 w{};
-    for (int i = 0; i < 8; ++i) w[31 - i] = static_cast<uint8_t>(v >> (8 * i));
-    return w;
-}
 
 bytes list_of(const std::vector<bytes>& items, bool as_strings) {
     bytes payload;
