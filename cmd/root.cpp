@@ -5,7 +5,9 @@
 #include "progress.hpp"
 
 #include <mpt/core/hex.hpp>
+#include <mpt/core/keccak.hpp>
 #include <mpt/input/json_lexer.hpp>
+#include <mpt/ops/hash_counts.hpp>
 #include <mpt/ops/kv_root.hpp>
 #include <mpt/ops/state_root.hpp>
 #include <mpt/ops/state_spill.hpp>
@@ -19,9 +21,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include <sys/stat.h>
 
@@ -55,6 +60,7 @@ struct RootOptions {
     bool state = false;    // --state: the inputs are state documents
     bool secure = false;
     bool json = false;
+    bool stats = false;    // --stats: the hashing and the bytes read, on stderr and in --json
     unsigned threads = 0;  // 0: the CPUs this process may run on
     bool trie_given = false;
     KvMemoryFlags memory;
@@ -141,7 +147,8 @@ struct Answer {
     Hash256 root{};
     ojson json;
     int code = kOk;
-    std::string note;  // a negative answer's reason, for stderr
+    std::string note;                                    // a negative answer's reason, for stderr
+    std::optional<uint64_t> input_bytes = std::nullopt;  // --stats: the bytes read, when known
 };
 
 std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, int& code,
@@ -228,10 +235,12 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
                             {"tempFiles", files.files_made()},
                             {"tempBytes", files.bytes_written()}},
                       kOk,
-                      {}};
+                      {},
+                      source->stream->bytes_read()};
     }
     const unsigned threads = o.threads != 0 ? o.threads : available_cpus();
     InputText* text = &source->whole;
+    const uint64_t input_bytes = text->view().size();
     Result<KvInput> input = Errc::internal;
     progress.phase(path + ": reading");
     {
@@ -252,7 +261,8 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
     return Answer{root->root,
                   ojson{{"root", to_hex(root->root)}, {"trie", nullptr}, {"keys", root->pairs}},
                   kOk,
-                  {}};
+                  {},
+                  input_bytes};
 }
 
 // A dump's own root against the computed one: kNegative and a note when they differ.
@@ -299,9 +309,15 @@ std::optional<Answer> state_answer(const RootOptions& o, const std::string& path
         check_claimed_root(a, r->doc.claimed_root, info.root);
         a.json["tempFiles"] = r->doc.temp_files;
         a.json["tempBytes"] = r->doc.temp_bytes;
+        // Read through to its end: a regular file's size (a stream's is not kept).
+        std::error_code ec;
+        if (const auto size = std::filesystem::file_size(path, ec); path != "-" && !ec) {
+            a.input_bytes = size;
+        }
         return a;
     }
     Result<StateDoc> doc = Errc::internal;
+    const uint64_t input_bytes = source->whole.view().size();
     progress.phase(path + ": reading");
     {
         const SigbusGuard guard(path);  // the file is mapped while it is parsed
@@ -325,9 +341,42 @@ std::optional<Answer> state_answer(const RootOptions& o, const std::string& path
                    {"slots", info->storage_slots},
                    {"tries", 1 + info->storage_tries}},
              kOk,
-             {}};
+             {},
+             input_bytes};
     check_claimed_root(a, doc->claimed_root, info->root);
     return a;
+}
+
+// --stats of one input, from the hashing counts and the clock before and after it.
+struct StatsMark {
+    KeccakCounts counts = keccak_counts();
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+};
+
+ojson stats_json(const StatsMark& mark, const Answer& a, unsigned threads) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - mark.start).count();
+    const KeccakCounts now = keccak_counts();
+    ojson s{{"inputBytes", nullptr},
+            {"threads", threads},
+            {"keccak", keccak256_batch_kernel().name},
+            {"hashes", now.hashes - mark.counts.hashes},
+            {"hashedBytes", now.bytes - mark.counts.bytes},
+            {"permutations", now.permutations - mark.counts.permutations},
+            {"seconds", std::round(seconds * 1e6) / 1e6}};
+    if (a.input_bytes) s["inputBytes"] = *a.input_bytes;
+    return s;
+}
+
+// The text form of --stats, one line on stderr.
+void print_stats(const std::string& path, const ojson& s) {
+    const std::string input = s["inputBytes"].is_null() ? std::string("?") : s["inputBytes"].dump();
+    eprint(
+        "mpt: stats: {}: read {} bytes; hashed {} inputs, {} bytes, {} permutations (keccak "
+        "{}, threads {}); {:.3f} s\n",
+        printable(path), input, s["hashes"].get<uint64_t>(), s["hashedBytes"].get<uint64_t>(),
+        s["permutations"].get<uint64_t>(), s["keccak"].get<std::string>(),
+        s["threads"].get<unsigned>(), s["seconds"].get<double>());
 }
 
 int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool state) {
@@ -339,10 +388,16 @@ int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool
         // A state document is told by its shape; --secure and --trie say key/value input.
         const bool as_state = state || (!o.secure && !o.trie_given && file_looks_like_state(path));
         std::optional<Answer> a;
+        const StatsMark mark;
         {
             ProgressLine progress("root", path);
             a = as_state ? state_answer(o, path, code, progress)
                          : kv_answer(o, path, code, progress);
+        }
+        if (a && o.stats) {
+            ojson s = stats_json(mark, *a, o.threads != 0 ? o.threads : available_cpus());
+            if (!quiet()) print_stats(path, s);
+            if (o.json) a->json["stats"] = std::move(s);
         }
         if (!a) {
             // Reported; the other inputs still run, as sha256sum's do.
@@ -382,6 +437,11 @@ int run_root(const RootOptions& o) {
         return report_usage(
             "root: --memory, --tmp and --max-input apply to key/value input and --state");
     }
+    if (o.stats && (o.list || o.block || o.vectors)) {
+        return report_usage("root: --stats applies to key/value input and --state");
+    }
+    // Counted from here on: every hash this command does is one of its answers'.
+    if (o.stats) keccak_counting(true);
     if (o.list || o.block) {
         const bool other = o.vectors || o.state || o.secure || o.threads != 0 || o.trie_given;
         return run_root_list_or_block(o.list, o.block, o.inputs, other, o.json);
@@ -441,6 +501,9 @@ void register_root(CLI::App* sub, Runner& runner) {
                   "body's; exit 1 on a difference");
     sub->add_flag("--secure", o->secure, "Hash every key with keccak256 (a secure trie)");
     sub->add_flag("--json", o->json, "Print one JSON document");
+    sub->add_flag("--stats", o->stats,
+                  "Also print, on stderr and as \"stats\" in --json, the bytes read, the hashes, "
+                  "their bytes and Keccak-f permutations, and the seconds taken");
     sub->add_option("--threads", o->threads,
                     "Threads for parsing and hashing a key/value file or state document "
                     "(default: the CPUs available)")

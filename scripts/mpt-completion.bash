@@ -18,7 +18,7 @@ _mpt_command_names() {
 _mpt_flags() {
     case $1 in
         "") echo "-h --help --version -q --quiet --commands" ;;
-        root) echo "-h --help --trie --vectors --state --list --block --secure --threads --memory --tmp --max-input --json" ;;
+        root) echo "-h --help --trie --vectors --state --list --block --secure --threads --memory --tmp --max-input --stats --json" ;;
         build) echo "-h --help -o --output --trie --secure --replace --state --no-preimages --ignore-stated-roots --json --threads --memory --tmp --max-input" ;;
         get) echo "-h --help --keys --account --slot --key-hashed --trie --json" ;;
         dump) echo "-h --help --from --limit --key-hashed --accounts --storage --code --trie --json" ;;

@@ -36,6 +36,20 @@ expect "root of 10k --json" 0 '"keys":10000' '^$' -- "$MPT" root --json "$tmp/kv
 # The same root on one thread and with the subtries split over several.
 expect "root of 10k --threads 1" 0 '^0xb08e013562201a540ab01daebcc0d9c6d1cacef6b4730f8fa555015ee14b0867$' '^$' -- "$MPT" root --threads 1 "$tmp/kv10k.json"
 expect "root of 10k --threads 3" 0 '^0xb08e013562201a540ab01daebcc0d9c6d1cacef6b4730f8fa555015ee14b0867$' '^$' -- "$MPT" root --threads 3 "$tmp/kv10k.json"
+# --stats: dogs.json's trie hashes three nodes (the extension at the root, and the two
+# branches under it, each of 32 bytes or more). The 10k pairs take the same hashing on one
+# thread as on three (the hashes of every thread counted) and with the one-at-a-time kernel.
+expect "root --stats --json" 0 '^\{"root":"0x8aad789d[^}]*,"stats":\{"inputBytes":67,"threads":1,"keccak":"[a-z0-9]+","hashes":3,"hashedBytes":136,"permutations":3,"seconds":[0-9.e-]+\}\}$' '^mpt: stats: .*dogs.json: read 67 bytes; hashed 3 inputs, 136 bytes, 3 permutations \(keccak [a-z0-9]+, threads 1\); [0-9.]+ s$' -- "$MPT" root --stats --json --threads 1 "$FIX/dogs.json"
+expect "root --stats with --vectors" 2 '^$' '^mpt: error: usage: root: --stats applies to key/value input and --state$' -- "$MPT" root --stats --vectors "$FIX/trie_vectors_secure.json"
+stats_of() { "$@" 2>&1 >/dev/null | sed -n 's/^mpt: stats: .*hashed \([^(]*\) (.*/\1/p'; }
+if [ -z "${CASE_LIST:-}" ]; then
+    one=$(stats_of "$MPT" root --stats --threads 1 "$tmp/kv10k.json")
+    three=$(stats_of "$MPT" root --stats --threads 3 "$tmp/kv10k.json")
+    scalar=$(stats_of env MPT_KECCAK=scalar "$MPT" root --stats --threads 3 "$tmp/kv10k.json")
+fi
+[ -n "${one:-}" ] && [ "$one" = "${three:-}" ] && [ "$one" = "${scalar:-}" ]
+case_result "root --stats: the same hashing on 1 and 3 threads, batched or not" $? \
+    "1 thread: ${one:-}; 3: ${three:-}; scalar: ${scalar:-}"
 expect "root - -: standard input once" 2 '^$' '^mpt: error: usage: root: - \(standard input\) given twice$' -- sh -c "'$MPT' root - - < '$FIX/dogs.json'"
 expect "root --threads 0" 2 '^$' '^mpt: error: .*--threads' -- "$MPT" root --threads 0 "$tmp/kv10k.json"
 EXPECT_ERROR_PREFIX='mpt_gen_kv: error: ' expect "generator bad N" 2 '^$' '^mpt_gen_kv: error: N must be' -- "$GEN" ten "$tmp/x.json"

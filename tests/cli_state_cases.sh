@@ -8,6 +8,8 @@ for f in state_alloc.json state_genesis.json state_geth_dump.json state_geth_dum
 done
 expect "root --state from stdin" 0 "^$S\$" '^$' -- sh -c "'$MPT' root --state - < '$FIX/state_genesis.json'"
 expect "root --state --json names the shape" 0 "^\{\"root\":\"$S\",\"shape\":\"genesis\",\"accounts\":3,\"slots\":3,\"tries\":3\}\$" '^$' -- "$MPT" root --json --state "$FIX/state_genesis.json"
+size=$(wc -c <"$FIX/state_genesis.json")
+expect "root --state --json --stats: the bytes of the document" 0 "^\\{\"root\":\"$S\",\"shape\":\"genesis\",.*,\"stats\":\\{\"inputBytes\":$size,\"threads\":[0-9]+,\"keccak\":\"[a-z0-9]+\",\"hashes\":[1-9][0-9]*," '^mpt: stats: ' -- "$MPT" root --json --stats --state "$FIX/state_genesis.json"
 expect "root --state --json of a dump: its root matched" 0 '"shape":"geth-dump",.*"claimedRoot":"0x0e2696d3.*","matched":true' '^$' -- "$MPT" root --json --state "$FIX/state_geth_dump.json"
 expect "root --state of several: one line each" 0 "^$S  $FIX/state_reth_dump.jsonl\$" '^$' -- "$MPT" root --state "$FIX/state_alloc.json" "$FIX/state_reth_dump.jsonl"
 expect "root --state --threads 1" 0 "^$S\$" '^$' -- "$MPT" root --threads 1 --state "$FIX/state_geth_dump_lines.jsonl"

@@ -2,12 +2,14 @@
 
 #include <mpt/core/keccak.hpp>
 #include <mpt/core/node.hpp>
+#include <mpt/ops/hash_counts.hpp>
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 using namespace mpt;
@@ -194,4 +196,38 @@ TEST_CASE("the batch kernel in use is an available one, and keccak256_batch uses
     keccak256_batch(in, out);
     CHECK(out[0] == keccak256(a));
     CHECK(out[1] == keccak256(b));
+}
+
+TEST_CASE("keccak_counts counts hashes, bytes and permutations while counting is on") {
+    const std::vector<size_t> lengths = {0, 1, 135, 136, 137, 272, 532};
+    uint64_t bytes = 0, permutations = 0;
+    for (const size_t n : lengths) bytes += n, permutations += n / 136 + 1;
+    std::vector<bytes_view> inputs;
+    std::vector<std::vector<uint8_t>> store;
+    for (const size_t n : lengths) store.emplace_back(n, uint8_t{0x5a});
+    for (const auto& s : store) inputs.emplace_back(s.data(), s.size());
+    std::vector<Hash256> out(inputs.size());
+    const auto hash_all = [&] {
+        for (const bytes_view in : inputs) (void)keccak256(in);
+        keccak256_batch(inputs, out);
+        Keccak256 k;  // in two updates: counted as one input
+        k.update(inputs.back().first(100));
+        k.update(inputs.back().subspan(100));
+        (void)k.finish();
+    };
+    const uint64_t n = lengths.size();
+    const KeccakCounts before = keccak_counts();
+
+    keccak_counting(false);
+    hash_all();
+    CHECK(keccak_counts().hashes == before.hashes);
+
+    keccak_counting(true);
+    hash_all();
+    std::thread([&] { hash_all(); }).join();  // a thread that has ended still counts
+    keccak_counting(false);
+    const KeccakCounts after = keccak_counts();
+    CHECK(after.hashes - before.hashes == 2 * (2 * n + 1));
+    CHECK(after.bytes - before.bytes == 2 * (2 * bytes + 532));
+    CHECK(after.permutations - before.permutations == 2 * (2 * permutations + 4));
 }

@@ -254,7 +254,16 @@ Hash256 absorb_and_finish(uint64_t s[25], const uint8_t* p, size_t n) noexcept {
     return pad_and_squeeze(s, n);
 }
 
+KeccakObserver g_observer = nullptr;
+
+// One input of n bytes hashed whole.
+inline void observe(size_t n) noexcept {
+    if (g_observer != nullptr) g_observer(n);
+}
+
 }  // namespace
+
+void set_keccak_observer(KeccakObserver observer) noexcept { g_observer = observer; }
 
 void keccakf1600(uint64_t state[25]) noexcept {
     static const Permutation permutation = pick_permutation();
@@ -275,6 +284,7 @@ std::span<const KeccakVariant> keccakf1600_variants() noexcept {
 void Keccak256::update(bytes_view data) noexcept {
     const uint8_t* p = data.data();
     size_t n = data.size();
+    absorbed_ += n;
     if (offset_ != 0) {
         const size_t take = std::min(n, kRate - offset_);
         absorb_bytes(state_, offset_, p, take);
@@ -291,9 +301,13 @@ void Keccak256::update(bytes_view data) noexcept {
     offset_ = n;
 }
 
-Hash256 Keccak256::finish() noexcept { return pad_and_squeeze(state_, offset_); }
+Hash256 Keccak256::finish() noexcept {
+    observe(absorbed_);
+    return pad_and_squeeze(state_, offset_);
+}
 
 Hash256 keccak256(bytes_view data) noexcept {
+    observe(data.size());
     uint64_t s[25] = {};
     return absorb_and_finish(s, data.data(), data.size());
 }
@@ -301,7 +315,10 @@ Hash256 keccak256(bytes_view data) noexcept {
 namespace {
 
 void hash_scalar(std::span<const bytes_view> inputs, std::span<Hash256> out) noexcept {
-    for (size_t i = 0; i < inputs.size(); ++i) out[i] = keccak256(inputs[i]);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        uint64_t s[25] = {};
+        out[i] = absorb_and_finish(s, inputs[i].data(), inputs[i].size());
+    }
 }
 
 #if defined(MPT_KECCAK_LANES)
@@ -410,6 +427,9 @@ const KeccakBatchKernel& keccak256_batch_kernel() noexcept {
 }
 
 void keccak256_batch(std::span<const bytes_view> inputs, std::span<Hash256> out) noexcept {
+    if (g_observer != nullptr) {
+        for (const bytes_view in : inputs) g_observer(in.size());
+    }
     keccak256_batch_kernel().hash(inputs, out);
 }
 

@@ -32,7 +32,8 @@ public:
 
 private:
     uint64_t state_[25] = {};
-    size_t offset_ = 0;  // bytes absorbed into the current block
+    size_t offset_ = 0;      // bytes absorbed into the current block
+    uint64_t absorbed_ = 0;  // bytes absorbed in all (the observer's)
 };
 
 Hash256 keccak256(bytes_view data) noexcept;
@@ -51,6 +52,13 @@ struct KeccakBatchKernel {
     bool available;
 };
 std::span<const KeccakBatchKernel> keccak256_batch_kernels() noexcept;
+
+// An observer of every input hashed, given its length in bytes: the counter of
+// mpt root --stats (ops/hash_counts.hpp). nullptr, the default, is none; a hash then pays one
+// test of the pointer. A batch counts as its inputs, an incremental hash as one input.
+// REQUIRES: no other thread hashes while it is set or cleared.
+using KeccakObserver = void (*)(size_t bytes) noexcept;
+void set_keccak_observer(KeccakObserver observer) noexcept;
 
 // The kernel keccak256_batch uses, chosen on first use: the one the environment variable
 // MPT_KECCAK names when this CPU has it, else the fastest available. A caller compares

@@ -41,7 +41,8 @@ KvStreamReader::KvStreamReader(std::FILE* f, std::string path, std::string prefi
       buf_(prefix.begin(), prefix.end()),
       piece_bytes_(std::max<size_t>(piece_bytes, 64)),
       max_entry_bytes_(std::max(max_entry_bytes, piece_bytes_)),
-      from_pipe_(from_pipe) {
+      from_pipe_(from_pipe),
+      bytes_read_(prefix.size()) {
     stop_ = json_detail::StreamStop(text());
 }
 
@@ -83,6 +84,7 @@ Status KvStreamReader::read_more(size_t want) {
             }
         }
         buf_.resize(have + n);
+        bytes_read_ += n;
         if (from_pipe_) {
             const char* first = buf_.data() + have;
             const char* end = buf_.data() + buf_.size();

@@ -55,6 +55,9 @@ public:
     // The pieces handed out so far that were cut where the reader guessed, not where a scan
     // of the text found, a place to cut (see next_here).
     size_t pieces_guessed() const noexcept { return guessed_; }
+    // The bytes of the document read so far, those read before this reader took the stream
+    // included.
+    uint64_t bytes_read() const noexcept { return bytes_read_; }
     // Reading more than max bytes of a pipe is Errc::input_too_large (0: no limit; a regular
     // file's size is checked by open_text).
     void limit_input(uint64_t max) noexcept { max_input_ = max; }
@@ -93,8 +96,9 @@ private:
     size_t piece_bytes_;
     size_t max_entry_bytes_;
     bool from_pipe_;
-    uint64_t max_input_ = 0;  // limit_input
-    uint64_t read_ = 0;       // bytes read from a pipe
+    uint64_t max_input_ = 0;   // limit_input
+    uint64_t read_ = 0;        // bytes read from a pipe
+    uint64_t bytes_read_ = 0;  // bytes_read()
     bool eof_ = false;
     bool done_ = false;
     json_detail::StreamStop stop_;  // from_pipe: where the stream stops
