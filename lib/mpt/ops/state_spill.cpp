@@ -435,7 +435,7 @@ struct StateRowsWalk {
     StackTrie storage{&indexed};
     uint32_t tries = 1;
     size_t slots = 0;
-    bytes enc;
+    bytes enc{};
 
     Status slot(const MergedSlot& s) {
         if (slots == 0) {

@@ -120,8 +120,8 @@ using SplitHasher = std::function<Result<SplitHash>(const std::function<void(siz
 // what the writer's thread calls as it ends, for any reason.
 struct SplitRows {
     PartRowsOf rows;
-    SplitLayout layout;
-    std::function<void()> writer_ended;
+    SplitLayout layout{};
+    std::function<void()> writer_ended{};
 };
 
 // Writes the file of a split build while hash hashes its parts: each part's rows go to the

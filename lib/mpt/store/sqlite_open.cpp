@@ -160,7 +160,6 @@ Result<std::unique_ptr<SqliteNodeStore>> SqliteNodeStore::open_once(const std::s
     static const bool memstatus_off = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
     static_cast<void>(memstatus_off);
     MPT_TRY(const FileState file, file_state(path, mode));
-    const bool exists = file.exists;
     const bool fresh = file.fresh;
     // A reader opens a writable file read-write, with writes refused (query_only below): a
     // read-only connection cannot roll back the journal a killed writer left, and would
