@@ -20,7 +20,7 @@
 # - check --changes: both in one process, `mpt witness check W --changes C`, which checks the
 #   witness and gives the post-state root (each process reads and hashes the witness).
 # Sizes: the witness's nodes and their bytes, beside the bytes of every proof node of the
-# separate answers (what sharing saves). Goals (#43): witness within 1.3x of proof; check plus
+# separate answers (what sharing saves). Goals: witness within 1.3x of proof; check plus
 # apply of the 10,000-account witness under 150 ms. The machine may be shared: times are noisy.
 set -euo pipefail
 
