@@ -7,6 +7,7 @@
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/input/json_lexer.hpp>
+#include <mpt/input/kv_format.hpp>
 #include <mpt/ops/hash_counts.hpp>
 #include <mpt/ops/kv_root.hpp>
 #include <mpt/ops/state_root.hpp>
@@ -36,7 +37,7 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 // True when the file is key/value input by its shape: after a UTF-8 byte order mark and white
-// space, a JSON object or array opens, or a text dump's "0x" starts (see kv_input.hpp).
+// space, the opener of a key/value format (kv_format.hpp) starts it.
 bool looks_like_kv_input(const std::string& path) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr) return false;
@@ -44,11 +45,16 @@ bool looks_like_kv_input(const std::string& path) {
     const size_t got = std::fread(head, 1, sizeof head, f);
     if (std::string_view(head, got) != json_detail::kByteOrderMark) std::rewind(f);
     int c;
-    while ((c = std::fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r') {
+    while ((c = std::fgetc(f)) != EOF && json_detail::is_ws(static_cast<char>(c))) {
     }
-    const bool dump = c == '0' && std::fgetc(f) == 'x';
+    const KvFormat* format = c == EOF ? nullptr : kv_format_of(static_cast<char>(c));
+    std::string start(1, static_cast<char>(c));
+    while (format != nullptr && start.size() < format->opener.size() &&
+           (c = std::fgetc(f)) != EOF) {
+        start.push_back(static_cast<char>(c));
+    }
     std::fclose(f);
-    return c == '{' || c == '[' || dump;
+    return format != nullptr && start == format->opener;
 }
 
 struct RootOptions {

@@ -1,6 +1,8 @@
 #include "test_util.hpp"
 
+#include <mpt/input/kv_format.hpp>
 #include <mpt/input/kv_input.hpp>
+#include <mpt/input/kv_stream.hpp>
 
 #include <doctest/doctest.h>
 
@@ -8,6 +10,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 
@@ -203,6 +206,69 @@ TEST_CASE("a UTF-8 byte order mark before the document is skipped") {
     auto twice = parse_kv("\xEF\xBB\xBF\xEF\xBB\xBF{}");
     REQUIRE(!twice.ok());
     CHECK(twice.error().code == Errc::bad_json);
+}
+
+TEST_CASE("the format table: what each reader takes a document's shape to be") {
+    CHECK(sniff_kv_format("{}")->shape == KvShape::object);
+    CHECK(sniff_kv_format(" \n\t[[\"a\", \"b\"]]")->shape == KvShape::pairs);
+    CHECK(sniff_kv_format("\xEF\xBB\xBF 0x01 0x02\n")->shape == KvShape::text);
+    // An object's pairs are a map; an array's and a dump's apply in order (kv_input.hpp).
+    CHECK(!sniff_kv_format("{}")->ordered);
+    CHECK(sniff_kv_format("[]")->ordered);
+    CHECK(sniff_kv_format("0x")->ordered);
+    CHECK(sniff_kv_format("0y") == nullptr);
+    CHECK(sniff_kv_format("0") == nullptr);
+    CHECK(sniff_kv_format("\"a\"") == nullptr);
+    CHECK(sniff_kv_format("") == nullptr);
+    CHECK(sniff_kv_format(" \n") == nullptr);
+    // Each format's document, read whole, in two halves and in pieces: its table row says
+    // whether its pairs apply in order, and every reader agrees.
+    const std::string one_pair[] = {R"({"0x01": "0x02"})", R"([["0x01", "0x02"]])", "0x01 0x02\n"};
+    for (size_t i = 0; i < std::size(kKvFormats); ++i) {
+        const KvFormat& f = kKvFormats[i];
+        std::string doc(one_pair[i]);
+        CAPTURE(doc);
+        REQUIRE(sniff_kv_format(doc) == &f);
+        const auto whole = parse_kv(doc);
+        REQUIRE(whole.ok());
+        CHECK(whole->ordered() == f.ordered);
+        CHECK(whole->size() == 1);
+        // Many pairs, for a document that the two-half parse cuts.
+        std::string many = f.shape == KvShape::object ? "{" : f.shape == KvShape::pairs ? "[" : "";
+        for (int k = 0; k < 2000; ++k) {
+            const std::string key = "0x" + std::string(1, "0123456789abcdef"[k % 16]) +
+                                    std::string(1, "0123456789abcdef"[(k / 16) % 16]) +
+                                    std::string(1, "0123456789abcdef"[(k / 256) % 16]) + "0";
+            if (f.shape == KvShape::object) {
+                many += (k ? ", \"" : "\"") + key + "\": \"0x0102\"";
+            } else if (f.shape == KvShape::pairs) {
+                many += (k ? ", [\"" : "[\"") + key + "\", \"0x0102\"]";
+            } else {
+                many += key + " 0x0102\n";
+            }
+        }
+        many += f.shape == KvShape::object ? "}" : f.shape == KvShape::pairs ? "]" : "";
+        const auto halves = parse_kv(many, 2, 1024);
+        REQUIRE(halves.ok());
+        CHECK(halves->ordered() == f.ordered);
+        CHECK(halves->size() == 2000);
+        const mpt::test::TempFile file;
+        { std::ofstream(file.path, std::ios::binary) << many; }
+        auto source = open_kv_source(file.path, 0, 256, 1 << 20);
+        REQUIRE(source.ok());
+        REQUIRE(source->stream != nullptr);
+        size_t entries = 0;
+        KvInput piece;
+        for (;;) {
+            auto more = source->stream->next(piece);
+            REQUIRE(more.ok());
+            if (!*more) break;
+            entries += piece.size();
+        }
+        CHECK(entries == 2000);
+        CHECK(source->stream->ordered() == f.ordered);
+        CHECK(source->stream->bytes_read() == many.size());
+    }
 }
 
 TEST_CASE("final pairs: last write wins, deletes drop, sorted") {

@@ -12,6 +12,7 @@
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/input/json_lexer.hpp>
+#include <mpt/input/kv_format.hpp>
 #include <mpt/input/kv_input.hpp>
 #include <mpt/input/stream_limit.hpp>
 #include <utility>
@@ -68,18 +69,15 @@ public:
                 out_.ordered_ = true;
                 return std::move(out_);
             }
-            if (*p_ == '{') {
-                piece_.ordered = false;
-            } else if (*p_ == '[') {
-                piece_.ordered = true;
-            } else if (end_ - p_ >= 2 && p_[0] == '0' && p_[1] == 'x') {
-                piece_.ordered = true;
-                piece_.text = true;
-            } else {
+            const KvFormat* format = kv_format_of(*p_);
+            if (format == nullptr ||
+                !std::string_view(p_, static_cast<size_t>(end_ - p_)).starts_with(format->opener)) {
                 return fail(
                     "expected an object or an array of [key, value] pairs, or `0x<key> 0x<value>` "
                     "lines");
             }
+            piece_.ordered = format->ordered;
+            piece_.text = format->shape == KvShape::text;
             piece_.started = true;
             if (!piece_.text) piece_.closed = open_is_empty(piece_.ordered ? ']' : '}');
         }
@@ -363,18 +361,17 @@ size_t find_cut(std::string_view text, size_t at, bool lines) {
 
 Result<KvInput> parse_kv(std::string_view text, unsigned threads, size_t split_bytes) {
     if (threads < 2 || text.size() < split_bytes) return parse_kv(text);
-    const std::string_view body = json_detail::without_bom(text);
-    const auto opener = std::find_if_not(body.begin(), body.end(), json_detail::is_ws);
-    if (opener == body.end()) return parse_kv(text);
+    const KvFormat* format = sniff_kv_format(text);
+    if (format == nullptr) return parse_kv(text);
     // The second piece's state as the first piece leaves it, told by the document's first
     // byte, and checked once both are parsed. Its place in the document (line, column,
     // entries before it) would only name errors, and an error in either piece sends the
     // document to parse_kv, for its own error.
     kv_detail::KvPieceState second;
     second.started = true;
-    second.text = *opener == '0';
-    second.ordered = *opener == '[' || second.text;
-    const size_t cut = find_cut(text, text.size() / 2, second.text);
+    second.text = format->shape == KvShape::text;
+    second.ordered = format->ordered;
+    const size_t cut = find_cut(text, text.size() / 2, format->lines);
     if (cut == 0) return parse_kv(text);
     auto tail = std::async(std::launch::async, [text, cut, second]() mutable {
         return kv_detail::parse_kv_piece(text.substr(cut), true, second);

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <mpt/input/json_lexer.hpp>
+#include <mpt/input/kv_format.hpp>
 #include <mpt/input/kv_stream.hpp>
 #include <utility>
 
@@ -105,11 +106,14 @@ void KvStreamReader::scan() noexcept {
     const char* p = base + scanned_;
     const char* const end = base + buf_.size();
     if (form_ == Form::unknown) {
-        // A text dump's first byte is the 0 of 0x; a JSON document's is '{' or '['.
+        // Told by the document's first byte (kv_format.hpp); the parser checks the rest.
         std::string_view rest(base, buf_.size());
         if (!state_.started) rest = json_detail::without_bom(rest);
         const auto b = std::find_if_not(rest.begin(), rest.end(), is_ws);
-        if (b != rest.end()) form_ = *b == '0' ? Form::text : Form::json;
+        if (b != rest.end()) {
+            const KvFormat* format = kv_format_of(*b);
+            form_ = format != nullptr && format->lines ? Form::text : Form::json;
+        }
     }
     // The place to cut a piece in halves: the last cut before the middle of what is held.
     const char* const half = base + buf_.size() / 2;
