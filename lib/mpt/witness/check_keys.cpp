@@ -22,7 +22,6 @@ namespace {
 
 // A key's walk down one trie: its value, its absence, or where it stops.
 struct Lookup {
-    std::vector<const Entry*> nodes;  // the listed nodes on the way
     WitnessKey::Status status = WitnessKey::Status::unresolved;
     bytes_view value;
     bytes path;  // unresolved: one nibble a byte
@@ -30,7 +29,11 @@ struct Lookup {
     std::string reason;
 };
 
-Lookup look_up(const Nodes& nodes, const Hash256& root, const Hash256& hashed_key) {
+// The listed nodes on the way go to way (cleared first: a resolver's one buffer, so that a
+// lookup allocates nothing but on failure).
+Lookup look_up(const Nodes& nodes, const Hash256& root, const Hash256& hashed_key,
+               std::vector<const Entry*>& way) {
+    way.clear();
     Lookup out;
     if (root == kEmptyRoot) {
         out.status = WitnessKey::Status::absent;
@@ -54,7 +57,7 @@ Lookup look_up(const Nodes& nodes, const Hash256& root, const Hash256& hashed_ke
                 out.missing = h;
                 return stop("missing");
             }
-            out.nodes.push_back(e);
+            way.push_back(e);
             if (e->decodes == Entry::Decodes::no) {
                 out.missing = h;
                 return stop("does not decode");
@@ -70,7 +73,7 @@ Lookup look_up(const Nodes& nodes, const Hash256& root, const Hash256& hashed_ke
                     return out;
                 }
                 e = &nodes.entries[next];
-                out.nodes.push_back(e);
+                way.push_back(e);
                 links = nodes.links_at[next];
                 if (links == Nodes::kUndecodable) {
                     out.missing = nodes.hashes[next];
@@ -129,7 +132,7 @@ public:
         WitnessKey k;
         k.kind = WitnessKey::Kind::account;
         k.key = address;
-        take(k, keep(look_up(nodes_, root_, hashed_[i])), [] { return "main"; });
+        take(k, keep(look_up(nodes_, root_, hashed_[i], way_)), [] { return "main"; });
         return *(last_ = &accounts_.emplace(address, std::move(k)).first->second);
     }
 
@@ -159,7 +162,7 @@ public:
             k.reason = "its account does not decode: " + acct.error().message();
             return k;
         }
-        take(k, keep(look_up(nodes_, acct->storage_root, hashed_[i])),
+        take(k, keep(look_up(nodes_, acct->storage_root, hashed_[i], way_)),
              [&] { return to_hex(hashed_[account_i]); });
         return k;
     }
@@ -172,7 +175,7 @@ public:
 private:
     const Lookup& keep(const Lookup& l) {
         auto& to = l.status == WitnessKey::Status::absent ? on_absence : on_path;
-        to.insert(to.end(), l.nodes.begin(), l.nodes.end());
+        to.insert(to.end(), way_.begin(), way_.end());
         return l;
     }
 
@@ -182,6 +185,7 @@ private:
     const std::vector<Hash256>& hashed_;
     std::map<bytes, WitnessKey> accounts_;
     const WitnessKey* last_ = nullptr;
+    std::vector<const Entry*> way_;  // look_up's, reused
 };
 
 // The slot keys[i] of a canonical (sorted) key list: in the first listed account whose
