@@ -368,10 +368,32 @@ Hash256 PartialTrie::root_hash() const {
     if (root_ == kNil) return kEmptyRoot;
     if (nodes_[root_].kind == Kind::ref) return nodes_[root_].ref.hash();  // the given root
     // Post-order with an explicit stack: a node is encoded once its children's references
-    // are known.
+    // are known. The encodings of 32 bytes or more wait in pending until a parent needs
+    // their references, and are then hashed together (keccak256_batch): a branch's children
+    // in one batch.
     std::vector<NodeRef> refs(nodes_.size());
     std::vector<std::pair<uint32_t, bool>> stack{{root_, false}};
     bytes enc;
+    bytes pending;                  // the waiting encodings, one after another
+    std::vector<size_t> ends;       // where each ends in pending
+    std::vector<uint32_t> waiting;  // whose they are
+    std::vector<bytes_view> inputs;
+    std::vector<Hash256> hashes;
+    const auto hash_pending = [&] {
+        if (waiting.empty()) return;
+        inputs.clear();
+        for (size_t i = 0, begin = 0; i < ends.size(); begin = ends[i++]) {
+            inputs.emplace_back(pending.data() + begin, ends[i] - begin);
+        }
+        hashes.resize(inputs.size());
+        keccak256_batch(inputs, hashes);
+        for (size_t i = 0; i < waiting.size(); ++i) {
+            refs[waiting[i]] = NodeRef::from_hash(hashes[i]);
+        }
+        pending.clear();
+        ends.clear();
+        waiting.clear();
+    };
     Hash256 root{};
     while (!stack.empty()) {
         const auto [id, expanded] = stack.back();
@@ -392,6 +414,7 @@ Hash256 PartialTrie::root_hash() const {
             continue;
         }
         enc.clear();
+        if (n.kind != Kind::leaf) hash_pending();
         switch (n.kind) {
             case Kind::leaf:
                 encode_leaf(enc, n.path, n.value);
@@ -412,8 +435,15 @@ Hash256 PartialTrie::root_hash() const {
             case Kind::ref:
                 break;
         }
-        refs[id] = NodeRef::of(enc);
-        if (id == root_) root = keccak256(enc);  // the root is hashed whatever its size
+        if (id == root_) {
+            root = keccak256(enc);  // the root is hashed whatever its size
+        } else if (enc.size() < 32) {
+            refs[id] = NodeRef::of(enc);
+        } else {
+            pending.insert(pending.end(), enc.begin(), enc.end());
+            ends.push_back(pending.size());
+            waiting.push_back(id);
+        }
         stack.pop_back();
     }
     return root;
