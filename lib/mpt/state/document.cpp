@@ -13,6 +13,7 @@
 #include <array>
 #include <cstring>
 #include <numeric>
+#include <span>
 
 namespace mpt::document_detail {
 
@@ -268,10 +269,10 @@ Status StateParser::finish(Collected& c, StateDoc& doc, unsigned threads) {
 
 namespace {
 
-// keccak256 of a slot. Slots below 256 (a contract's own variables, from slot 0 on, the same
-// in every contract) come from a table made once: in a state with many contracts most of
-// their hashes repeat.
-Hash256 slot_hash(const U256& slot) noexcept {
+// keccak256 of a slot below 256 (a contract's own variables, from slot 0 on, the same in every
+// contract), from a table made once: in a state with many contracts most of their hashes
+// repeat. nullptr for a larger slot.
+const Hash256* small_slot_hash(const U256& slot) noexcept {
     static const std::array<Hash256, 256> kSmall = [] {
         std::array<Hash256, 256> t;
         U256 s{};
@@ -285,7 +286,33 @@ Hash256 slot_hash(const U256& slot) noexcept {
     std::memcpy(w, slot.data(), sizeof w);
     const bool small = (w[0] | w[1] | w[2]) == 0 && std::all_of(slot.begin() + 24, slot.end() - 1,
                                                                 [](uint8_t b) { return b == 0; });
-    return small ? kSmall[slot[31]] : keccak256(slot);
+    return small ? &kSmall[slot[31]] : nullptr;
+}
+
+// Fills the key of each entry named by its slot: a small slot's from the table, the others'
+// hashed together on the SIMD lanes (keccak256_batch).
+void hash_slots(std::vector<StorageEntry>& storage) noexcept {
+    constexpr size_t kBatch = 64;
+    std::array<bytes_view, kBatch> slots;
+    std::array<StorageEntry*, kBatch> of;
+    std::array<Hash256, kBatch> hashes;
+    size_t m = 0;
+    const auto hash_batch = [&] {
+        keccak256_batch(std::span(slots.data(), m), std::span(hashes.data(), m));
+        for (size_t i = 0; i < m; ++i) of[i]->key = hashes[i];
+        m = 0;
+    };
+    for (StorageEntry& e : storage) {
+        if (!e.slot) continue;  // named by its hash (pre(0x...))
+        if (const Hash256* h = small_slot_hash(*e.slot)) {
+            e.key = *h;
+            continue;
+        }
+        slots[m] = bytes_view(e.slot->data(), e.slot->size());
+        of[m++] = &e;
+        if (m == kBatch) hash_batch();
+    }
+    if (m != 0) hash_batch();
 }
 
 }  // namespace
@@ -322,9 +349,7 @@ std::string StateParser::hash_account(StateAccount& a, const Pending& pd) const 
         }
         a.account.code_hash = pd.code_hash;
     }
-    for (StorageEntry& e : a.storage) {
-        if (e.slot) e.key = slot_hash(*e.slot);  // else named by its hash (pre(0x...))
-    }
+    hash_slots(a.storage);
     // By key; of a repeated slot the last stays (a map's last assignment wins).
     std::stable_sort(
         a.storage.begin(), a.storage.end(),
