@@ -131,7 +131,9 @@ private:
     Status line_account(Collected& c, StateDoc& doc, bool first);
 
     Status finish(Collected& c, StateDoc& doc, unsigned threads);
-    std::string hash_account(StateAccount& a, const Pending& pd) const;
+    // address_hash: keccak256 of a's address when the caller has it (hashed in a batch).
+    std::string hash_account(StateAccount& a, const Pending& pd,
+                             const Hash256* address_hash = nullptr) const;
     static void merge_repeated_accounts(std::vector<StateAccount>& accounts);
 
     // document_fields.cpp
