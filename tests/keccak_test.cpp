@@ -231,3 +231,24 @@ TEST_CASE("keccak_counts counts hashes, bytes and permutations while counting is
     CHECK(after.bytes - before.bytes == 2 * (2 * bytes + 532));
     CHECK(after.permutations - before.permutations == 2 * (2 * permutations + 4));
 }
+
+TEST_CASE("keccak256_each hands each input's digest to its index, once, for any count") {
+    for (const size_t n : {size_t{0}, size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{200}}) {
+        CAPTURE(n);
+        std::vector<std::vector<uint8_t>> inputs;
+        for (size_t i = 0; i < n; ++i) inputs.emplace_back(i % 300, static_cast<uint8_t>(i));
+        std::vector<size_t> order;
+        std::vector<Hash256> got(n);
+        keccak256_each(
+            n, [&](size_t i) { return bytes_view(inputs[i].data(), inputs[i].size()); },
+            [&](size_t i, const Hash256& h) {
+                order.push_back(i);
+                got[i] = h;
+            });
+        REQUIRE(order.size() == n);
+        for (size_t i = 0; i < n; ++i) {
+            CHECK(order[i] == i);
+            CHECK(got[i] == keccak256(bytes_view(inputs[i].data(), inputs[i].size())));
+        }
+    }
+}

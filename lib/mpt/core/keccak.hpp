@@ -4,6 +4,9 @@
 #pragma once
 
 #include <mpt/core/bytes.hpp>
+
+#include <algorithm>
+#include <array>
 #include <span>
 
 namespace mpt {
@@ -43,6 +46,21 @@ Hash256 keccak256(bytes_view data) noexcept;
 // independent and may differ in length; a lane that finishes takes the next input.
 // REQUIRES: out.size() >= inputs.size().
 void keccak256_batch(std::span<const bytes_view> inputs, std::span<Hash256> out) noexcept;
+
+// keccak256_batch for inputs that are not in one array: the hash of input(i) for each i < n
+// is handed to out(i, hash), 64 inputs hashed together at a time.
+template <typename Input, typename Out>
+void keccak256_each(size_t n, Input&& input, Out&& out) {
+    constexpr size_t kBatch = 64;
+    std::array<bytes_view, kBatch> views;
+    std::array<Hash256, kBatch> hashes;
+    for (size_t at = 0; at < n; at += kBatch) {
+        const size_t m = std::min(kBatch, n - at);
+        for (size_t i = 0; i < m; ++i) views[i] = input(at + i);
+        keccak256_batch(std::span(views.data(), m), std::span(hashes.data(), m));
+        for (size_t i = 0; i < m; ++i) out(at + i, hashes[i]);
+    }
+}
 
 // The batch kernels: "scalar" (one input at a time), "avx2" and "avx512"; available is
 // false for one this CPU cannot run. All compute the same digests.

@@ -46,14 +46,10 @@ SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure) : input_(&
     if (secure) {
         reserve_huge(hashed_keys_, n);
         hashed_keys_.resize(n);
-        // In batches on the SIMD lanes (keccak256_batch).
-        constexpr size_t kBatch = 256;
-        std::array<bytes_view, kBatch> keys;
-        for (size_t at = 0; at < n; at += kBatch) {
-            const size_t m = std::min(kBatch, n - at);
-            for (size_t i = 0; i < m; ++i) keys[i] = input[at + i].key;
-            keccak256_batch(std::span(keys.data(), m), std::span(hashed_keys_.data() + at, m));
-        }
+        // Together on the SIMD lanes.
+        keccak256_each(
+            n, [&](size_t i) { return input[i].key; },
+            [&](size_t i, const Hash256& h) { hashed_keys_[i] = h; });
     }
     bucket_bits_ = n >= kBucketMinPairs         ? kBucketBits
                    : n >= kNibbleBucketMinPairs ? kNibbleBits

@@ -134,20 +134,16 @@ Status sort_kv_stream(KvStreamReader& stream, bool secure, bool keep_keys,
         if (!more) break;
         if (check) MPT_RETURN_IF_ERROR(check(piece));
         if (secure) {
-            // The keys hashed in batches on the SIMD lanes (keccak256_batch).
-            constexpr size_t kBatch = 256;
-            std::array<bytes_view, kBatch> keys;
-            std::array<Hash256, kBatch> hashes;
-            for (size_t at = 0; at < piece.size(); at += kBatch) {
-                const size_t m = std::min(kBatch, piece.size() - at);
-                for (size_t i = 0; i < m; ++i) keys[i] = piece[at + i].key;
-                keccak256_batch(std::span(keys.data(), m), std::span(hashes.data(), m));
-                for (size_t i = 0; i < m; ++i) {
-                    const KvPair p = piece[at + i];
-                    MPT_RETURN_IF_ERROR(
-                        sorter.add(hashes[i], p.value, keep_keys ? p.key : bytes_view()));
-                }
-            }
+            // The keys hashed together on the SIMD lanes; the first failed add ends the rest.
+            Status added;
+            keccak256_each(
+                piece.size(), [&](size_t i) { return piece[i].key; },
+                [&](size_t i, const Hash256& h) {
+                    if (!added) return;
+                    const KvPair p = piece[i];
+                    added = sorter.add(h, p.value, keep_keys ? p.key : bytes_view());
+                });
+            MPT_RETURN_IF_ERROR(added);
         } else {
             for (size_t i = 0; i < piece.size(); ++i) {
                 const KvPair p = piece[i];

@@ -364,6 +364,42 @@ Status PartialTrie::insert(bytes_view key_bytes, bytes_view value) {
     }
 }
 
+namespace {
+
+// Encodings of 32 bytes or more waiting for their hashes until a parent needs their
+// references; then hashed together (keccak256_batch).
+class PendingRefs {
+public:
+    void add(uint32_t id, bytes_view enc) {
+        data_.insert(data_.end(), enc.begin(), enc.end());
+        ends_.push_back(data_.size());
+        ids_.push_back(id);
+    }
+    // Sets the reference of every waiting node in refs, and empties this.
+    void hash_into(std::vector<NodeRef>& refs) {
+        if (ids_.empty()) return;
+        inputs_.clear();
+        for (size_t i = 0, begin = 0; i < ends_.size(); begin = ends_[i++]) {
+            inputs_.emplace_back(data_.data() + begin, ends_[i] - begin);
+        }
+        hashes_.resize(inputs_.size());
+        keccak256_batch(inputs_, hashes_);
+        for (size_t i = 0; i < ids_.size(); ++i) refs[ids_[i]] = NodeRef::from_hash(hashes_[i]);
+        data_.clear();
+        ends_.clear();
+        ids_.clear();
+    }
+
+private:
+    bytes data_;                 // the encodings, one after another
+    std::vector<size_t> ends_;   // where each ends in data_
+    std::vector<uint32_t> ids_;  // whose they are
+    std::vector<bytes_view> inputs_;
+    std::vector<Hash256> hashes_;
+};
+
+}  // namespace
+
 Hash256 PartialTrie::root_hash() const {
     if (root_ == kNil) return kEmptyRoot;
     if (nodes_[root_].kind == Kind::ref) return nodes_[root_].ref.hash();  // the given root
@@ -374,26 +410,7 @@ Hash256 PartialTrie::root_hash() const {
     std::vector<NodeRef> refs(nodes_.size());
     std::vector<std::pair<uint32_t, bool>> stack{{root_, false}};
     bytes enc;
-    bytes pending;                  // the waiting encodings, one after another
-    std::vector<size_t> ends;       // where each ends in pending
-    std::vector<uint32_t> waiting;  // whose they are
-    std::vector<bytes_view> inputs;
-    std::vector<Hash256> hashes;
-    const auto hash_pending = [&] {
-        if (waiting.empty()) return;
-        inputs.clear();
-        for (size_t i = 0, begin = 0; i < ends.size(); begin = ends[i++]) {
-            inputs.emplace_back(pending.data() + begin, ends[i] - begin);
-        }
-        hashes.resize(inputs.size());
-        keccak256_batch(inputs, hashes);
-        for (size_t i = 0; i < waiting.size(); ++i) {
-            refs[waiting[i]] = NodeRef::from_hash(hashes[i]);
-        }
-        pending.clear();
-        ends.clear();
-        waiting.clear();
-    };
+    PendingRefs pending;
     Hash256 root{};
     while (!stack.empty()) {
         const auto [id, expanded] = stack.back();
@@ -414,7 +431,7 @@ Hash256 PartialTrie::root_hash() const {
             continue;
         }
         enc.clear();
-        if (n.kind != Kind::leaf) hash_pending();
+        if (n.kind != Kind::leaf) pending.hash_into(refs);
         switch (n.kind) {
             case Kind::leaf:
                 encode_leaf(enc, n.path, n.value);
@@ -440,9 +457,7 @@ Hash256 PartialTrie::root_hash() const {
         } else if (enc.size() < 32) {
             refs[id] = NodeRef::of(enc);
         } else {
-            pending.insert(pending.end(), enc.begin(), enc.end());
-            ends.push_back(pending.size());
-            waiting.push_back(id);
+            pending.add(id, enc);
         }
         stack.pop_back();
     }

@@ -8,10 +8,7 @@
 #include <mpt/core/keccak.hpp>
 #include <mpt/core/node.hpp>
 
-#include <algorithm>
-#include <array>
 #include <cstring>
-#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,18 +19,12 @@ namespace mpt {
 // outlive the index.
 class ProofIndex {
 public:
-    // The nodes are hashed sixteen at a time, together (keccak256_batch).
+    // The nodes are hashed together on the SIMD lanes (keccak256_each).
     explicit ProofIndex(const std::vector<bytes>& proof) {
         nodes_.reserve(proof.size());
-        constexpr size_t kBatch = 16;
-        std::array<bytes_view, kBatch> views;
-        std::array<Hash256, kBatch> hashes;
-        for (size_t at = 0; at < proof.size(); at += kBatch) {
-            const size_t n = std::min(kBatch, proof.size() - at);
-            for (size_t i = 0; i < n; ++i) views[i] = proof[at + i];
-            keccak256_batch(std::span(views.data(), n), std::span(hashes.data(), n));
-            for (size_t i = 0; i < n; ++i) nodes_.emplace(hashes[i], views[i]);
-        }
+        keccak256_each(
+            proof.size(), [&](size_t i) { return bytes_view(proof[i]); },
+            [&](size_t i, const Hash256& h) { nodes_.emplace(h, bytes_view(proof[i])); });
     }
     // nullptr when no listed node hashes to h.
     const bytes_view* find(const Hash256& h) const {
