@@ -82,9 +82,6 @@ bool preimage_less(const PreimageRef& x, const PreimageRef& y) noexcept {
     return hash_less(x.first, y.first);
 }
 
-// An account's RLP is at most 1 + 2 (list header) + 9 (nonce) + 33 (balance) + 2 * 33.
-constexpr size_t kAccountStride = 112;
-
 // The storage tries of accounts [begin, end) of order, built on one thread: rows in one
 // arena, each trie's in path order; roots[i] set for each account i with storage; the slots'
 // preimages by hash, each once.
@@ -244,7 +241,7 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
         tries[0].kind = TrieKind::state;
         // The account trie over the storage roots, split under its top branch on threads
         // as the key/value build splits its trie (stack_trie_root).
-        std::vector<uint8_t> account_rlp(std::max<size_t>(order.size(), 1) * kAccountStride);
+        std::vector<uint8_t> account_rlp(std::max<size_t>(order.size(), 1) * kMaxAccountRlp);
         std::vector<KvPair> pairs(order.size());
         std::vector<PreimageRef> preimages;  // in address-hash order, as the accounts
         std::vector<Code> codes;             // by hash, each once (below)
@@ -261,8 +258,8 @@ Result<std::optional<StateBuildResult>> build_new_state_file(const std::string& 
                                  : kEmptyRoot;
             value.clear();
             encode_account(value, a);
-            MPT_ASSERT(value.size() <= kAccountStride);
-            uint8_t* at = account_rlp.data() + i * kAccountStride;
+            MPT_ASSERT(value.size() <= kMaxAccountRlp);
+            uint8_t* at = account_rlp.data() + i * kMaxAccountRlp;
             std::copy(value.begin(), value.end(), at);
             pairs[i] = {acc.address_hash, bytes_view(at, value.size())};
             if (o.preimages && acc.address)

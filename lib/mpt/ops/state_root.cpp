@@ -10,9 +10,6 @@
 namespace mpt {
 namespace {
 
-// An account's RLP is at most 1 + 2 (list header) + 9 (nonce) + 33 (balance) + 2 * 33.
-constexpr size_t kAccountStride = 112;
-
 struct StorageResult {
     Hash256 root = kEmptyRoot;
     size_t slots = 0;
@@ -73,7 +70,7 @@ Result<StateRootInfo> state_root_info(const StateDoc& doc, unsigned threads) {
     for (const StateAccount& a : doc.accounts) work += 1 + a.storage.size();
 
     // Each account's RLP in its own stride of one buffer, so that threads write apart.
-    std::unique_ptr<uint8_t[]> rlp(new uint8_t[std::max<size_t>(n, 1) * kAccountStride]);
+    std::unique_ptr<uint8_t[]> rlp(new uint8_t[std::max<size_t>(n, 1) * kMaxAccountRlp]);
     std::vector<uint8_t> rlp_size(n);
     constexpr size_t kChunk = 64;
     const size_t chunks = (n + kChunk - 1) / kChunk;
@@ -106,8 +103,8 @@ Result<StateRootInfo> state_root_info(const StateDoc& doc, unsigned threads) {
             acct.storage_root = s->root;
             acc.clear();
             encode_account(acc, acct);
-            MPT_ASSERT(acc.size() <= kAccountStride);
-            std::memcpy(rlp.get() + i * kAccountStride, acc.data(), acc.size());
+            MPT_ASSERT(acc.size() <= kMaxAccountRlp);
+            std::memcpy(rlp.get() + i * kMaxAccountRlp, acc.data(), acc.size());
             rlp_size[i] = static_cast<uint8_t>(acc.size());
         }
     });
@@ -129,7 +126,7 @@ Result<StateRootInfo> state_root_info(const StateDoc& doc, unsigned threads) {
             return Error{Errc::bad_input,
                          "two accounts with address hash " + to_hex(doc.accounts[k].address_hash)};
         }
-        pairs[i] = {doc.accounts[k].address_hash, {rlp.get() + k * kAccountStride, rlp_size[k]}};
+        pairs[i] = {doc.accounts[k].address_hash, {rlp.get() + k * kMaxAccountRlp, rlp_size[k]}};
     }
     MPT_TRY(info.root, stack_trie_root(pairs, std::max(threads, 1u)));
     return info;

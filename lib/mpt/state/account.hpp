@@ -69,6 +69,8 @@ std::string quantity_text(bytes_view be);
 // Appends rlp([nonce, balance, storageRoot, codeHash]) to out; nonce and balance as RLP
 // integers (no leading zero bytes; zero is the empty string).
 void encode_account(bytes& out, const Account& a);
+// The most bytes encode_account writes: 1 + 2 (list header) + 9 (nonce) + 33 (balance) + 2 * 33.
+inline constexpr size_t kMaxAccountRlp = 112;
 // Decodes a state trie value. Strict: canonical RLP, exactly four items, integers without
 // leading zeros, a nonce of at most 8 bytes, a balance of at most 32, both hashes 32 bytes.
 Result<Account> decode_account(bytes_view rlp) noexcept;
