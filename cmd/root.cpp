@@ -394,14 +394,15 @@ int run_roots(const RootOptions& o, const std::vector<std::string>& inputs, bool
         // A state document is told by its shape; --secure and --trie say key/value input.
         const bool as_state = state || (!o.secure && !o.trie_given && file_looks_like_state(path));
         std::optional<Answer> a;
-        const StatsMark mark;
+        std::optional<StatsMark> mark;  // --stats: the counts and clock before this input
+        if (o.stats) mark.emplace();
         {
             ProgressLine progress("root", path);
             a = as_state ? state_answer(o, path, code, progress)
                          : kv_answer(o, path, code, progress);
         }
         if (a && o.stats) {
-            ojson s = stats_json(mark, *a, o.threads != 0 ? o.threads : available_cpus());
+            ojson s = stats_json(*mark, *a, o.threads != 0 ? o.threads : available_cpus());
             if (!quiet()) print_stats(path, s);
             if (o.json) a->json["stats"] = std::move(s);
         }
