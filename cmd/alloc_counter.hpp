@@ -15,7 +15,11 @@ struct AllocCount {
     uint64_t bytes = 0;
 };
 
-// Operator new calls since the program started.
+// Starts counting: until then (and in every command but count-allocs) operator new counts
+// nothing.
+void count_heap_allocations() noexcept;
+
+// Operator new calls since count_heap_allocations.
 AllocCount heap_allocations() noexcept;
 
 }  // namespace mpt::cli

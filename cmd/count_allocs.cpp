@@ -235,6 +235,7 @@ int run_count_allocs(const CountOptions& o) {
     if (!count_sqlite_allocations()) {
         return report(Error{Errc::internal, "cannot hook SQLite's allocator"});
     }
+    count_heap_allocations();
     std::vector<Row> rows;
     std::vector<size_t> sizes;
     for (const std::string& list : o.leaves) read_leaves(list, sizes);  // kLeavesList passed
