@@ -10,6 +10,7 @@
 #include <mpt/witness/detail/check_nodes.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <map>
@@ -22,15 +23,58 @@ namespace mpt {
 namespace {
 
 using witness_detail::Entry;
+using witness_detail::Leaf;
 using witness_detail::Nodes;
 using witness_detail::resolve_keys;
 
 enum Trie : int { kMain = 0, kStorage = 1 };
 
+// A node's path from its trie's root, two nibbles a byte (zero past size); kTooDeep past 64
+// nibbles, where no 32-byte key ends.
+struct WalkPath {
+    static constexpr uint8_t kTooDeep = UINT8_MAX;
+    std::array<uint8_t, 32> packed{};
+    uint8_t size = 0;
+
+    WalkPath plus(uint8_t nibble) const noexcept {
+        WalkPath p = *this;
+        p.append(nibble);
+        return p;
+    }
+    WalkPath plus(NibbleView more) const noexcept {
+        WalkPath p = *this;
+        if (size == kTooDeep || size + more.size() > 64) {
+            p.size = kTooDeep;
+            return p;
+        }
+        for (size_t i = 0; i < more.size(); ++i) p.append(more[i]);
+        return p;
+    }
+
+private:
+    void append(uint8_t nibble) noexcept {
+        if (size >= 64) {
+            size = kTooDeep;
+            return;
+        }
+        packed[size / 2] |= (size & 1) != 0 ? nibble : static_cast<uint8_t>(nibble << 4);
+        ++size;
+    }
+};
+
+// Where a walk stands: the kind of trie, the listing of its root, the listing of the nearest
+// listed node above (or the node itself, once visited), and the path.
+struct Place {
+    Trie t = kMain;
+    uint32_t root = Entry::kNoParent;
+    uint32_t parent = Entry::kNoParent;
+    WalkPath path;
+};
+
 // A walk of the tries, or its share of one: every node under the steps it is given, and for
 // the account trie every storage trie of the accounts it reaches. A node is looked up when
 // its parent is decoded, all of a branch's children together (their loads overlap), and
-// visited from the stack later.
+// visited from the stack later. The leaves it reaches at whole paths it keeps for the keys.
 class Walker {
 public:
     explicit Walker(Nodes& nodes) : nodes_(&nodes) {}
@@ -38,7 +82,10 @@ public:
     // Stacks the root of the account trie.
     void start(const Hash256& root) {
         const bytes_view ref(root.data(), root.size());
-        push({&ref, 1}, kMain);
+        const size_t i = nodes_->index.find(root);
+        Place at;
+        if (i != NodeIndex::kNone) at.root = static_cast<uint32_t>(i);
+        push({&ref, 1}, at, nullptr);
     }
 
     // Visits nodes until the stack is empty or holds at least until steps.
@@ -60,14 +107,15 @@ public:
     }
 
     // Adds what this walker found to out: counts, accounts that do not decode, the storage
-    // roots found, the accounts' code hashes.
+    // roots found, the accounts' code hashes, the leaves.
     void add_to(WitnessCheck& out, std::vector<Hash256>& storage_roots,
-                std::vector<Hash256>& code_hashes) const {
+                std::vector<Hash256>& code_hashes, std::vector<Leaf>& leaves) const {
         out.accounts += accounts_;
         out.slots += slots_;
         out.bad_accounts.insert(out.bad_accounts.end(), bad_accounts_.begin(), bad_accounts_.end());
         storage_roots.insert(storage_roots.end(), storage_roots_.begin(), storage_roots_.end());
         code_hashes.insert(code_hashes.end(), code_hashes_.begin(), code_hashes_.end());
+        leaves.insert(leaves.end(), leaves_.begin(), leaves_.end());
     }
 
 private:
@@ -75,38 +123,47 @@ private:
     struct Step {
         Entry* entry;
         bytes_view embedded;
-        Trie t;
+        Place at;
     };
 
-    // Stacks the nodes refs name that a walk of kind t has not reached yet.
-    // links, when given, gets each ref's link (Nodes::links).
-    void push(std::span<const bytes_view> refs, Trie t, uint32_t* links = nullptr) {
+    // Stacks the nodes refs name that a walk of kind from.t has not reached yet, each at
+    // from.path plus its nibble (nibbles: none, the same path). links, when given, gets each
+    // ref's link (Nodes::links).
+    void push(std::span<const bytes_view> refs, const Place& from, const uint8_t* nibbles,
+              uint32_t* links = nullptr) {
         for (const bytes_view r : refs) {
             if (r.size() == 32) nodes_->index.prefetch(hash_of(r));
         }
         for (size_t i = 0; i < refs.size(); ++i) {
             const bytes_view r = refs[i];
             if (links != nullptr) links[i] = Nodes::kUnlinked;
+            Place at = from;
+            if (nibbles != nullptr) at.path = from.path.plus(nibbles[i]);
             if (r.size() != 32) {
-                stack_.push_back({nullptr, r, t});
+                stack_.push_back({nullptr, r, at});
                 continue;
             }
             Entry* e = nodes_->find(hash_of(r));
             if (e != nullptr && links != nullptr) links[i] = e->index;
             if (e == nullptr) continue;
-            if (std::atomic_ref(e->reached[t]).exchange(true, std::memory_order_relaxed)) continue;
+            if (std::atomic_ref(e->reached[at.t]).exchange(true, std::memory_order_relaxed)) {
+                continue;
+            }
+            e->parent[at.t] = from.parent;
             __builtin_prefetch(e->rlp.data());
-            stack_.push_back({e, {}, t});
+            stack_.push_back({e, {}, at});
         }
     }
 
     void visit(const Step& s) {
+        Place here = s.at;
         if (s.entry == nullptr) {
             const auto v = decode_node(s.embedded);
             if (!v) return;  // an embedded node: its parent's decoding checked it
-            return follow(*v, s.t, s.embedded, nullptr);
+            return follow(*v, here, s.embedded, nullptr);
         }
         Entry& e = *s.entry;
+        here.parent = e.index;
         const bool first = !std::atomic_ref(e.taken).exchange(true, std::memory_order_relaxed);
         const auto v = decode_node(e.rlp);
         if (!v) {
@@ -118,19 +175,22 @@ private:
             return;
         }
         if (first) e.decodes = Entry::Decodes::yes;
-        follow(*v, s.t, nodes_->hashes[e.index], first ? &e : nullptr);
+        follow(*v, here, nodes_->hashes[e.index], first ? &e : nullptr);
     }
 
     // ref: the node's hash, or the node itself where it is embedded; e: its listing, when
     // this walker has taken it.
-    void follow(const NodeView& v, Trie t, bytes_view ref, Entry* e) {
+    void follow(const NodeView& v, const Place& here, bytes_view ref, Entry* e) {
         switch (v.kind) {
             case NodeView::Kind::leaf:
-                leaf(v.value, t, ref);
+                leaf(v.value, here, v.path, ref);
                 break;
-            case NodeView::Kind::extension:
-                push({&v.child, 1}, t);
+            case NodeView::Kind::extension: {
+                Place below = here;
+                below.path = here.path.plus(v.path);
+                push({&v.child, 1}, below, nullptr);
                 break;
+            }
             case NodeView::Kind::branch: {
                 bytes_view children[16];
                 uint8_t nibble[16];
@@ -141,22 +201,28 @@ private:
                     children[n++] = v.children[i];
                 }
                 if (e == nullptr) {
-                    push({children, n}, t);
+                    push({children, n}, here, nibble);
                 } else {
                     uint32_t found[16];
-                    push({children, n}, t, found);
+                    push({children, n}, here, nibble, found);
                     const uint32_t at = nodes_->add_links();
                     for (size_t i = 0; i < n; ++i) nodes_->links[at + nibble[i]] = found[i];
                     nodes_->links_at[e->index] = at;
                 }
-                if (!v.value.empty()) leaf(v.value, t, ref);
+                if (!v.value.empty()) leaf(v.value, here, {}, ref);
                 break;
             }
         }
     }
 
-    void leaf(bytes_view value, Trie t, bytes_view ref) {
-        if (t == kStorage) {
+    // A value at here.path plus rest.
+    void leaf(bytes_view value, const Place& here, NibbleView rest, bytes_view ref) {
+        if (here.root != Entry::kNoParent && here.path.size + rest.size() == 64) {
+            const WalkPath key = here.path.plus(rest);
+            leaves_.push_back(
+                {key.packed, here.root, here.parent, static_cast<uint8_t>(here.t), value});
+        }
+        if (here.t == kStorage) {
             ++slots_;
             return;
         }
@@ -177,7 +243,10 @@ private:
         if (i == NodeIndex::kNone) return;
         storage_roots_.push_back(a->storage_root);
         const bytes_view storage_root(nodes_->hashes[i].data(), 32);
-        push({&storage_root, 1}, kStorage);
+        Place at;
+        at.t = kStorage;
+        at.root = static_cast<uint32_t>(i);
+        push({&storage_root, 1}, at, nullptr);
     }
 
     static Hash256 hash_of(bytes_view ref) {
@@ -193,6 +262,7 @@ private:
     std::vector<UndecodableNode> bad_accounts_;
     std::vector<Hash256> storage_roots_;  // held in the witness
     std::vector<Hash256> code_hashes_;
+    std::vector<Leaf> leaves_;
 };
 
 // Walks the tries from out.root into out (counts, accounts that do not decode, in listed
@@ -208,7 +278,9 @@ std::vector<Hash256> walk_tries(Nodes& nodes, WitnessCheck& out) {
     run_tasks(threads, threads, [&](size_t w, unsigned) { walkers[w].run(); });
     std::vector<Hash256> storage_roots;
     std::vector<Hash256> code_hashes;
-    for (const Walker& w : walkers) w.add_to(out, storage_roots, code_hashes);
+    std::vector<Leaf> leaves;
+    for (const Walker& w : walkers) w.add_to(out, storage_roots, code_hashes, leaves);
+    nodes.leaves.assign(std::move(leaves));
     std::sort(storage_roots.begin(), storage_roots.end());
     out.storage_tries = static_cast<size_t>(
         std::unique(storage_roots.begin(), storage_roots.end()) - storage_roots.begin());

@@ -120,7 +120,11 @@ class KeyResolver {
 public:
     KeyResolver(const Nodes& nodes, const Hash256& root, const std::vector<bytes>& keys,
                 const std::vector<Hash256>& hashed)
-        : nodes_(nodes), root_(root), keys_(keys), hashed_(hashed) {}
+        : nodes_(nodes),
+          root_(root),
+          root_listing_(nodes.index.find(root)),
+          keys_(keys),
+          hashed_(hashed) {}
 
     // The account keys_[i] names.
     const WitnessKey& account(size_t i) {
@@ -132,7 +136,9 @@ public:
         WitnessKey k;
         k.kind = WitnessKey::Kind::account;
         k.key = address;
-        take(k, keep(look_up(nodes_, root_, hashed_[i], way_)), [] { return "main"; });
+        if (!take_leaf(k, root_listing_, hashed_[i])) {
+            take(k, keep(look_up(nodes_, root_, hashed_[i], way_)), [] { return "main"; });
+        }
         return *(last_ = &accounts_.emplace(address, std::move(k)).first->second);
     }
 
@@ -156,23 +162,56 @@ public:
             k.account_unresolved = true;
             return k;
         }
-        const auto acct = decode_account(a.value);
-        if (!acct) {
+        const Storage& st = storage(a);
+        if (!st.account) {
             k.trie = "main";
-            k.reason = "its account does not decode: " + acct.error().message();
+            k.reason = "its account does not decode: " + st.account.error().message();
             return k;
         }
-        take(k, keep(look_up(nodes_, acct->storage_root, hashed_[i], way_)),
-             [&] { return to_hex(hashed_[account_i]); });
+        if (!take_leaf(k, st.root_listing, hashed_[i])) {
+            take(k, keep(look_up(nodes_, st.account->storage_root, hashed_[i], way_)),
+                 [&] { return to_hex(hashed_[account_i]); });
+        }
         return k;
     }
 
     // The nodes on the way of every key resolved: to a key present or unresolved, to one
-    // proven absent.
+    // proven absent; the leaves the walk found for keys, whose ways lead up from them.
     std::vector<const Entry*> on_path;
     std::vector<const Entry*> on_absence;
+    std::vector<const Leaf*> found;
 
 private:
+    // A present account's storage trie: the account decoded, and the listing of its root.
+    struct Storage {
+        const WitnessKey* of = nullptr;
+        Result<Account> account = Account{};
+        size_t root_listing = NodeIndex::kNone;
+    };
+
+    // The storage trie of a, which is present: the last one asked, mostly (a's slots follow
+    // it).
+    const Storage& storage(const WitnessKey& a) {
+        if (storage_.of == &a) return storage_;
+        storage_.of = &a;
+        storage_.account = decode_account(a.value);
+        storage_.root_listing =
+            storage_.account ? nodes_.index.find(storage_.account->storage_root) : NodeIndex::kNone;
+        return storage_;
+    }
+
+    // Where the walk found the key hashed in the trie whose root is listing root: fills key
+    // as present and returns true.
+    bool take_leaf(WitnessKey& key, size_t root, const Hash256& hashed) {
+        if (root == NodeIndex::kNone) return false;
+        const Leaf* l = nodes_.leaves.find(static_cast<uint32_t>(root), hashed);
+        if (l == nullptr) return false;
+        key.status = WitnessKey::Status::present;
+        key.value.assign(l->value.begin(), l->value.end());
+        found.push_back(l);
+        return true;
+    }
+
     const Lookup& keep(const Lookup& l) {
         auto& to = l.status == WitnessKey::Status::absent ? on_absence : on_path;
         to.insert(to.end(), way_.begin(), way_.end());
@@ -181,10 +220,12 @@ private:
 
     const Nodes& nodes_;
     Hash256 root_;
+    size_t root_listing_;  // of root, or kNone
     const std::vector<bytes>& keys_;
     const std::vector<Hash256>& hashed_;
     std::map<bytes, WitnessKey> accounts_;
     const WitnessKey* last_ = nullptr;
+    Storage storage_;                // the last account's
     std::vector<const Entry*> way_;  // look_up's, reused
 };
 
@@ -257,6 +298,19 @@ void resolve_keys(const Witness& w, WitnessCheck& out, Nodes& nodes) {
             }
         }
     });
+    // Up from the leaves the walk found, to the first node marked already (whose way up is
+    // marked), then the ways of the keys looked up.
+    for (const KeyResolver& r : resolvers) {
+        for (size_t i = 0; i < r.found.size(); ++i) {
+            // A leaf's holder is a node far from the last one's: its load goes ahead.
+            if (i + 8 < r.found.size()) __builtin_prefetch(&nodes.entries[r.found[i + 8]->holder]);
+            const Leaf* l = r.found[i];
+            for (uint32_t at = l->holder; at != Entry::kNoParent && !nodes.entries[at].on_path;
+                 at = nodes.entries[at].parent[l->kind]) {
+                nodes.entries[at].on_path = true;
+            }
+        }
+    }
     for (const KeyResolver& r : resolvers) {
         for (const Entry* e : r.on_path) nodes.entries[e->index].on_path = true;
         for (const Entry* e : r.on_absence) nodes.entries[e->index].on_absence = true;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,7 +34,69 @@ struct Entry {
     bool taken = false;
     bool on_path = false;     // on the way to a key present or unresolved
     bool on_absence = false;  // on the way to a key proven absent
-    std::string reason;       // Decodes::no: why
+    // The listing that linked it, by the account walk and by a storage walk (kNoParent: the
+    // root of its trie, or not reached); set by the walker that stacks it.
+    uint32_t parent[2] = {kNoParent, kNoParent};
+    std::string reason;  // Decodes::no: why
+
+    static constexpr uint32_t kNoParent = UINT32_MAX;
+};
+
+// A leaf a walk reached at a whole 64-nibble path: its value and where it stands. The walk
+// reaches a node once a kind of trie, so where tries share a node only the first walk through
+// it finds the leaves below; a key that is not here is looked up from its root.
+struct Leaf {
+    Hash256 key{};        // the path: the key's keccak256
+    uint32_t root = 0;    // the listing of its trie's root
+    uint32_t holder = 0;  // the listing that holds it: the leaf, or the one it is embedded in
+    uint8_t kind = 0;     // 0 the account trie, 1 a storage trie: which parent link leads up
+    bytes_view value;
+};
+
+// The leaves the walks found, by root and key: an open-addressing table of listings into
+// the leaves, probed from the key's first eight bytes.
+class LeafIndex {
+public:
+    void assign(std::vector<Leaf> leaves) {
+        leaves_ = std::move(leaves);
+        size_t capacity = 16;
+        shift_ = 60;
+        while (capacity < 2 * leaves_.size()) {
+            capacity *= 2;
+            --shift_;
+        }
+        slots_.assign(capacity, 0);
+        mask_ = capacity - 1;
+        for (size_t i = 0; i < leaves_.size(); ++i) {
+            uint32_t& s = slots_[probe(leaves_[i].root, leaves_[i].key)];
+            if (s == 0) s = static_cast<uint32_t>(i + 1);
+        }
+    }
+
+    // The leaf at key in the trie whose root is listing root, or nullptr.
+    const Leaf* find(uint32_t root, const Hash256& key) const noexcept {
+        if (slots_.empty()) return nullptr;
+        const uint32_t s = slots_[probe(root, key)];
+        return s == 0 ? nullptr : &leaves_[s - 1];
+    }
+
+private:
+    size_t probe(uint32_t root, const Hash256& key) const noexcept {
+        // The same slots are keys of many storage tries: the root is mixed in by a
+        // multiplication, whose high bits depend on all of the sum's.
+        uint64_t start;
+        std::memcpy(&start, key.data(), 8);
+        for (size_t at = ((start + root) * 0x9e3779b97f4a7c15ULL) >> shift_;;
+             at = (at + 1) & mask_) {
+            const uint32_t s = slots_[at];
+            if (s == 0 || (leaves_[s - 1].root == root && leaves_[s - 1].key == key)) return at;
+        }
+    }
+
+    std::vector<Leaf> leaves_;
+    std::vector<uint32_t> slots_;  // a leaf's place + 1; 0 is empty
+    size_t mask_ = 0;
+    int shift_ = 60;  // 64 - log2(slots)
 };
 
 // The listed nodes by hash, each first listing with its Entry.
@@ -87,6 +150,7 @@ struct Nodes {
     std::unique_ptr<uint32_t[]> links;
     std::atomic<size_t> links_used = 0;
     std::vector<uint32_t> links_at;  // by listing
+    LeafIndex leaves;                // the walk's
 };
 
 // Resolves each key of w into out.keys, in order, in runs of keys on up to four threads,
