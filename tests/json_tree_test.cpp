@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <mpt/input/json_lexer.hpp>
 #include <mpt/input/json_tree.hpp>
 
 #include <string>
@@ -108,4 +109,24 @@ TEST_CASE("json_tree: a sequence of values is an array of them, each with its so
           std::string::npos);
     CHECK(JsonTree::parse_sequence("{} {").error().detail.find("line 1, column 5") !=
           std::string::npos);
+}
+
+TEST_CASE("json lexer: a plain run ends at the first special byte, wherever it stands") {
+    // Each kind of byte that ends a plain run, at each place of texts long enough for the
+    // sixteen-byte and eight-byte steps and the tail, in a text that holds a later one too.
+    const char specials[] = {'"', '\\', '\0', '\x1f', '\n', '\x80', '\xff'};
+    for (size_t len = 1; len <= 40; ++len) {
+        for (size_t at = 0; at < len; ++at) {
+            for (const char c : specials) {
+                std::string text(len, 'a');
+                text[at] = c;
+                if (at + 1 < len) text[len - 1] = '"';
+                const char* begin = text.data();
+                CHECK(json_detail::scan_plain(begin, begin + len) == begin + at);
+            }
+        }
+        std::string mixed(len, ' ');  // the bytes 0x20, 0x7f, '!' and '~' pass
+        for (size_t i = 0; i < len; ++i) mixed[i] = "\x20\x7f!~"[i % 4];
+        CHECK(json_detail::scan_plain(mixed.data(), mixed.data() + len) == mixed.data() + len);
+    }
 }

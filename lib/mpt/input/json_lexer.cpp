@@ -6,6 +6,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace mpt::json_detail {
 
 namespace {
@@ -94,6 +98,21 @@ bool is_special(char c) noexcept {
 }  // namespace
 
 const char* scan_plain(const char* p, const char* end) noexcept {
+#if defined(__SSE2__)
+    // Sixteen bytes a compare: a byte below 0x20 as a signed byte is a control character or
+    // non-ASCII (0x80 and up are negative).
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    for (; end - p >= 16; p += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i hit =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                         _mm_cmplt_epi8(v, space));
+        if (const int m = _mm_movemask_epi8(hit))
+            return p + std::countr_zero(static_cast<unsigned>(m));
+    }
+#endif
     if constexpr (std::endian::native == std::endian::little) {
         for (; end - p >= 8; p += 8) {
             uint64_t w;
