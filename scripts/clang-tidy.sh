@@ -12,7 +12,10 @@
 # as the one unit the build compiles: its files share headers (CLI11, fmt, nlohmann/json) that
 # cost clang-tidy some 13 s per file, 20 s for all of them at once. Each cmd/ file must then
 # also compile alone, with what it includes itself, as the build without MPT_UNITY_CLI compiles
-# it: the script checks that too (syntax only, with the unit's compiler and flags).
+# it: the script checks that too (syntax only, with the unit's compiler and flags). The
+# library is checked likewise in its layers' units of six files (MPT_UNITY_LIB), which share
+# the parsing of their headers (the witness layer 13.8 -> 5.8 s); that each library file
+# compiles alone is the build's part (build/ compiles them one by one).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,7 +42,8 @@ if [ $# -ge 1 ]; then
 else
     build=$root/build-tidy
     cmake -S "$root" -B "$build" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DMPT_UNITY_CLI=ON \
-        -DMPT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null || die "configure failed"
+        -DMPT_UNITY_LIB=ON -DMPT_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null ||
+        die "configure failed"
 fi
 command -v python3 >/dev/null || die "python3 not found (it reads compile_commands.json)"
 
@@ -60,17 +64,31 @@ for e in json.load(open(sys.argv[1])):
         print(e["file"])
         print(" ".join(shlex.quote(w) for i, w in enumerate(words) if i not in drop))
         break' "$build/compile_commands.json")
-# The units to check: every file with its own compile command, and the unity unit. Every file
-# must be one or the other: one missing from CMakeLists.txt would otherwise be checked with
-# guessed flags, or not at all.
+# The library layers' unity units, when the build has them.
+lib_units=()
+while IFS= read -r u; do lib_units+=("$u"); done < <(python3 -c '
+import json, sys
+for e in json.load(open(sys.argv[1])):
+    if "/Unity/" in e["file"] and "/mpt.dir/" not in e["file"]:
+        print(e["file"])' "$build/compile_commands.json")
+# The units to check: every file with its own compile command, the unity unit of cmd/, and the
+# library's units that include a file. Every file must be one of these: one missing from
+# CMakeLists.txt would otherwise be checked with guessed flags, or not at all.
 units=()
 alone=()
+declare -A lib_unit_used=()
 missing=0
 for f in "${files[@]}"; do
+    lib_unit=
+    if [[ $f == lib/* ]] && [ ${#lib_units[@]} -gt 0 ]; then
+        lib_unit=$(grep -lF "#include \"$root/$f\"" "${lib_units[@]}" | head -n 1)
+    fi
     if grep -qF "\"file\": \"$root/$f\"" "$build/compile_commands.json"; then
         units+=("$f")
     elif [ -n "$unity" ] && [[ $f == cmd/* ]] && grep -qF "#include \"$root/$f\"" "$unity"; then
         alone+=("$f")
+    elif [ -n "$lib_unit" ]; then
+        lib_unit_used[$lib_unit]=1
     else
         echo "clang-tidy: $f: no compile command in $build/compile_commands.json" >&2
         missing=1
@@ -78,6 +96,7 @@ for f in "${files[@]}"; do
 done
 [ $missing -eq 0 ] || die "files above are not in the build (listed in CMakeLists.txt?)"
 [ ${#alone[@]} -eq 0 ] || units+=("$unity")
+[ ${#lib_unit_used[@]} -eq 0 ] || units+=("${!lib_unit_used[@]}")
 
 logs=$(mktemp -d "${TMPDIR:-/tmp}/mpt-tidy.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
@@ -100,6 +119,9 @@ cmd_checks=$(sed -n "s/^Checks: *'\(.*\)'\$/\1/p" "$root/cmd/.clang-tidy"),-bugp
         eval "$6 -fsyntax-only $f" >"$log" 2>&1
     elif [ "$f" = "$4" ]; then
         "$0" -p "$1" --quiet --config-file="$7/.clang-tidy" --checks="$5" "$f" >"$log" 2>&1
+    elif [ "${f#*/Unity/}" != "$f" ]; then
+        "$0" -p "$1" --quiet --config-file="$7/.clang-tidy" \
+            --checks=-bugprone-suspicious-include "$f" >"$log" 2>&1
     else
         "$0" -p "$1" --quiet "$f" >"$log" 2>&1
     fi
