@@ -10,6 +10,7 @@
 #include <mpt/trie/task_pool.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <optional>
 #include <span>
@@ -299,18 +300,22 @@ void resolve_keys(const Witness& w, WitnessCheck& out, Nodes& nodes) {
         }
     });
     // Up from the leaves the walk found, to the first node marked already (whose way up is
-    // marked), then the ways of the keys looked up.
-    for (const KeyResolver& r : resolvers) {
-        for (size_t i = 0; i < r.found.size(); ++i) {
+    // marked, or is being marked by the thread that marked it), on the resolvers' threads;
+    // then the ways of the keys looked up.
+    run_tasks(threads, runs, [&](size_t c, unsigned) {
+        const std::vector<const Leaf*>& found = resolvers[c].found;
+        for (size_t i = 0; i < found.size(); ++i) {
             // A leaf's holder is a node far from the last one's: its load goes ahead.
-            if (i + 8 < r.found.size()) __builtin_prefetch(&nodes.entries[r.found[i + 8]->holder]);
-            const Leaf* l = r.found[i];
-            for (uint32_t at = l->holder; at != Entry::kNoParent && !nodes.entries[at].on_path;
-                 at = nodes.entries[at].parent[l->kind]) {
-                nodes.entries[at].on_path = true;
+            if (i + 8 < found.size()) __builtin_prefetch(&nodes.entries[found[i + 8]->holder]);
+            for (uint32_t at = found[i]->holder; at != Entry::kNoParent;
+                 at = nodes.entries[at].parent[found[i]->kind]) {
+                if (std::atomic_ref(nodes.entries[at].on_path)
+                        .exchange(true, std::memory_order_relaxed)) {
+                    break;
+                }
             }
         }
-    }
+    });
     for (const KeyResolver& r : resolvers) {
         for (const Entry* e : r.on_path) nodes.entries[e->index].on_path = true;
         for (const Entry* e : r.on_absence) nodes.entries[e->index].on_absence = true;
