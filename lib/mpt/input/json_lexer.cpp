@@ -105,6 +105,10 @@ const char* scan_plain(const char* p, const char* end) noexcept {
     const __m128i backslash = _mm_set1_epi8('\\');
     const __m128i space = _mm_set1_epi8(0x20);
     for (; end - p >= 16; p += 16) {
+        // Half a page ahead: the hardware's own prefetch stops at each 4 KiB page, and a
+        // document read for the first time comes from memory (a witness's 56 MB JSON tree
+        // 22.3 -> 16.0 ms; 1024 ahead 18.1, 4096 16.0). A prefetch past the end is dropped.
+        __builtin_prefetch(p + 2048);
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
         const __m128i hit =
             _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
