@@ -30,7 +30,8 @@ using witness_detail::resolve_keys;
 enum Trie : int { kMain = 0, kStorage = 1 };
 
 // A node's path from its trie's root, two nibbles a byte (zero past size); kTooDeep past 64
-// nibbles, where no 32-byte key ends.
+// nibbles, where no 32-byte key ends. Unlike Nibbles (one nibble a byte, a heap buffer past
+// 64), it is trivially copied with each step of the walk and is the leaf's key as it stands.
 struct WalkPath {
     static constexpr uint8_t kTooDeep = UINT8_MAX;
     std::array<uint8_t, 32> packed{};
@@ -43,7 +44,7 @@ struct WalkPath {
     }
     WalkPath plus(NibbleView more) const noexcept {
         WalkPath p = *this;
-        if (size == kTooDeep || size + more.size() > 64) {
+        if (size + more.size() > 64) {  // kTooDeep too
             p.size = kTooDeep;
             return p;
         }
@@ -217,7 +218,9 @@ private:
 
     // A value at here.path plus rest.
     void leaf(bytes_view value, const Place& here, NibbleView rest, bytes_view ref) {
-        if (here.root != Entry::kNoParent && here.path.size + rest.size() == 64) {
+        // Every node visited is under a listed root (an unlisted one stacks nothing).
+        MPT_ASSERT(here.root != Entry::kNoParent);
+        if (here.path.size + rest.size() == 64) {
             const WalkPath key = here.path.plus(rest);
             leaves_.push_back(
                 {key.packed, here.root, here.parent, static_cast<uint8_t>(here.t), value});

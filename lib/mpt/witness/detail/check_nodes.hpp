@@ -53,8 +53,8 @@ struct Leaf {
     bytes_view value;
 };
 
-// The leaves the walks found, by root and key: an open-addressing table of listings into
-// the leaves, probed from the key's first eight bytes.
+// The leaves the walks found, by root and key: an open-addressing table of places in the
+// leaves, probed from the key's first eight bytes and the root mixed together.
 class LeafIndex {
 public:
     void assign(std::vector<Leaf> leaves) {
