@@ -232,6 +232,29 @@ TEST_CASE("keccak_counts counts hashes, bytes and permutations while counting is
     CHECK(after.permutations - before.permutations == 2 * (2 * permutations + 4));
 }
 
+TEST_CASE("KeccakBatcher hands each digest to its tag when its batch fills or at flush") {
+    std::vector<std::vector<uint8_t>> inputs;
+    for (size_t i = 0; i < 130; ++i) inputs.emplace_back(i * 7 % 200, static_cast<uint8_t>(i));
+    std::vector<std::pair<const std::vector<uint8_t>*, Hash256>> got;
+    const auto sink = [&](const std::vector<uint8_t>* in, const Hash256& h) {
+        got.emplace_back(in, h);
+    };
+    KeccakBatcher<const std::vector<uint8_t>*, decltype(sink)> batch(sink);
+    batch.flush();  // nothing added: nothing handed over
+    CHECK(got.empty());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        batch.add(bytes_view(inputs[i].data(), inputs[i].size()), &inputs[i]);
+        CHECK(got.size() == (i + 1) / 64 * 64);
+    }
+    batch.flush();
+    batch.flush();
+    REQUIRE(got.size() == inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        CHECK(got[i].first == &inputs[i]);
+        CHECK(got[i].second == keccak256(bytes_view(inputs[i].data(), inputs[i].size())));
+    }
+}
+
 TEST_CASE("keccak256_each hands each input's digest to its index, once, for any count") {
     for (const size_t n : {size_t{0}, size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{200}}) {
         CAPTURE(n);

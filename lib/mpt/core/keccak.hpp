@@ -47,19 +47,43 @@ Hash256 keccak256(bytes_view data) noexcept;
 // REQUIRES: out.size() >= inputs.size().
 void keccak256_batch(std::span<const bytes_view> inputs, std::span<Hash256> out) noexcept;
 
-// keccak256_batch for inputs that are not in one array: the hash of input(i) for each i < n
-// is handed to out(i, hash), 64 inputs hashed together at a time.
+// A stream of inputs hashed on the SIMD lanes (keccak256_batch) 64 at a time: add() each
+// input with a tag, and sink(tag, hash) receives its digest, in the order added, when the
+// batch it is in fills or at flush(). An input's bytes must stay put until then.
+template <typename Tag, typename Sink>
+class KeccakBatcher {
+public:
+    static constexpr size_t kBatch = 64;
+
+    explicit KeccakBatcher(Sink sink) : sink_(std::forward<Sink>(sink)) {}
+
+    void add(bytes_view input, Tag tag) {
+        inputs_[size_] = input;
+        tags_[size_] = tag;
+        if (++size_ == kBatch) flush();
+    }
+
+    void flush() {
+        if (size_ == 0) return;
+        keccak256_batch(std::span(inputs_.data(), size_), std::span(hashes_.data(), size_));
+        for (size_t i = 0; i < size_; ++i) sink_(tags_[i], hashes_[i]);
+        size_ = 0;
+    }
+
+private:
+    Sink sink_;
+    size_t size_ = 0;
+    std::array<bytes_view, kBatch> inputs_;
+    std::array<Tag, kBatch> tags_;
+    std::array<Hash256, kBatch> hashes_;
+};
+
+// A KeccakBatcher over input(i) for each i < n, out(i, hash) its sink.
 template <typename Input, typename Out>
 void keccak256_each(size_t n, Input&& input, Out&& out) {
-    constexpr size_t kBatch = 64;
-    std::array<bytes_view, kBatch> views;
-    std::array<Hash256, kBatch> hashes;
-    for (size_t at = 0; at < n; at += kBatch) {
-        const size_t m = std::min(kBatch, n - at);
-        for (size_t i = 0; i < m; ++i) views[i] = input(at + i);
-        keccak256_batch(std::span(views.data(), m), std::span(hashes.data(), m));
-        for (size_t i = 0; i < m; ++i) out(at + i, hashes[i]);
-    }
+    KeccakBatcher<size_t, Out&> batch(out);
+    for (size_t i = 0; i < n; ++i) batch.add(input(i), i);
+    batch.flush();
 }
 
 // The batch kernels: "scalar" (one input at a time), "avx2" and "avx512"; available is

@@ -256,17 +256,17 @@ Status StateParser::finish(Collected& c, StateDoc& doc, unsigned threads) {
     run_tasks(use, chunks, [&](size_t chunk, unsigned) {
         const size_t begin = chunk * kChunk;
         const size_t end = std::min(n, begin + kChunk);
-        // The chunk's addresses hashed together on the SIMD lanes (keccak256_batch).
-        std::array<bytes_view, kChunk> addresses;
+        // The chunk's addresses hashed together on the SIMD lanes.
         std::array<Hash256, kChunk> hashes;
-        size_t m = 0;
+        const auto keep = [&](size_t i, const Hash256& h) { hashes[i - begin] = h; };
+        KeccakBatcher<size_t, decltype(keep)> batch(keep);
         for (size_t i = begin; i < end; ++i) {
             const std::optional<Address>& a = c.accounts[i].address;
-            if (a) addresses[m++] = bytes_view(a->data(), a->size());
+            if (a) batch.add(bytes_view(a->data(), a->size()), i);
         }
-        keccak256_batch(std::span(addresses.data(), m), std::span(hashes.data(), m));
-        for (size_t i = begin, k = 0; i < end; ++i) {
-            const Hash256* h = c.accounts[i].address ? &hashes[k++] : nullptr;
+        batch.flush();
+        for (size_t i = begin; i < end; ++i) {
+            const Hash256* h = c.accounts[i].address ? &hashes[i - begin] : nullptr;
             errors[i] = hash_account(c.accounts[i], c.pending[i], h);
         }
     });
@@ -301,29 +301,19 @@ const Hash256* small_slot_hash(const U256& slot) noexcept {
 }
 
 // Fills the key of each entry named by its slot: a small slot's from the table, the others'
-// hashed together on the SIMD lanes (keccak256_batch).
+// hashed together on the SIMD lanes.
 void hash_slots(std::vector<StorageEntry>& storage) noexcept {
-    constexpr size_t kBatch = 64;
-    std::array<bytes_view, kBatch> slots;
-    std::array<StorageEntry*, kBatch> of;
-    std::array<Hash256, kBatch> hashes;
-    size_t m = 0;
-    const auto hash_batch = [&] {
-        keccak256_batch(std::span(slots.data(), m), std::span(hashes.data(), m));
-        for (size_t i = 0; i < m; ++i) of[i]->key = hashes[i];
-        m = 0;
-    };
+    const auto set_key = [](StorageEntry* e, const Hash256& h) { e->key = h; };
+    KeccakBatcher<StorageEntry*, decltype(set_key)> batch(set_key);
     for (StorageEntry& e : storage) {
         if (!e.slot) continue;  // named by its hash (pre(0x...))
         if (const Hash256* h = small_slot_hash(*e.slot)) {
             e.key = *h;
             continue;
         }
-        slots[m] = bytes_view(e.slot->data(), e.slot->size());
-        of[m++] = &e;
-        if (m == kBatch) hash_batch();
+        batch.add(bytes_view(e.slot->data(), e.slot->size()), &e);
     }
-    if (m != 0) hash_batch();
+    batch.flush();
 }
 
 }  // namespace
