@@ -36,27 +36,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// True when the file is key/value input by its shape: after a UTF-8 byte order mark and white
-// space, the opener of a key/value format (kv_format.hpp) starts it.
-bool looks_like_kv_input(const std::string& path) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return false;
-    char head[json_detail::kByteOrderMark.size()] = {};
-    const size_t got = std::fread(head, 1, sizeof head, f);
-    if (std::string_view(head, got) != json_detail::kByteOrderMark) std::rewind(f);
-    int c;
-    while ((c = std::fgetc(f)) != EOF && json_detail::is_ws(static_cast<char>(c))) {
-    }
-    const KvFormat* format = c == EOF ? nullptr : kv_format_of(static_cast<char>(c));
-    std::string start(1, static_cast<char>(c));
-    while (format != nullptr && start.size() < format->opener.size() &&
-           (c = std::fgetc(f)) != EOF) {
-        start.push_back(static_cast<char>(c));
-    }
-    std::fclose(f);
-    return format != nullptr && start == format->opener;
-}
-
 struct RootOptions {
     std::vector<std::string> inputs;
     std::string trie = "main";
@@ -189,7 +168,7 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
         // --trie says the input is meant as a trie file: an empty or damaged one is a storage
         // error about the file, not a usage error about key/value input. JSON input is
         // key/value input, which takes no --trie.
-        if (path != "-" && !looks_like_kv_input(path)) {
+        if (path != "-" && sniff_kv_file(path) == nullptr) {
             auto t = open_trie(path, o.trie);
             if (!t) {
                 code = report(t.error());

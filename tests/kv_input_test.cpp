@@ -208,6 +208,27 @@ TEST_CASE("a UTF-8 byte order mark before the document is skipped") {
     CHECK(twice.error().code == Errc::bad_json);
 }
 
+TEST_CASE("sniff_kv_file reads past any white space to the opener") {
+    const mpt::test::TempFile file;
+    const auto sniff = [&](const std::string& text) {
+        { std::ofstream(file.path, std::ios::binary) << text; }
+        return sniff_kv_file(file.path);
+    };
+    const std::string blocks(10000, ' ');  // white space over several blocks read
+    CHECK(sniff("\xEF\xBB\xBF" + blocks + "\n0x01 0x02\n")->shape == KvShape::text);
+    CHECK(sniff(std::string(4095, '\n') + "0x")->shape == KvShape::text);  // cut between blocks
+    CHECK(sniff(blocks + "[]")->shape == KvShape::pairs);
+    CHECK(sniff("{")->shape == KvShape::object);
+    CHECK(sniff(blocks + "0") == nullptr);
+    CHECK(sniff(blocks + "0y") == nullptr);
+    CHECK(sniff(blocks) == nullptr);
+    CHECK(sniff("") == nullptr);
+    CHECK(sniff("SQLite format 3") == nullptr);
+    CHECK(sniff(" \xEF\xBB\xBF{}") == nullptr);  // a mark after white space is none
+    CHECK(sniff_kv_file(file.path + ".absent") == nullptr);
+    CHECK(sniff_kv_file("/tmp") == nullptr);
+}
+
 TEST_CASE("the format table: what each reader takes a document's shape to be") {
     CHECK(sniff_kv_format("{}")->shape == KvShape::object);
     CHECK(sniff_kv_format(" \n\t[[\"a\", \"b\"]]")->shape == KvShape::pairs);
@@ -254,6 +275,7 @@ TEST_CASE("the format table: what each reader takes a document's shape to be") {
         CHECK(halves->size() == 2000);
         const mpt::test::TempFile file;
         { std::ofstream(file.path, std::ios::binary) << many; }
+        CHECK(sniff_kv_file(file.path) == &f);
         auto source = open_kv_source(file.path, 0, 256, 1 << 20);
         REQUIRE(source.ok());
         REQUIRE(source->stream != nullptr);

@@ -14,6 +14,7 @@
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
 #include <mpt/input/json_lexer.hpp>
+#include <mpt/input/kv_format.hpp>
 #include <mpt/input/kv_input.hpp>
 #include <mpt/input/stream_limit.hpp>
 #include <utility>
@@ -84,6 +85,33 @@ Result<std::string> read_file(const std::string& path) {
     std::FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
     if (f == nullptr) return input_error(path, errno);
     return read_stream(f, path, 0);
+}
+
+const KvFormat* sniff_kv_file(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return nullptr;
+    // The bytes from the first that is not white space, up to an opener's length; blocks of
+    // white space only are passed over.
+    constexpr size_t kOpenerMax = 2;
+    static_assert(std::all_of(std::begin(kKvFormats), std::end(kKvFormats),
+                              [](const KvFormat& k) { return k.opener.size() <= kOpenerMax; }));
+    std::string head;
+    char block[4096];
+    bool first = true;
+    while (head.size() < kOpenerMax) {
+        const size_t got = std::fread(block, 1, sizeof block, f);
+        if (got == 0) break;
+        std::string_view b(block, got);
+        if (first) b = json_detail::without_bom(b);
+        first = false;
+        if (head.empty()) {
+            const auto text = std::find_if_not(b.begin(), b.end(), json_detail::is_ws);
+            b.remove_prefix(static_cast<size_t>(text - b.begin()));
+        }
+        head.append(b.substr(0, kOpenerMax - head.size()));
+    }
+    std::fclose(f);
+    return sniff_kv_format(head);
 }
 
 Error input_limit_error(const std::string& path, uint64_t max_input) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace mpt {
@@ -54,5 +55,9 @@ inline const KvFormat* sniff_kv_format(std::string_view document) noexcept {
     }
     return f;
 }
+
+// sniff_kv_format of a file's first bytes, however much white space precedes the opener;
+// nullptr also for a file that cannot be opened or read.
+const KvFormat* sniff_kv_file(const std::string& path);
 
 }  // namespace mpt
