@@ -85,7 +85,7 @@ int stated_root_refusal(const BuildCmdOptions& o, const std::string& mismatch) {
 // mpt build --state of a document larger than the memory budget allows to hold whole: its
 // accounts and slots, and the rows of the tries, are sorted in runs that spill to temporary
 // files.
-int run_build_state_spilling(const BuildCmdOptions& o, StateTextStream& stream,
+int run_build_state_spilling(const BuildCmdOptions& o, TextStream& stream,
                              const KvMemoryPlan& plan) {
     StateBuildOptions b;
     b.preimages = !o.no_preimages;
@@ -155,14 +155,14 @@ int run_build_state(const BuildCmdOptions& o) {
     const bool exists = ::stat(o.output.c_str(), &out_st) == 0;
     const KvMemoryPlan plan =
         plan_kv_memory(o.memory.budget(), kStateBuildBytesPerTextByte, 0.4, o.memory.tmp_dir());
-    StateSource source;
+    TextSource source;
     if (exists) {
         auto whole = load_input(o.input, o.memory.max_input);
         if (!whole) return report(whole.error());
         source.whole = std::move(*whole);
     } else {
-        auto opened = open_state_source(o.input, plan.whole_limit, plan.piece_bytes,
-                                        plan.max_entry_bytes, o.memory.max_input);
+        auto opened = open_text_source(o.input, plan.whole_limit, plan.piece_bytes,
+                                       plan.max_entry_bytes, o.memory.max_input);
         if (!opened) return report(opened.error());
         source = std::move(*opened);
     }

@@ -269,8 +269,8 @@ std::optional<Answer> state_answer(const RootOptions& o, const std::string& path
     // sorted in runs that spill to temporary files (state_spill.hpp).
     const KvMemoryPlan plan = plan_kv_memory(o.memory.budget(), kStateRootBytesPerTextByte, 0.5,
                                              o.memory.tmp_dir(), threads);
-    auto source = open_state_source(path, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes,
-                                    o.memory.max_input);
+    auto source = open_text_source(path, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes,
+                                   o.memory.max_input);
     if (!source) {
         code = report(source.error(), path);
         return std::nullopt;

@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(fd >= 0);
     FUZZ_CHECK(::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
     FUZZ_CHECK(::lseek(fd, 0, SEEK_SET) == 0);
-    StateTextStream stream(fd, "doc", std::string(), 64, size_t{1} << 20, false);
+    TextStream stream(fd, "doc", 64, size_t{1} << 20, false);
     SpillOptions spill;
     spill.run_bytes = 512;
     spill.buffer_bytes = 4096;

@@ -460,8 +460,7 @@ TEST_CASE("fault injection: failed writes of temporary files, in turn, leave not
                 SpillFiles files(so);
                 SpillingPairSorter sorter(files);
                 TempFile out;
-                KvStreamReader stream(std::fopen(doc.path.c_str(), "rb"), doc.path, {}, 200,
-                                      1 << 20, false);
+                KvStreamReader stream(mpt::test::text_stream(doc.path, 200, 1 << 20));
                 Status s = sort_kv_stream(stream, false, false, sorter);
                 if (s.ok() && build) {
                     BuildOptions o;
@@ -527,8 +526,7 @@ TEST_CASE("fault injection: a build split two nibbles down fails each temporary 
             so.overlap = true;
             SpillFiles files(so);
             SpillingPairSorter sorter(files);
-            KvStreamReader stream(std::fopen(doc.path.c_str(), "rb"), doc.path, {}, 4000, 1 << 20,
-                                  false);
+            KvStreamReader stream(mpt::test::text_stream(doc.path, 4000, 1 << 20));
             REQUIRE(sort_kv_stream(stream, secure, secure, sorter).ok());
             if (!secure) REQUIRE(sorter.bytes_used() == 256);  // the split two nibbles down
             // The sort's writes are done: count from the build's first.

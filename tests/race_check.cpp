@@ -116,7 +116,7 @@ void check(const std::string& name, const std::string& text) {
             so.direct = true;  // each bucket read on a thread of its own, ahead of its turn
             SpillFiles files(so);
             SpillingPairSorter sorter(files);
-            KvStreamReader stream(std::fopen(doc.c_str(), "rb"), doc, {}, 1 << 16, 1 << 20, false);
+            KvStreamReader stream(mpt::test::text_stream(doc, 1 << 16, 1 << 20));
             stream.read_ahead(true);             // pieces parsed on a thread of their own,
             stream.parse_halves(true, 1 << 12);  // each in halves on two
             const Status sorted_ok = sort_kv_stream(stream, secure, secure, sorter);
@@ -164,7 +164,7 @@ void check_state() {
     std::ofstream(doc, std::ios::binary) << text;
     Hash256 roots[2];
     for (const unsigned threads : {1u, 3u}) {
-        auto source = open_state_source(doc, 0, 1 << 12, 1 << 20);
+        auto source = open_text_source(doc, 0, 1 << 12, 1 << 20);
         expect(source.ok() && source->stream != nullptr, "a state stream");
         if (!source || !source->stream) break;
         SpillOptions so = SpillOptions::for_memory(size_t{1} << 18, dir.string());

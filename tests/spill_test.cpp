@@ -118,12 +118,6 @@ std::string write_temp(const std::string& text, const std::string& path) {
     return path;
 }
 
-std::FILE* open_read(const std::string& path) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    REQUIRE(f != nullptr);
-    return f;
-}
-
 // Runs of run_bytes; with overlap, each sorted and written on a thread of its own.
 SpillOptions tiny(const std::string& dir, size_t run_bytes, size_t fan_in, bool overlap = false) {
     SpillOptions o;
@@ -164,7 +158,7 @@ void check_spilled_build(const std::string& doc, const SpillOptions& so, size_t 
     write_temp(doc, doc_file.path);
     SpillFiles files(so);
     SpillingPairSorter sorter(files);
-    KvStreamReader stream(open_read(doc_file.path), doc_file.path, {}, piece_bytes, 1 << 20, false);
+    KvStreamReader stream(mpt::test::text_stream(doc_file.path, piece_bytes, 1 << 20));
     REQUIRE(sort_kv_stream(stream, o.secure, o.secure, sorter).ok());
     if (check) check(sorter);
     auto got = build_new_trie_file_sorted(got_file.path, sorter, o, files, row_bytes);
@@ -208,8 +202,7 @@ TEST_CASE("spill: a sort of runs of a few keys gives the in-memory path's final 
                                                       : SpillingPairSorter::Layout::buckets;
                         SpillFiles files(so);
                         SpillingPairSorter sorter(files, kind);
-                        KvStreamReader stream(open_read(file.path), file.path, {}, 100, 1 << 20,
-                                              false);
+                        KvStreamReader stream(mpt::test::text_stream(file.path, 100, 1 << 20));
                         REQUIRE(sort_kv_stream(stream, secure, false, sorter).ok());
                         if (n >= 300) CHECK(sorter.runs_spilled() > 3);
                         const auto got = drain(sorter);
@@ -226,8 +219,7 @@ TEST_CASE("spill: a sort of runs of a few keys gives the in-memory path's final 
                         // The root, hashed from a second sort, as kv_root gives it.
                         const size_t made = files.files_made();
                         SpillingPairSorter again(files, kind);
-                        KvStreamReader stream2(open_read(file.path), file.path, {}, 100, 1 << 20,
-                                               false);
+                        KvStreamReader stream2(mpt::test::text_stream(file.path, 100, 1 << 20));
                         REQUIRE(sort_kv_stream(stream2, secure, false, again).ok());
                         auto root = kv_root_sorted(again, fan_in == 3 ? 2 : 1);
                         REQUIRE_MESSAGE(root.ok(), test::why(root));
@@ -409,7 +401,7 @@ TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors"
             write_temp(doc, file.path);
             for (const size_t piece : {64, 100, 1000, 1 << 20}) {
                 INFO(shape << ", " << piece << "-byte pieces");
-                KvStreamReader stream(open_read(file.path), file.path, {}, piece, 1 << 20, false);
+                KvStreamReader stream(mpt::test::text_stream(file.path, piece, 1 << 20));
                 stream.read_ahead(ahead);
                 stream.parse_halves(halves, 1);
                 std::vector<std::pair<bytes, bytes>> got;
@@ -453,7 +445,7 @@ TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors"
             REQUIRE_FALSE(want.ok());
             TempFile file;
             write_temp(doc, file.path);
-            KvStreamReader stream(open_read(file.path), file.path, {}, 100, 1 << 20, false);
+            KvStreamReader stream(mpt::test::text_stream(file.path, 100, 1 << 20));
             stream.read_ahead(ahead);
             stream.parse_halves(halves, 1);
             Status got;
@@ -527,7 +519,7 @@ TEST_CASE("spill: a document parsed in two halves on two threads gives parse_kv'
 TEST_CASE("spill: an entry larger than the most a piece may grow to is refused") {
     TempFile file;
     write_temp("{\"0x01\": \"" + std::string(5000, 'a') + "\"}", file.path);
-    KvStreamReader stream(open_read(file.path), file.path, {}, 100, 1000, false);
+    KvStreamReader stream(mpt::test::text_stream(file.path, 100, 1000));
     KvInput p;
     auto more = stream.next(p);
     REQUIRE_FALSE(more.ok());

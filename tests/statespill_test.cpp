@@ -62,8 +62,8 @@ SpillOptions tiny_spill(const fs::path& dir, size_t run_bytes) {
 }
 
 // The stream of path, however small it is (piece_bytes: how much is read at a time).
-std::unique_ptr<StateTextStream> stream_of(const std::string& path, size_t piece_bytes = 64) {
-    auto s = open_state_source(path, 0, piece_bytes, size_t{1} << 20);
+std::unique_ptr<TextStream> stream_of(const std::string& path, size_t piece_bytes = 64) {
+    auto s = open_text_source(path, 0, piece_bytes, size_t{1} << 20);
     REQUIRE_MESSAGE(s.ok(), why(s));
     REQUIRE(s->stream != nullptr);
     return std::move(s->stream);
@@ -453,14 +453,14 @@ TEST_CASE("statespill: an account object past the most one may take") {
         "{\"balance\": 1, \"code\": \"0x" +
         std::string(20000, 'a') + "\"}}}";
     const std::string path = t.write("big.json", text);
-    auto s = open_state_source(path, 0, 64, 4096);
+    auto s = open_text_source(path, 0, 64, 4096);
     REQUIRE(s.ok());
     auto r = streamed_state_root(*s->stream, tiny_spill(t.dir, 300));
     REQUIRE(!r.ok());
     CHECK(r.error().code == Errc::input_too_large);
     CHECK(r.error().detail.starts_with("line 1, column 12: no account ends within "));
     // Below the limit, whole in memory: the same as before.
-    auto w = open_state_source(path, text.size(), 64, 4096);
+    auto w = open_text_source(path, text.size(), 64, 4096);
     REQUIRE(w.ok());
     CHECK(w->stream == nullptr);
     CHECK(w->whole.view() == text);

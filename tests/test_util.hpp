@@ -4,6 +4,7 @@
 #include <mpt/core/bytes.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/rlp.hpp>
+#include <mpt/input/text_stream.hpp>
 
 #include <array>
 #include <cstdint>
@@ -11,11 +12,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace mpt::test {
@@ -124,5 +127,16 @@ struct TempFile {
     TempFile(const TempFile&) = delete;
     TempFile& operator=(const TempFile&) = delete;
 };
+
+// The file at path as a stream read in pieces of about piece_bytes (input/text_stream.hpp).
+inline std::unique_ptr<TextStream> text_stream(const std::string& path, size_t piece_bytes,
+                                               size_t max_entry_bytes) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        std::perror(path.c_str());
+        std::abort();
+    }
+    return std::make_unique<TextStream>(fd, path, piece_bytes, max_entry_bytes, false);
+}
 
 }  // namespace mpt::test

@@ -35,79 +35,22 @@ size_t count_newlines(const char* p, size_t n) noexcept {
 
 }  // namespace
 
-KvStreamReader::KvStreamReader(std::FILE* f, std::string path, std::string prefix,
-                               size_t piece_bytes, size_t max_entry_bytes, bool from_pipe)
-    : f_(f),
-      path_(std::move(path)),
-      buf_(prefix.begin(), prefix.end()),
-      piece_bytes_(std::max<size_t>(piece_bytes, 64)),
-      max_entry_bytes_(std::max(max_entry_bytes, piece_bytes_)),
-      from_pipe_(from_pipe),
-      bytes_read_(prefix.size()) {
-    stop_ = json_detail::StreamStop(text());
-}
+KvStreamReader::KvStreamReader(std::unique_ptr<TextStream> in) : in_(std::move(in)) {}
 
 KvStreamReader::~KvStreamReader() {
-    // The other thread reads from f_ into the buffers: it ends before they go.
+    // The other thread reads into the stream's buffer: it ends before the stream goes.
     if (ahead_.valid()) ahead_.wait();
-    if (f_ != nullptr && f_ != stdin) std::fclose(f_);
-}
-
-// Reads until buf_ holds want bytes or the stream ends. A stream from a pipe ends at its
-// first byte that no JSON text holds, kept for the parser to report (read_file's rule).
-Status KvStreamReader::read_more(size_t want) {
-    while (!eof_ && buf_.size() < want) {
-        const size_t have = buf_.size();
-        // A piece at a time: a stream read whole up to a limit grows as it is read.
-        const size_t n_want = std::min(want - have, piece_bytes_);
-        buf_.resize(have + n_want);
-        size_t n = 0;
-        if (from_pipe_) {
-            // What the writer has written so far: a stream is judged as it comes, and one
-            // whose writer stays after a byte no input holds must end at that byte.
-            ssize_t r = 0;
-            do {
-                r = ::read(::fileno(f_), buf_.data() + have, n_want);
-            } while (r < 0 && errno == EINTR);
-            if (r < 0) return input_error(path_, errno);
-            n = static_cast<size_t>(r);
-            if (n == 0) eof_ = true;
-            if (max_input_ != 0 && (read_ += n) > max_input_) {
-                return input_limit_error(path_, max_input_);
-            }
-        } else {
-            n = std::fread(buf_.data() + have, 1, n_want, f_);
-            if (n < n_want) {
-                if (std::ferror(f_)) {
-                    return input_error(path_, errno);
-                }
-                eof_ = true;
-            }
-        }
-        buf_.resize(have + n);
-        bytes_read_ += n;
-        if (from_pipe_) {
-            const char* first = buf_.data() + have;
-            const char* end = buf_.data() + buf_.size();
-            const char* bad = stop_.stop(first, end, have == 0);
-            if (bad != end) {
-                buf_.resize(static_cast<size_t>(bad - buf_.data()) + 1);
-                eof_ = true;
-            }
-        }
-    }
-    return {};
 }
 
 // Finds places to cut in the bytes not scanned yet: just after a ',' at depth 1, outside
 // strings, where one entry ends and the next begins; in a text dump, after a line feed.
 void KvStreamReader::scan() noexcept {
-    const char* const base = buf_.data();
+    const char* const base = in_->text().data();
     const char* p = base + scanned_;
-    const char* const end = base + buf_.size();
+    const char* const end = base + in_->text().size();
     if (form_ == Form::unknown) {
         // Told by the document's first byte (kv_format.hpp); the parser checks the rest.
-        std::string_view rest(base, buf_.size());
+        std::string_view rest(base, in_->text().size());
         if (!state_.started) rest = json_detail::without_bom(rest);
         const auto b = std::find_if_not(rest.begin(), rest.end(), is_ws);
         if (b != rest.end()) {
@@ -116,7 +59,7 @@ void KvStreamReader::scan() noexcept {
         }
     }
     // The place to cut a piece in halves: the last cut before the middle of what is held.
-    const char* const half = base + buf_.size() / 2;
+    const char* const half = base + in_->text().size() / 2;
     if (form_ == Form::text) {
         // Lines: a piece ends after a line feed.
         const auto after_last_line_feed = [p](const char* before) -> const char* {
@@ -128,7 +71,7 @@ void KvStreamReader::scan() noexcept {
         if (cut_ != 0) {
             if (const char* m = after_last_line_feed(half)) mid_ = static_cast<size_t>(m - base);
         }
-        scanned_ = buf_.size();
+        scanned_ = in_->text().size();
         return;
     }
     if (p < half) {
@@ -136,14 +79,14 @@ void KvStreamReader::scan() noexcept {
         p = half;
     }
     if (const char* c = cuts_.scan(p, end, false)) cut_ = static_cast<size_t>(c - base);
-    scanned_ = buf_.size();
+    scanned_ = in_->text().size();
 }
 
-// Parses buf_'s first n bytes as the next piece, ending the document when last, and on
+// Parses the text's first n bytes as the next piece, ending the document when last, and on
 // success moves state_ past them. With 0 < mid < n the halves before and after mid, a place
 // to cut, are parsed on two threads; a piece cut at a place that is not one fails.
 Result<KvInput> KvStreamReader::parse_piece(size_t n, size_t mid, bool last) {
-    const std::string_view text(buf_.data(), n);
+    const std::string_view text(in_->text().data(), n);
     if (mid == 0 || mid >= n || !state_.started || state_.closed) {
         kv_detail::KvPieceState state = state_;
         MPT_TRY(KvInput piece, kv_detail::parse_kv_piece(text, last, state));
@@ -174,7 +117,7 @@ Result<KvInput> KvStreamReader::parse_piece(size_t n, size_t mid, bool last) {
 // It may be one inside a string: a piece cut there fails to parse.
 size_t KvStreamReader::guess_cut(size_t t) const noexcept {
     constexpr size_t kLookBack = 4096;
-    const char* const base = buf_.data();
+    const char* const base = in_->text().data();
     const char closer = state_.ordered ? ']' : '"';
     const size_t stop = t > kLookBack ? t - kLookBack : 0;
     for (size_t i = t; i > stop + 1; --i) {
@@ -186,9 +129,9 @@ size_t KvStreamReader::guess_cut(size_t t) const noexcept {
     return 0;
 }
 
-// Drops buf_'s first n bytes, parsed, and moves the place of the next piece past them.
+// Drops the text's first n bytes, parsed, and moves the place of the next piece past them.
 void KvStreamReader::drop(size_t n) noexcept {
-    const char* const base = buf_.data();
+    const char* const base = in_->text().data();
     const size_t newlines = count_newlines(base, n);
     if (newlines == 0) {
         state_.column += n;
@@ -197,10 +140,7 @@ void KvStreamReader::drop(size_t n) noexcept {
         state_.line += newlines;
         state_.column = static_cast<size_t>(base + n - (last_nl + 1));
     }
-    buf_.erase(buf_.begin(), buf_.begin() + static_cast<ptrdiff_t>(n));
-    // A stream's first bytes, read whole up to a limit, leave a buffer far larger than a
-    // piece needs.
-    if (buf_.capacity() > 4 * piece_bytes_ && buf_.size() < 2 * piece_bytes_) buf_.shrink_to_fit();
+    in_->drop(n);
     scanned_ -= n;
     cut_ = 0;
     mid_ = 0;
@@ -228,17 +168,17 @@ Result<bool> KvStreamReader::next(KvInput& piece) {
 
 Result<bool> KvStreamReader::next_here(KvInput& piece) {
     if (done_) return false;
-    size_t want = piece_bytes_;
-    MPT_RETURN_IF_ERROR(read_more(want));
+    size_t want = in_->piece_bytes();
+    MPT_RETURN_IF_ERROR(in_->fill(want));
     if (guesses_left_ > 0 && form_ == Form::json && state_.started && !state_.closed) {
         // Past the first piece of JSON the places to cut are guessed, and the parse of the
         // pieces cut there checks the guesses: what parses as the entries of a piece ends
         // between two entries. A piece that does not parse is read as below, scanned for its
         // places to cut, and parsed again, for its entries or for its error.
-        const size_t n = eof_ ? buf_.size() : guess_cut(buf_.size());
+        const size_t n = in_->eof() ? in_->text().size() : guess_cut(in_->text().size());
         if (n != 0) {
             const size_t mid = halves(n) ? guess_cut(n / 2) : 0;
-            if (Result<KvInput> r = parse_piece(n, mid, eof_)) {
+            if (Result<KvInput> r = parse_piece(n, mid, in_->eof())) {
                 piece = std::move(*r);
                 ++guessed_;
                 return end_piece(n);
@@ -248,32 +188,32 @@ Result<bool> KvStreamReader::next_here(KvInput& piece) {
     }
     while (true) {
         scan();
-        if (cut_ != 0 && !eof_) {
+        if (cut_ != 0 && !in_->eof()) {
             const size_t n = cut_;
             MPT_TRY(piece, parse_scanned(n, false));
             return end_piece(n);
         }
-        if (eof_) {
-            MPT_TRY(piece, parse_scanned(buf_.size(), true));
-            return end_piece(buf_.size());
+        if (in_->eof()) {
+            MPT_TRY(piece, parse_scanned(in_->text().size(), true));
+            return end_piece(in_->text().size());
         }
         // No entry ends in what was read: read on, up to the most one entry may take.
-        if (buf_.size() >= max_entry_bytes_) {
+        if (in_->text().size() >= in_->max_entry_bytes()) {
             // What is wrong in the text comes first: a whole parse of it reports that.
             kv_detail::KvPieceState probe = state_;
             Result<KvInput> r = kv_detail::parse_kv_piece(text(), true, probe);
             if (!r && !cuts_.in_string && cuts_.depth < 2) return r.error();
-            return file_error(Errc::input_too_large, path_,
+            return file_error(Errc::input_too_large, in_->path(),
                               "line " + std::to_string(state_.line) + ": no entry ends within " +
-                                  std::to_string(buf_.size()) +
+                                  std::to_string(in_->text().size()) +
                                   " bytes, the most the memory budget holds at once (--memory)");
         }
-        want = std::min(max_entry_bytes_, std::max(want, buf_.size()) * 2);
-        MPT_RETURN_IF_ERROR(read_more(want));
+        want = std::min(in_->max_entry_bytes(), std::max(want, in_->text().size()) * 2);
+        MPT_RETURN_IF_ERROR(in_->fill(want));
     }
 }
 
-// The piece of buf_'s first n bytes, cut at a place scan() found, parsed: in halves at the
+// The piece of the text's first n bytes, cut at a place scan() found, parsed: in halves at the
 // place it found near the middle when that is worth it, or else, and on any error, whole.
 Result<KvInput> KvStreamReader::parse_scanned(size_t n, bool last) {
     if (halves(n) && mid_ != 0) {
@@ -282,12 +222,12 @@ Result<KvInput> KvStreamReader::parse_scanned(size_t n, bool last) {
     return parse_piece(n, 0, last);
 }
 
-// After the piece of buf_'s first n bytes was handed out: drops them, or at the end of the
+// After the piece of the text's first n bytes was handed out: drops them, or at the end of the
 // document the buffer.
 bool KvStreamReader::end_piece(size_t n) {
-    if (n == buf_.size() && eof_) {
+    if (n == in_->text().size() && in_->eof()) {
         done_ = true;
-        Buffer().swap(buf_);
+        in_->release();
         return true;
     }
     // The scan for places to cut goes on from where it stopped when it found this one;
@@ -301,61 +241,13 @@ bool KvStreamReader::end_piece(size_t n) {
     return true;
 }
 
-Result<OpenedText> open_text(const std::string& path, size_t whole_limit, uint64_t max_input) {
-    OpenedText out;
-    if (path == "-") {
-        out.fd = 0;
-        return out;
-    }
-    out.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (out.fd < 0) return input_error(path, errno);
-    struct stat st {};
-    out.regular = ::fstat(out.fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (out.regular && max_input != 0 && static_cast<uint64_t>(st.st_size) > max_input) {
-        ::close(out.fd);
-        return input_limit_error(path, max_input);
-    }
-    if (out.regular && static_cast<uint64_t>(st.st_size) <= whole_limit) {
-        ::close(out.fd);
-        out.fd = -1;
-        MPT_TRY(out.whole, load_input(path, max_input));
-        return out;
-    }
-    if (out.regular) ::posix_fadvise(out.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-    return out;
-}
-
 Result<KvSource> open_kv_source(const std::string& path, size_t whole_limit, size_t piece_bytes,
                                 size_t max_entry_bytes, uint64_t max_input) {
+    MPT_TRY(TextSource opened,
+            open_text_source(path, whole_limit, piece_bytes, max_entry_bytes, max_input));
     KvSource source;
-    MPT_TRY(OpenedText opened, open_text(path, whole_limit, max_input));
-    if (opened.fd < 0) {
-        source.whole = std::move(opened.whole);
-        return source;
-    }
-    const bool regular = opened.regular;
-    std::FILE* f = stdin;
-    if (opened.fd != 0) {
-        f = ::fdopen(opened.fd, "rb");
-        if (f == nullptr) {
-            const int err = errno;
-            ::close(opened.fd);
-            return input_error(path, err);
-        }
-    }
-    auto reader = std::make_unique<KvStreamReader>(f, path, std::string(), piece_bytes,
-                                                   max_entry_bytes, !regular);
-    reader->limit_input(max_input);
-    if (!regular) {
-        // A stream that ends within the limit is read whole, as load_input reads it.
-        MPT_RETURN_IF_ERROR(
-            reader->read_more(whole_limit == SIZE_MAX ? whole_limit : whole_limit + 1));
-        if (reader->eof_) {
-            source.whole = InputText::from_string(std::string(reader->text()));
-            return source;
-        }
-    }
-    source.stream = std::move(reader);
+    source.whole = std::move(opened.whole);
+    if (opened.stream) source.stream = std::make_unique<KvStreamReader>(std::move(opened.stream));
     return source;
 }
 

@@ -9,9 +9,9 @@
 #include <mpt/core/error.hpp>
 #include <mpt/input/json_lexer.hpp>
 #include <mpt/input/kv_input.hpp>
+#include <mpt/input/text_stream.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <future>
 #include <memory>
 #include <string>
@@ -25,14 +25,9 @@ struct KvSource;
 
 class KvStreamReader {
 public:
-    // Reads the stream f of the file path (closed at the end unless it is standard input),
-    // after the bytes prefix already read from it. A piece is about piece_bytes of text;
-    // one entry may take up to max_entry_bytes, past which reading stops with
-    // Errc::input_too_large. from_pipe: stop at the first byte no JSON text holds, or in a
-    // text dump the first that is not a hex digit, 'x' or white space, as read_file does for
-    // streams.
-    KvStreamReader(std::FILE* f, std::string path, std::string prefix, size_t piece_bytes,
-                   size_t max_entry_bytes, bool from_pipe);
+    // Reads the stream in, in pieces of about its piece_bytes; an entry may take up to its
+    // max_entry_bytes, past which reading stops with Errc::input_too_large.
+    explicit KvStreamReader(std::unique_ptr<TextStream> in);
     KvStreamReader(const KvStreamReader&) = delete;
     KvStreamReader& operator=(const KvStreamReader&) = delete;
     ~KvStreamReader();
@@ -55,17 +50,11 @@ public:
     // The pieces handed out so far that were cut where the reader guessed, not where a scan
     // of the text found, a place to cut (see next_here).
     size_t pieces_guessed() const noexcept { return guessed_; }
-    // The bytes of the document read so far, those read before this reader took the stream
-    // included.
-    uint64_t bytes_read() const noexcept { return bytes_read_; }
-    // Reading more than max bytes of a pipe is Errc::input_too_large (0: no limit; a regular
-    // file's size is checked by open_text).
-    void limit_input(uint64_t max) noexcept { max_input_ = max; }
+    // The bytes of the document read so far.
+    uint64_t bytes_read() const noexcept { return in_->bytes_read(); }
 
 private:
-    friend Result<KvSource> open_kv_source(const std::string&, size_t, size_t, size_t, uint64_t);
     Result<bool> next_here(KvInput& piece);
-    Status read_more(size_t want);
     void scan() noexcept;
     Result<KvInput> parse_piece(size_t n, size_t mid, bool last);
     Result<KvInput> parse_scanned(size_t n, bool last);
@@ -74,35 +63,11 @@ private:
     bool end_piece(size_t n);
     void drop(size_t n) noexcept;
 
-    // The bytes read and not yet handed out. Grown as the stream is read into it, without
-    // first filling what the read overwrites.
-    template <typename T>
-    struct NoFill : std::allocator<T> {
-        template <typename U>
-        void construct(U* p) noexcept {
-            ::new (static_cast<void*>(p)) U;
-        }
-        template <typename U, typename... Args>
-        void construct(U* p, Args&&... args) {
-            ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-        }
-    };
-    using Buffer = std::vector<char, NoFill<char>>;
-    std::string_view text() const noexcept { return {buf_.data(), buf_.size()}; }
+    std::string_view text() const noexcept { return in_->text(); }
 
-    std::FILE* f_;
-    std::string path_;
-    Buffer buf_;
-    size_t piece_bytes_;
-    size_t max_entry_bytes_;
-    bool from_pipe_;
-    uint64_t max_input_ = 0;   // limit_input
-    uint64_t read_ = 0;        // bytes read from a pipe
-    uint64_t bytes_read_ = 0;  // bytes_read()
-    bool eof_ = false;
-    bool done_ = false;
-    json_detail::StreamStop stop_;  // from_pipe: where the stream stops
-    // The scan for places to cut: where it stands in buf_, its state there, and the last
+    std::unique_ptr<TextStream> in_;
+    bool done_ = false;  // the last piece was handed out
+    // The scan for places to cut: where it stands in the text, its state there, and the last
     // place after a ',' between two entries, or in a text dump after a line feed (0: none
     // yet).
     enum class Form { unknown, json, text };
@@ -123,20 +88,6 @@ private:
     std::future<Result<bool>> ahead_;
 };
 
-// The first step of opening a document for reading once, shared by the key/value and the
-// state sources: a regular file of at most whole_limit bytes is read whole (load_input) into
-// whole; otherwise fd is open on it (0 for "-", standard input), regular telling whether it is
-// a regular file (then advised for sequential reading). Errors: bad_input, naming path, and
-// load_input's.
-struct OpenedText {
-    InputText whole;
-    int fd = -1;  // -1 when whole
-    bool regular = false;
-};
-// max_input (0: none): a regular file larger is Errc::input_too_large (input_limit_error);
-// the readers of a stream count what they read against it.
-Result<OpenedText> open_text(const std::string& path, size_t whole_limit, uint64_t max_input = 0);
-
 // A key/value document opened for reading once: whole in memory (as load_input gives it)
 // when it is at most whole_limit bytes, else as a stream of pieces of about piece_bytes.
 // A regular file larger than whole_limit is read, not mapped.
@@ -144,7 +95,7 @@ struct KvSource {
     InputText whole;
     std::unique_ptr<KvStreamReader> stream;  // null when whole
 };
-// max_input as open_text's (0: none).
+// max_input as open_text_source's (0: none).
 Result<KvSource> open_kv_source(const std::string& path, size_t whole_limit, size_t piece_bytes,
                                 size_t max_entry_bytes, uint64_t max_input = 0);
 

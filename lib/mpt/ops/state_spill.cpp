@@ -196,7 +196,7 @@ StreamedStateInfo doc_info(const StateStreamResult& read) {
 }
 
 // Reads the whole stream into a finished sorter.
-Result<StateStreamResult> sort_state(StateTextStream& stream, SpillingPairSorter& sorter,
+Result<StateStreamResult> sort_state(TextStream& stream, SpillingPairSorter& sorter,
                                      bool keep_code = false) {
     RecordSink sink(sorter, keep_code);
     MPT_TRY(StateStreamResult r, stream_state_document(stream, sink));
@@ -485,7 +485,7 @@ struct StateRowsWalk {
 
 }  // namespace
 
-Result<StreamedStateRoot> streamed_state_root(StateTextStream& stream, const SpillOptions& spill,
+Result<StreamedStateRoot> streamed_state_root(TextStream& stream, const SpillOptions& spill,
                                               unsigned threads) {
     SpillFiles files(spill);
     SpillingPairSorter sorter(files);
@@ -509,7 +509,7 @@ Result<StreamedStateRoot> streamed_state_root(StateTextStream& stream, const Spi
 }
 
 Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const std::string& path,
-                                                                        StateTextStream& stream,
+                                                                        TextStream& stream,
                                                                         const StateBuildOptions& o,
                                                                         const SpillOptions& spill,
                                                                         size_t row_bytes) {

@@ -49,7 +49,7 @@ struct StreamedStateRoot {
 // thread and runs spilled, the account trie is hashed as the spilled key/value root is
 // (kv_root_sorted): the accounts of each first nibble, with their storage tries, on a pool of
 // threads. Errors: those of stream_state_document and of the sorter's files.
-Result<StreamedStateRoot> streamed_state_root(StateTextStream& stream, const SpillOptions& spill,
+Result<StreamedStateRoot> streamed_state_root(TextStream& stream, const SpillOptions& spill,
                                               unsigned threads = 1);
 
 struct StreamedStateBuild {
@@ -68,7 +68,7 @@ struct StreamedStateBuild {
 // file system cannot make unnamed files. Errors: those of streamed_state_root, storage_full,
 // storage_io.
 Result<std::optional<StreamedStateBuild>> build_new_state_file_streamed(const std::string& path,
-                                                                        StateTextStream& stream,
+                                                                        TextStream& stream,
                                                                         const StateBuildOptions& o,
                                                                         const SpillOptions& spill,
                                                                         size_t row_bytes);

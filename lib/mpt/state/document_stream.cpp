@@ -14,117 +14,19 @@
 // it would have come first.
 
 #include <mpt/input/json_lexer.hpp>
-#include <mpt/input/kv_stream.hpp>
 #include <mpt/state/document_parse.hpp>
 #include <mpt/state/document_stream.hpp>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-
-namespace mpt {
-
-namespace {
-
-bool json_byte(char c) noexcept {
-    return static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r';
-}
-
-using json_detail::is_ws;
-
-}  // namespace
-
-StateTextStream::StateTextStream(int fd, std::string path, std::string prefix, size_t piece_bytes,
-                                 size_t max_entry_bytes, bool from_pipe)
-    : fd_(fd),
-      path_(std::move(path)),
-      buf_(std::move(prefix)),
-      piece_bytes_(std::max<size_t>(piece_bytes, 64)),
-      max_entry_bytes_(std::max(max_entry_bytes, piece_bytes_)),
-      from_pipe_(from_pipe) {}
-
-StateTextStream::~StateTextStream() {
-    if (fd_ > 0) ::close(fd_);
-}
-
-Status StateTextStream::fill(size_t want) {
-    while (!eof_ && buf_.size() < want) {
-        const size_t have = buf_.size();
-        // A piece at a time, in reads of at most 1 MiB: a stream read whole up to a limit
-        // grows as it is read, and the room each read asks for is zeroed first, so asking
-        // for a whole piece (32 MiB) on every read of a pipe (64 KiB) zeroed 512 bytes for
-        // each byte read (a 2 KiB state document piped in took 16,000 page faults).
-        const size_t n_want = std::min(piece_bytes_, size_t{1} << 20);
-        buf_.resize(have + n_want);
-        ssize_t r = 0;
-        do {
-            r = ::read(fd_, buf_.data() + have, n_want);
-        } while (r < 0 && errno == EINTR);
-        if (r < 0) {
-            buf_.resize(have);
-            return input_error(path_, errno);
-        }
-        buf_.resize(have + static_cast<size_t>(r));
-        if (r == 0) eof_ = true;
-        if (max_input_ != 0 && (read_ += static_cast<uint64_t>(r)) > max_input_) {
-            return input_limit_error(path_, max_input_);
-        }
-        if (from_pipe_) {
-            // A stream ends at its first byte that no JSON text holds, kept for the parser to
-            // report (read_file's rule), so that a writer that stays after it is not waited for.
-            const auto bad = std::find_if_not(buf_.begin() + static_cast<ptrdiff_t>(have),
-                                              buf_.end(), json_byte);
-            if (bad != buf_.end()) {
-                buf_.erase(bad + 1, buf_.end());
-                eof_ = true;
-            }
-        }
-    }
-    return {};
-}
-
-StateSource::StateSource() = default;
-StateSource::StateSource(StateSource&&) noexcept = default;
-StateSource& StateSource::operator=(StateSource&&) noexcept = default;
-StateSource::~StateSource() = default;
-
-Result<StateSource> open_state_source(const std::string& path, size_t whole_limit,
-                                      size_t piece_bytes, size_t max_entry_bytes,
-                                      uint64_t max_input) {
-    StateSource source;
-    MPT_TRY(OpenedText opened, open_text(path, whole_limit, max_input));
-    if (opened.fd < 0) {
-        source.whole = std::move(opened.whole);
-        return source;
-    }
-    const int fd = opened.fd;
-    const bool regular = opened.regular;
-    auto stream = std::make_unique<StateTextStream>(fd, path, std::string(), piece_bytes,
-                                                    max_entry_bytes, !regular);
-    stream->limit_input(max_input);
-    if (!regular) {
-        // A stream that ends within the limit is read whole, as load_input reads it.
-        MPT_RETURN_IF_ERROR(stream->fill(whole_limit == SIZE_MAX ? whole_limit : whole_limit + 1));
-        if (stream->eof()) {
-            source.whole = InputText::from_string(std::move(stream->buf()));
-            return source;
-        }
-    }
-    source.stream = std::move(stream);
-    return source;
-}
-
-}  // namespace mpt
 
 namespace mpt::document_detail {
 
+using json_detail::is_ws;
+
 class StateStreamParser {
 public:
-    StateStreamParser(StateTextStream& in, StateAccountSink& sink)
+    StateStreamParser(TextStream& in, StateAccountSink& sink)
         : in_(in), buf_(in.buf()), sink_(sink), parser_(std::string_view()) {}
 
     Result<StateStreamResult> parse();
@@ -163,12 +65,9 @@ private:
     void compact() {
         if (pos_ < in_.piece_bytes()) return;
         advance_mark(pos_);
-        buf_.erase(0, pos_);
+        in_.drop(pos_);
         mark_ -= pos_;
         pos_ = 0;
-        if (buf_.capacity() > 4 * in_.piece_bytes() && buf_.size() < 2 * in_.piece_bytes()) {
-            buf_.shrink_to_fit();
-        }
     }
 
     // Past white space from pos_, reading as needed; false at the end of the text.
@@ -294,8 +193,8 @@ private:
     Status top_member();
     Status lines();
 
-    StateTextStream& in_;
-    std::string& buf_;
+    TextStream& in_;
+    const TextStream::Buffer& buf_;
     StateAccountSink& sink_;
     // out with the accounts counted, or the first account's hash error.
     Result<StateStreamResult> finished(StateStreamResult out) const;
@@ -420,7 +319,7 @@ Status StateStreamParser::lines() {
 Result<StateStreamResult> StateStreamParser::parse() {
     StateStreamResult out;
     MPT_RETURN_IF_ERROR(in_.fill(3));
-    if (std::string_view(buf_).starts_with(json_detail::kByteOrderMark)) {
+    if (in_.text().starts_with(json_detail::kByteOrderMark)) {
         pos_ = mark_ = json_detail::kByteOrderMark.size();
     }
     MPT_TRY(bool any, skip_ws());
@@ -441,7 +340,7 @@ Result<StateStreamResult> StateStreamParser::parse() {
         return Error{Errc::bad_input, "a state document is a JSON object"};
     }
     MPT_RETURN_IF_ERROR(in_.fill(pos_ + 96));
-    if (starts_mpt_dump(std::string_view(buf_).substr(pos_))) {
+    if (starts_mpt_dump(in_.text().substr(pos_))) {
         MPT_RETURN_IF_ERROR(lines());
         out.shape = StateShape::mpt_dump;
         return finished(out);
@@ -506,7 +405,7 @@ Result<StateStreamResult> StateStreamParser::finished(StateStreamResult out) con
 
 namespace mpt {
 
-Result<StateStreamResult> stream_state_document(StateTextStream& stream, StateAccountSink& sink) {
+Result<StateStreamResult> stream_state_document(TextStream& stream, StateAccountSink& sink) {
     auto r = document_detail::StateStreamParser(stream, sink).parse();
     if (!r) {
         Error e = std::move(r).error();

@@ -15,6 +15,7 @@
 
 #include <mpt/core/error.hpp>
 #include <mpt/input/kv_input.hpp>
+#include <mpt/input/text_stream.hpp>
 #include <mpt/state/account.hpp>
 
 #include <cstdint>
@@ -43,59 +44,10 @@ struct StateStreamResult {
     uint64_t first_live = 0;
 };
 
-// The bytes of a document as they are read (stream_state_document's input).
-class StateTextStream {
-public:
-    // Reads the descriptor fd (closed at the end unless it is standard input) of the file
-    // path. from_pipe: the text ends at its first byte no JSON text holds.
-    StateTextStream(int fd, std::string path, std::string prefix, size_t piece_bytes,
-                    size_t max_entry_bytes, bool from_pipe);
-    StateTextStream(const StateTextStream&) = delete;
-    StateTextStream& operator=(const StateTextStream&) = delete;
-    ~StateTextStream();
-
-    // Reads until the buffer holds want bytes or the text ends.
-    Status fill(size_t want);
-    // Reading more than max bytes is Errc::input_too_large (0: no limit).
-    void limit_input(uint64_t max) noexcept { max_input_ = max; }
-    bool eof() const noexcept { return eof_; }
-
-    const std::string& path() const noexcept { return path_; }
-    std::string& buf() noexcept { return buf_; }
-    size_t piece_bytes() const noexcept { return piece_bytes_; }
-    size_t max_entry_bytes() const noexcept { return max_entry_bytes_; }
-
-private:
-    int fd_;
-    std::string path_;
-    std::string buf_;
-    size_t piece_bytes_;
-    size_t max_entry_bytes_;
-    bool from_pipe_;
-    uint64_t max_input_ = 0;  // limit_input
-    uint64_t read_ = 0;       // bytes read
-    bool eof_ = false;
-};
-
-// A state document opened for reading once: whole in memory (as load_input gives it) when it
-// is at most whole_limit bytes, else as a stream read in pieces of about piece_bytes. A
-// regular file larger than whole_limit is read, not mapped.
-struct StateSource {
-    InputText whole;
-    std::unique_ptr<StateTextStream> stream;  // null when whole
-    StateSource();
-    StateSource(StateSource&&) noexcept;
-    StateSource& operator=(StateSource&&) noexcept;
-    ~StateSource();
-};
-// max_input as open_text's (0: none).
-Result<StateSource> open_state_source(const std::string& path, size_t whole_limit,
-                                      size_t piece_bytes, size_t max_entry_bytes,
-                                      uint64_t max_input = 0);
-
-// Reads the stream of an opened source to its end, handing every account to sink. Errors:
+// Reads the stream of an opened source (open_text_source) to its end, handing every account
+// to sink. Errors:
 // those of parse_state_document, with the same text, named by the source's path in
 // Error::file; Errc::input_too_large for an account object past max_entry_bytes; the sink's.
-Result<StateStreamResult> stream_state_document(StateTextStream& stream, StateAccountSink& sink);
+Result<StateStreamResult> stream_state_document(TextStream& stream, StateAccountSink& sink);
 
 }  // namespace mpt
