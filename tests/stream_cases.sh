@@ -126,6 +126,8 @@ expect "text dump: an endless stream ends at its first bad byte" 2 '^$' "^mpt: e
 expect "text dump: an endless stream ends at its first bad byte past the first block" 2 '^$' "^mpt: error: bad hex: -: line 10001, column 3: key: not a hex digit \('z'\)\$" -- timeout 5 sh -c "(yes '0x00 0x01' | head -c 100000; yes 0xzz) | '$MPT' root -"
 # A writer that stays after its bad byte: the reader must stop there, not wait for the end.
 expect "text dump: a stream that stays open ends at its first bad byte" 2 '^$' "^mpt: error: bad hex: -: line 2, column 3: key: not a hex digit \('z'\)\$" -- timeout 5 sh -c "(printf '0x00 0x01\n0xzz\n'; sleep 1; printf x; sleep 30) | '$MPT' root -"
+expect "state document: a stream that stays open ends at a first byte that opens nothing" 2 '^$' "^mpt: error: malformed JSON: -: line 1, column 1: expected a value\$" -- timeout 5 sh -c "(printf x; sleep 1; printf x; sleep 30) | '$MPT' root --state -"
+expect "state document past --memory: a stream that stays open ends at its first control byte" 2 '^$' "^mpt: error: .*-: line 1, column 3: " -- timeout 5 sh -c "(printf '{ \001'; sleep 1; printf x; sleep 30) | '$MPT' root --state --memory 1M -"
 expect "text dump: an endless stream of zeros ends" 2 '^$' "^mpt: error: .*-: line 1, column 3: " -- timeout 5 sh -c "(printf '0x'; cat /dev/zero) | '$MPT' root -"
 
 # diff trusts the stored hashes: damage under a hash both sides hold goes unseen, unless
