@@ -304,18 +304,19 @@ int run_build(const BuildCmdOptions& o) {
     const bool exists = ::stat(o.output.c_str(), &out_st) == 0;
     const KvMemoryPlan plan = plan_kv_memory(o.memory.budget(), kBuildBytesPerTextByte, 0.4,
                                              o.memory.tmp_dir(), b.threads);
-    auto opened = open_kv_source(o.input, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes,
-                                 o.memory.max_input);
+    auto opened = open_text_source(o.input, plan.whole_limit, plan.piece_bytes,
+                                   plan.max_entry_bytes, o.memory.max_input);
     if (!opened) return report(opened.error());
-    KvSource source = std::move(*opened);
-    // With a second thread, the next piece is parsed, in halves, while this one sorts or
-    // applies the last.
+    TextSource source = std::move(*opened);
     if (source.stream) {
-        source.stream->read_ahead(b.threads > 1);
-        source.stream->parse_halves(b.threads > 1);
+        // With a second thread, the next piece is parsed, in halves, while this one sorts or
+        // applies the last.
+        KvStreamReader reader(std::move(source.stream));
+        reader.read_ahead(b.threads > 1);
+        reader.parse_halves(b.threads > 1);
+        return exists ? run_update_streamed(o, reader, plan, b)
+                      : run_build_spilling(o, reader, plan, b);
     }
-    if (source.stream && exists) return run_update_streamed(o, *source.stream, plan, b);
-    if (source.stream) return run_build_spilling(o, *source.stream, plan, b);
     InputText* text = &source.whole;
     Result<KvInput> input = Errc::internal;
     {

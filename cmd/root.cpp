@@ -190,8 +190,8 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
     const KvMemoryPlan plan =
         plan_kv_memory(o.memory.budget(), kRootBytesPerTextByte, 0.5, o.memory.tmp_dir(),
                        o.threads != 0 ? o.threads : available_cpus());
-    auto source = open_kv_source(path, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes,
-                                 o.memory.max_input);
+    auto source = open_text_source(path, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes,
+                                   o.memory.max_input);
     if (!source) {
         code = report(source.error());
         return std::nullopt;
@@ -200,13 +200,14 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
         // With a second thread, the next piece is parsed, in halves, while this one sorts the
         // last.
         const bool threaded = (o.threads != 0 ? o.threads : available_cpus()) > 1;
-        source->stream->read_ahead(threaded);
-        source->stream->parse_halves(threaded);
+        KvStreamReader reader(std::move(source->stream));
+        reader.read_ahead(threaded);
+        reader.parse_halves(threaded);
         progress.phase(path + ": reading and sorting, past --memory");
         SpillFiles files(plan.spill);
         SpillingPairSorter sorter(files);
         Result<KvRoot> root = [&]() -> Result<KvRoot> {
-            MPT_RETURN_IF_ERROR(sort_kv_stream(*source->stream, o.secure, false, sorter));
+            MPT_RETURN_IF_ERROR(sort_kv_stream(reader, o.secure, false, sorter));
             return kv_root_sorted(sorter, o.threads != 0 ? o.threads : available_cpus());
         }();
         if (!root) {
@@ -221,7 +222,7 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
                             {"tempBytes", files.bytes_written()}},
                       kOk,
                       {},
-                      source->stream->bytes_read()};
+                      reader.bytes_read()};
     }
     const unsigned threads = o.threads != 0 ? o.threads : available_cpus();
     InputText* text = &source->whole;

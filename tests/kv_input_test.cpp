@@ -276,20 +276,21 @@ TEST_CASE("the format table: what each reader takes a document's shape to be") {
         const mpt::test::TempFile file;
         { std::ofstream(file.path, std::ios::binary) << many; }
         CHECK(sniff_kv_file(file.path) == &f);
-        auto source = open_kv_source(file.path, 0, 256, 1 << 20);
+        auto source = open_text_source(file.path, 0, 256, 1 << 20);
         REQUIRE(source.ok());
         REQUIRE(source->stream != nullptr);
+        KvStreamReader reader(std::move(source->stream));
         size_t entries = 0;
         KvInput piece;
         for (;;) {
-            auto more = source->stream->next(piece);
+            auto more = reader.next(piece);
             REQUIRE(more.ok());
             if (!*more) break;
             entries += piece.size();
         }
         CHECK(entries == 2000);
-        CHECK(source->stream->ordered() == f.ordered);
-        CHECK(source->stream->bytes_read() == many.size());
+        CHECK(reader.ordered() == f.ordered);
+        CHECK(reader.bytes_read() == many.size());
     }
 }
 

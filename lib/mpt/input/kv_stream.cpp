@@ -1,9 +1,4 @@
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <mpt/input/json_lexer.hpp>
 #include <mpt/input/kv_format.hpp>
@@ -239,16 +234,6 @@ bool KvStreamReader::end_piece(size_t n) {
     }
     drop(n);
     return true;
-}
-
-Result<KvSource> open_kv_source(const std::string& path, size_t whole_limit, size_t piece_bytes,
-                                size_t max_entry_bytes, uint64_t max_input) {
-    MPT_TRY(TextSource opened,
-            open_text_source(path, whole_limit, piece_bytes, max_entry_bytes, max_input));
-    KvSource source;
-    source.whole = std::move(opened.whole);
-    if (opened.stream) source.stream = std::make_unique<KvStreamReader>(std::move(opened.stream));
-    return source;
 }
 
 }  // namespace mpt

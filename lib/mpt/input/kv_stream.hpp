@@ -21,8 +21,6 @@
 
 namespace mpt {
 
-struct KvSource;
-
 class KvStreamReader {
 public:
     // Reads the stream in, in pieces of about its piece_bytes; an entry may take up to its
@@ -87,16 +85,5 @@ private:
     KvInput ahead_piece_;
     std::future<Result<bool>> ahead_;
 };
-
-// A key/value document opened for reading once: whole in memory (as load_input gives it)
-// when it is at most whole_limit bytes, else as a stream of pieces of about piece_bytes.
-// A regular file larger than whole_limit is read, not mapped.
-struct KvSource {
-    InputText whole;
-    std::unique_ptr<KvStreamReader> stream;  // null when whole
-};
-// max_input as open_text_source's (0: none).
-Result<KvSource> open_kv_source(const std::string& path, size_t whole_limit, size_t piece_bytes,
-                                size_t max_entry_bytes, uint64_t max_input = 0);
 
 }  // namespace mpt
