@@ -173,37 +173,50 @@ Status authorization_list(const FieldWriter& w, bytes& out) {
                      });
 }
 
+// The writer of obj, which must be an object: a "not a <what> object" error otherwise.
+Result<FieldWriter> object_writer(const JsonValue& obj, const std::string& where,
+                                  const char* what) {
+    if (!obj.is_object()) {
+        return Error{Errc::bad_input, where + " (" + obj.where() + "): not a " + what + " object"};
+    }
+    return FieldWriter(obj, where);
+}
+
+// The RLP list of a payload, after its type byte when type is not 0 (EIP-2718).
+bytes typed_list(uint8_t type, const bytes& payload) {
+    bytes out;
+    if (type != 0) out.push_back(type);
+    append_list(out, payload);
+    return out;
+}
+
 }  // namespace
 
 Result<bytes> encode_transaction_json(const JsonValue& tx, const std::string& where) {
-    if (!tx.is_object()) {
-        return Error{Errc::bad_input, where + " (" + tx.where() + "): not a transaction object"};
-    }
-    const FieldWriter w(tx, where);
+    MPT_TRY(const FieldWriter w, object_writer(tx, where, "transaction"));
     uint8_t type = 0;
     if (const auto t = tx.find("type"); t && !t->is_null()) {
         MPT_TRY(const U256 q, w.fields().quantity(tx, "type", "type", 1));
         type = q[31];
     }
     bytes p;  // the fields' payload
+    // The fields of a legacy transaction before its signature, which EIP-2930's repeats.
+    const auto legacy_fields = [&]() -> Status {
+        MPT_RETURN_IF_ERROR(w.quantity(p, {"nonce"}, 8));
+        MPT_RETURN_IF_ERROR(w.quantity(p, {"gasPrice"}));
+        MPT_RETURN_IF_ERROR(w.quantity(p, {"gas", "gasLimit"}, 8));
+        MPT_RETURN_IF_ERROR(w.to(p));
+        MPT_RETURN_IF_ERROR(w.quantity(p, {"value"}));
+        return w.data(p, {"input", "data"});
+    };
     switch (type) {
         case 0:
-            MPT_RETURN_IF_ERROR(w.quantity(p, {"nonce"}, 8));
-            MPT_RETURN_IF_ERROR(w.quantity(p, {"gasPrice"}));
-            MPT_RETURN_IF_ERROR(w.quantity(p, {"gas", "gasLimit"}, 8));
-            MPT_RETURN_IF_ERROR(w.to(p));
-            MPT_RETURN_IF_ERROR(w.quantity(p, {"value"}));
-            MPT_RETURN_IF_ERROR(w.data(p, {"input", "data"}));
+            MPT_RETURN_IF_ERROR(legacy_fields());
             MPT_RETURN_IF_ERROR(w.quantity(p, {"v"}));
             break;
         case 1:
             MPT_RETURN_IF_ERROR(w.quantity(p, {"chainId"}));
-            MPT_RETURN_IF_ERROR(w.quantity(p, {"nonce"}, 8));
-            MPT_RETURN_IF_ERROR(w.quantity(p, {"gasPrice"}));
-            MPT_RETURN_IF_ERROR(w.quantity(p, {"gas", "gasLimit"}, 8));
-            MPT_RETURN_IF_ERROR(w.to(p));
-            MPT_RETURN_IF_ERROR(w.quantity(p, {"value"}));
-            MPT_RETURN_IF_ERROR(w.data(p, {"input", "data"}));
+            MPT_RETURN_IF_ERROR(legacy_fields());
             MPT_RETURN_IF_ERROR(w.access_list(p));
             MPT_RETURN_IF_ERROR(parity(w, p));
             break;
@@ -240,17 +253,11 @@ Result<bytes> encode_transaction_json(const JsonValue& tx, const std::string& wh
     }
     MPT_RETURN_IF_ERROR(w.quantity(p, {"r"}));
     MPT_RETURN_IF_ERROR(w.quantity(p, {"s"}));
-    bytes out;
-    if (type != 0) out.push_back(type);
-    append_list(out, p);
-    return out;
+    return typed_list(type, p);
 }
 
 Result<bytes> encode_header_json(const JsonValue& header, const std::string& where) {
-    if (!header.is_object()) {
-        return Error{Errc::bad_input, where + " (" + header.where() + "): not a header object"};
-    }
-    const FieldWriter w(header, where);
+    MPT_TRY(const FieldWriter w, object_writer(header, where, "header"));
     bytes p;
     MPT_RETURN_IF_ERROR(w.data(p, {"parentHash"}, 32));
     MPT_RETURN_IF_ERROR(w.data(p, {"sha3Uncles", "uncleHash"}, 32));
@@ -292,8 +299,7 @@ Result<bytes> encode_header_json(const JsonValue& header, const std::string& whe
             MPT_RETURN_IF_ERROR(w.quantity(p, {f.name}));
         }
     }
-    bytes out;
-    append_list(out, p);
+    const bytes out = typed_list(0, p);
     if (const auto hash = header.find("hash"); hash && !hash->is_null()) {
         MPT_TRY(const Hash256 claimed, w.fields().fixed<32>(header, "hash"));
         const Hash256 computed = keccak256(out);
@@ -307,25 +313,17 @@ Result<bytes> encode_header_json(const JsonValue& header, const std::string& whe
 }
 
 Result<bytes> encode_withdrawal_json(const JsonValue& wd, const std::string& where) {
-    if (!wd.is_object()) {
-        return Error{Errc::bad_input, where + " (" + wd.where() + "): not a withdrawal object"};
-    }
-    const FieldWriter w(wd, where);
+    MPT_TRY(const FieldWriter w, object_writer(wd, where, "withdrawal"));
     bytes p;
     MPT_RETURN_IF_ERROR(w.quantity(p, {"index"}, 8));
     MPT_RETURN_IF_ERROR(w.quantity(p, {"validatorIndex"}, 8));
     MPT_RETURN_IF_ERROR(w.data(p, {"address"}, 20));
     MPT_RETURN_IF_ERROR(w.quantity(p, {"amount"}, 8));
-    bytes out;
-    append_list(out, p);
-    return out;
+    return typed_list(0, p);
 }
 
 Result<bytes> encode_receipt_json(const JsonValue& r, const std::string& where) {
-    if (!r.is_object()) {
-        return Error{Errc::bad_input, where + " (" + r.where() + "): not a receipt object"};
-    }
-    const FieldWriter w(r, where);
+    MPT_TRY(const FieldWriter w, object_writer(r, where, "receipt"));
     const JsonFields& f = w.fields();
     uint8_t type = 0;
     if (const auto t = r.find("type"); t && !t->is_null()) {
@@ -355,10 +353,7 @@ Result<bytes> encode_receipt_json(const JsonValue& r, const std::string& where) 
             MPT_RETURN_IF_ERROR(l.hash_list(entry, "topics"));
             return l.data(entry, {"data"});
         }));
-    bytes out;
-    if (type != 0) out.push_back(type);
-    append_list(out, p);
-    return out;
+    return typed_list(type, p);
 }
 
 Result<std::vector<bytes>> list_item_encodings(const JsonValue& list, const std::string& where) {
