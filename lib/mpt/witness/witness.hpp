@@ -55,8 +55,8 @@ Result<std::vector<HeaderFacts>> witness_headers(const Witness& w);
 // headers of one number is Errc::bad_input naming the two headers.
 Result<std::optional<Hash256>> witness_pre_state_root(const std::vector<HeaderFacts>& headers);
 
-// The keccak256 of each node, in order, on up to four threads: a witness of 10,000 accounts
-// holds 160,000 nodes.
+// The keccak256 of each node (or code, or key), in order, on up to four threads: a witness of
+// 10,000 accounts holds 160,000 nodes and 60,000 keys.
 std::vector<Hash256> node_hashes(const std::vector<bytes>& nodes);
 
 // The nodes of a witness by hash: an open-addressing table of eight-byte slots, each a
