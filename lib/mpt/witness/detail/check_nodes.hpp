@@ -6,6 +6,7 @@
 #pragma once
 
 #include <mpt/core/bytes.hpp>
+#include <mpt/trie/task_pool.hpp>
 #include <mpt/witness/check.hpp>
 #include <mpt/witness/witness.hpp>
 
@@ -103,19 +104,26 @@ private:
 struct Nodes {
     explicit Nodes(const Witness& w, const std::vector<Hash256>& node_hashes)
         : hashes(node_hashes),
-          index(node_hashes),
+          index(std::span<const Hash256>()),
           // Address space for every node a branch: only the pages used are touched.
           links(std::make_unique_for_overwrite<uint32_t[]>(16 * w.state.size())) {
         const size_t n = w.state.size();
-        reserve_huge(entries, n);
-        entries.resize(n);
-        for (size_t i = 0; i < n; ++i) {
-            entries[i].rlp = w.state[i];
-            entries[i].index = static_cast<uint32_t>(i);
-        }
-        advise_huge_pages(links.get(), 16 * n * sizeof(uint32_t));
-        reserve_huge(links_at, n);
-        links_at.resize(n, kNoLinks);
+        // The index on one thread, the entries on another: neither reads the other.
+        run_tasks(2, 2, [&](size_t task, unsigned) {
+            if (task == 0) {
+                index = NodeIndex(node_hashes);
+                return;
+            }
+            reserve_huge(entries, n);
+            entries.resize(n);
+            for (size_t i = 0; i < n; ++i) {
+                entries[i].rlp = w.state[i];
+                entries[i].index = static_cast<uint32_t>(i);
+            }
+            advise_huge_pages(links.get(), 16 * n * sizeof(uint32_t));
+            reserve_huge(links_at, n);
+            links_at.resize(n, kNoLinks);
+        });
     }
 
     // The first listing of the node whose hash is h, or nullptr.
