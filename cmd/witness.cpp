@@ -24,6 +24,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <set>
 #include <type_traits>
@@ -240,12 +241,23 @@ std::variant<ReadWitness, int> read_witness_file(const std::string& file,
     return ReadWitness{std::move(*w), std::move(*headers), *root};
 }
 
+// The changes document of --changes; an error in it names the file.
+Result<ChangesDoc> load_changes(const std::string& file) {
+    auto text = read_file(file);
+    if (!text) return text.error();
+    auto doc = parse_changes_document(*text);
+    if (!doc) {
+        Error e = doc.error();
+        if (e.file.empty()) e.file = file;
+        return e;
+    }
+    return doc;
+}
+
 // The changes document of --changes, or the exit code of its error (reported).
 std::variant<ChangesDoc, int> read_changes(const std::string& file) {
-    auto text = read_file(file);
-    if (!text) return report(text.error());
-    auto doc = parse_changes_document(*text);
-    if (!doc) return report(doc.error(), file);
+    auto doc = load_changes(file);
+    if (!doc) return report(doc.error());
     return std::move(*doc);
 }
 
@@ -287,14 +299,18 @@ bool witness_lacks(const Error& e) {
 }
 
 int run_witness_check(const WitnessOptions& o) {
+    // The changes are read beside the witness, whose JSON tree takes one core; an error in
+    // them is reported after the witness's.
+    std::future<Result<ChangesDoc>> changes;
+    if (o.changes) changes = std::async(std::launch::async, load_changes, *o.changes);
     auto read = read_witness_file(o.operands[1], o.root);
     if (const int* code = std::get_if<int>(&read)) return *code;
     const ReadWitness& r = std::get<ReadWitness>(read);
     std::optional<ChangesDoc> doc;
     if (o.changes) {
-        auto d = read_changes(*o.changes);
-        if (const int* code = std::get_if<int>(&d)) return *code;
-        doc = std::move(std::get<ChangesDoc>(d));
+        auto d = changes.get();
+        if (!d) return report(d.error());
+        doc = std::move(*d);
     }
     WitnessCheck c = check_witness(r.w, r.root, doc ? &*doc : nullptr);
     if (c.changes_error && !witness_lacks(*c.changes_error)) {
