@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Two builds of mpt side by side, in one run, on the same data: whole-process times (hyperfine,
-# the two binaries' runs interleaved so that the machine's drift hits both alike), callgrind
+# Two builds of mpt side by side, in one run, on the same data: whole-process times (hyperfine
+# for the short queries; the long root and build runs alternated between the two binaries so
+# that the machine's drift hits both alike), callgrind
 # instruction counts (repeatable whatever the machine does), count-allocs, and whether the
 # outputs and the files each one writes are byte-identical.
 #
-#   bench/ab.sh OLD_MPT NEW_MPT [N]        (N pairs, default 1000000; RUNS=k hyperfine runs)
+#   bench/ab.sh OLD_MPT NEW_MPT [N]        (N pairs, default 1000000; RUNS=k hyperfine runs
+#                                          of each query, k/4 rounds (at least 3) of the rest)
 #
 # The data (key i = keccak256(uint64 big-endian i), value = keccak256(key)) comes from
 # bench/data/ as the other benchmarks make it (bench/dataset.sh builds the project first).
@@ -108,14 +110,38 @@ hyperfine -N -i --warmup 3 --runs "$runs" --style none --export-csv "$work/q.csv
     -n "old diff 100" "$old diff $work/a_old.db $work/b_old.db" \
     -n "new diff 100" "$new diff $work/a_new.db $work/b_new.db" \
     >/dev/null 2>&1
+# The long runs (root, build) alternate the two binaries round by round, old first in one
+# round and new first in the next, so that the machine's drift over the minute they take
+# hits both alike (hyperfine would run all of one before the other); the median of each.
 big_runs=$(((runs + 3) / 4))
-hyperfine -N -i --warmup 1 --runs "$big_runs" --style none --export-csv "$work/b.csv" \
-    -n "old root 1 thread" "$old root --threads 1 $kv" \
-    -n "new root 1 thread" "$new root --threads 1 $kv" \
-    -n "old root" "$old root $kv" -n "new root" "$new root $kv" \
-    --prepare "rm -f $work/t.db $work/t.db-wal $work/t.db-shm" \
-    -n "old build" "$old build $kv -o $work/t.db" -n "new build" "$new build $kv -o $work/t.db" \
-    >/dev/null 2>&1
+[ "$big_runs" -ge 3 ] || big_runs=3
+OLD=$old NEW=$new KV=$kv WORK=$work ROUNDS=$big_runs python3 - >"$work/b.csv" <<'PY'
+import os, statistics, subprocess, time
+
+old, new, kv, work = (os.environ[k] for k in ("OLD", "NEW", "KV", "WORK"))
+measures = [
+    ("root 1 thread", lambda b: [b, "root", "--threads", "1", kv]),
+    ("root", lambda b: [b, "root", kv]),
+    ("build", lambda b: [b, "build", kv, "-o", work + "/t.db"]),
+]
+times = {(side, name): [] for side in ("old", "new") for name, _ in measures}
+for r in range(int(os.environ["ROUNDS"])):
+    for name, args in measures:
+        for side in (("old", "new") if r % 2 == 0 else ("new", "old")):
+            for suffix in ("", "-wal", "-shm"):
+                try:
+                    os.unlink(work + "/t.db" + suffix)
+                except FileNotFoundError:
+                    pass
+            start = time.perf_counter()
+            subprocess.run(args(old if side == "old" else new), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            times[(side, name)].append(time.perf_counter() - start)
+print("command,mean,stddev,median")
+for name, _ in measures:
+    for side in ("old", "new"):
+        print("%s %s,0,0,%.6f" % (side, name, statistics.median(times[(side, name)])))
+PY
 
 # Instruction counts of one process each.
 instr() {
