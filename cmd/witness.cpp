@@ -33,6 +33,7 @@
 #include <variant>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace mpt::cli {
@@ -299,16 +300,21 @@ bool witness_lacks(const Error& e) {
 }
 
 int run_witness_check(const WitnessOptions& o) {
-    // The changes are read beside the witness, whose JSON tree takes one core; an error in
-    // them is reported after the witness's.
+    // The changes are read beside the witness, whose JSON tree takes one core, when they are a
+    // regular file: a stream (standard input, a pipe) may be the witness's own, which is read
+    // first. An error in them is reported after the witness's.
     std::future<Result<ChangesDoc>> changes;
-    if (o.changes) changes = std::async(std::launch::async, load_changes, *o.changes);
+    struct stat st {};
+    if (o.changes && *o.changes != "-" && ::stat(o.changes->c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode)) {
+        changes = std::async(std::launch::async, load_changes, *o.changes);
+    }
     auto read = read_witness_file(o.operands[1], o.root);
     if (const int* code = std::get_if<int>(&read)) return *code;
     const ReadWitness& r = std::get<ReadWitness>(read);
     std::optional<ChangesDoc> doc;
     if (o.changes) {
-        auto d = changes.get();
+        auto d = changes.valid() ? changes.get() : load_changes(*o.changes);
         if (!d) return report(d.error());
         doc = std::move(*d);
     }
