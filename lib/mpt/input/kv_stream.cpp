@@ -40,12 +40,12 @@ KvStreamReader::~KvStreamReader() {
 // Finds places to cut in the bytes not scanned yet: just after a ',' at depth 1, outside
 // strings, where one entry ends and the next begins; in a text dump, after a line feed.
 void KvStreamReader::scan() noexcept {
-    const char* const base = in_->text().data();
+    const char* const base = text().data();
     const char* p = base + scanned_;
-    const char* const end = base + in_->text().size();
+    const char* const end = base + text().size();
     if (form_ == Form::unknown) {
         // Told by the document's first byte (kv_format.hpp); the parser checks the rest.
-        std::string_view rest(base, in_->text().size());
+        std::string_view rest(base, text().size());
         if (!state_.started) rest = json_detail::without_bom(rest);
         const auto b = std::find_if_not(rest.begin(), rest.end(), is_ws);
         if (b != rest.end()) {
@@ -54,7 +54,7 @@ void KvStreamReader::scan() noexcept {
         }
     }
     // The place to cut a piece in halves: the last cut before the middle of what is held.
-    const char* const half = base + in_->text().size() / 2;
+    const char* const half = base + text().size() / 2;
     if (form_ == Form::text) {
         // Lines: a piece ends after a line feed.
         const auto after_last_line_feed = [p](const char* before) -> const char* {
@@ -66,7 +66,7 @@ void KvStreamReader::scan() noexcept {
         if (cut_ != 0) {
             if (const char* m = after_last_line_feed(half)) mid_ = static_cast<size_t>(m - base);
         }
-        scanned_ = in_->text().size();
+        scanned_ = text().size();
         return;
     }
     if (p < half) {
@@ -74,14 +74,14 @@ void KvStreamReader::scan() noexcept {
         p = half;
     }
     if (const char* c = cuts_.scan(p, end, false)) cut_ = static_cast<size_t>(c - base);
-    scanned_ = in_->text().size();
+    scanned_ = text().size();
 }
 
 // Parses the text's first n bytes as the next piece, ending the document when last, and on
 // success moves state_ past them. With 0 < mid < n the halves before and after mid, a place
 // to cut, are parsed on two threads; a piece cut at a place that is not one fails.
 Result<KvInput> KvStreamReader::parse_piece(size_t n, size_t mid, bool last) {
-    const std::string_view text(in_->text().data(), n);
+    const std::string_view text = this->text().substr(0, n);
     if (mid == 0 || mid >= n || !state_.started || state_.closed) {
         kv_detail::KvPieceState state = state_;
         MPT_TRY(KvInput piece, kv_detail::parse_kv_piece(text, last, state));
@@ -112,7 +112,7 @@ Result<KvInput> KvStreamReader::parse_piece(size_t n, size_t mid, bool last) {
 // It may be one inside a string: a piece cut there fails to parse.
 size_t KvStreamReader::guess_cut(size_t t) const noexcept {
     constexpr size_t kLookBack = 4096;
-    const char* const base = in_->text().data();
+    const char* const base = text().data();
     const char closer = state_.ordered ? ']' : '"';
     const size_t stop = t > kLookBack ? t - kLookBack : 0;
     for (size_t i = t; i > stop + 1; --i) {
@@ -126,7 +126,7 @@ size_t KvStreamReader::guess_cut(size_t t) const noexcept {
 
 // Drops the text's first n bytes, parsed, and moves the place of the next piece past them.
 void KvStreamReader::drop(size_t n) noexcept {
-    const char* const base = in_->text().data();
+    const char* const base = text().data();
     const size_t newlines = count_newlines(base, n);
     if (newlines == 0) {
         state_.column += n;
@@ -170,7 +170,7 @@ Result<bool> KvStreamReader::next_here(KvInput& piece) {
         // pieces cut there checks the guesses: what parses as the entries of a piece ends
         // between two entries. A piece that does not parse is read as below, scanned for its
         // places to cut, and parsed again, for its entries or for its error.
-        const size_t n = in_->eof() ? in_->text().size() : guess_cut(in_->text().size());
+        const size_t n = in_->eof() ? text().size() : guess_cut(text().size());
         if (n != 0) {
             const size_t mid = halves(n) ? guess_cut(n / 2) : 0;
             if (Result<KvInput> r = parse_piece(n, mid, in_->eof())) {
@@ -189,21 +189,21 @@ Result<bool> KvStreamReader::next_here(KvInput& piece) {
             return end_piece(n);
         }
         if (in_->eof()) {
-            MPT_TRY(piece, parse_scanned(in_->text().size(), true));
-            return end_piece(in_->text().size());
+            MPT_TRY(piece, parse_scanned(text().size(), true));
+            return end_piece(text().size());
         }
         // No entry ends in what was read: read on, up to the most one entry may take.
-        if (in_->text().size() >= in_->max_entry_bytes()) {
+        if (text().size() >= in_->max_entry_bytes()) {
             // What is wrong in the text comes first: a whole parse of it reports that.
             kv_detail::KvPieceState probe = state_;
             Result<KvInput> r = kv_detail::parse_kv_piece(text(), true, probe);
             if (!r && !cuts_.in_string && cuts_.depth < 2) return r.error();
             return file_error(Errc::input_too_large, in_->path(),
                               "line " + std::to_string(state_.line) + ": no entry ends within " +
-                                  std::to_string(in_->text().size()) +
+                                  std::to_string(text().size()) +
                                   " bytes, the most the memory budget holds at once (--memory)");
         }
-        want = std::min(in_->max_entry_bytes(), std::max(want, in_->text().size()) * 2);
+        want = std::min(in_->max_entry_bytes(), std::max(want, text().size()) * 2);
         MPT_RETURN_IF_ERROR(in_->fill(want));
     }
 }
@@ -220,7 +220,7 @@ Result<KvInput> KvStreamReader::parse_scanned(size_t n, bool last) {
 // After the piece of the text's first n bytes was handed out: drops them, or at the end of the
 // document the buffer.
 bool KvStreamReader::end_piece(size_t n) {
-    if (n == in_->text().size() && in_->eof()) {
+    if (n == text().size() && in_->eof()) {
         done_ = true;
         in_->release();
         return true;

@@ -45,9 +45,9 @@ struct StateStreamResult {
 };
 
 // Reads the stream of an opened source (open_text_source) to its end, handing every account
-// to sink. Errors:
-// those of parse_state_document, with the same text, named by the source's path in
-// Error::file; Errc::input_too_large for an account object past max_entry_bytes; the sink's.
+// to sink. Errors: those of parse_state_document, with the same text, named by the source's
+// path in Error::file; Errc::input_too_large for an account object past max_entry_bytes; the
+// sink's.
 Result<StateStreamResult> stream_state_document(TextStream& stream, StateAccountSink& sink);
 
 }  // namespace mpt

@@ -3,7 +3,6 @@
 #include <mpt/witness/detail/check_nodes.hpp>
 
 #include <mpt/core/hex.hpp>
-#include <mpt/core/keccak.hpp>
 #include <mpt/core/nibbles.hpp>
 #include <mpt/core/node.hpp>
 #include <mpt/state/account.hpp>
