@@ -10,88 +10,32 @@
 
 namespace mpt {
 
-// One trie of the witness: the node at a path found by walking down from the root.
-class WitnessTries::PathReader : public NodeReader {
+// One trie of the witness: each node found by the hash its parent holds for it (a
+// keccak256 the index has computed, so the trie does not hash it again).
+class WitnessTries::HashReader : public NodeReader {
 public:
-    PathReader(WitnessTries& owner, std::string name, const Hash256& root)
-        : owner_(owner), name_(std::move(name)), root_(root) {}
+    HashReader(WitnessTries& owner, std::string name) : owner_(owner), name_(std::move(name)) {}
 
+    Result<Row> read_node(bytes_view path, const Hash256& hash) override {
+        (void)path;
+        const size_t i = owner_.index_.find(hash);
+        if (i == NodeIndex::kNone) {
+            owner_.missing_ = hash;
+            return Row{};
+        }
+        if (owner_.found_ != nullptr) owner_.found_->push_back(hash);
+        return Row{owner_.w_.state[i], true};
+    }
+    // A trie reads its nodes through read_node: a witness's nodes have no paths.
     Result<bytes_view> read(bytes_view path) override {
-        // The trie reads a node after the nodes above it: the walk resumes from the deepest
-        // node of the last one whose path starts this path.
-        size_t common = 0;
-        while (common < path.size() && common < last_.size() && path[common] == last_[common]) {
-            ++common;
-        }
-        size_t keep = 0;
-        while (keep < trail_.size() && trail_[keep].at <= common) ++keep;
-        trail_.resize(keep);
-        last_.assign(path.begin(), path.end());
-        if (trail_.empty()) {
-            bytes_view root;
-            if (!find(root_, root)) return bytes_view{};
-            trail_.push_back({0, root, true});
-        }
-        Step s = trail_.back();
-        while (s.at < path.size()) {
-            const auto v = decode_node(s.rlp);
-            if (!v) return bytes_view{};  // the reader above finds it undecodable first
-            bytes_view child;
-            if (v->kind == NodeView::Kind::branch) {
-                child = v->children[path[s.at] & 0xf];
-                ++s.at;
-            } else if (v->kind == NodeView::Kind::extension) {
-                const NibbleView p = v->path;
-                if (path.size() - s.at < p.size()) return bytes_view{};
-                for (size_t i = 0; i < p.size(); ++i) {
-                    if (path[s.at + i] != p[i]) return bytes_view{};
-                }
-                s.at += p.size();
-                child = v->child;
-            } else {
-                return bytes_view{};
-            }
-            if (child.empty()) return bytes_view{};
-            s.hashed = child.size() == 32;
-            if (s.hashed) {
-                Hash256 h;
-                std::memcpy(h.data(), child.data(), 32);
-                if (!find(h, s.rlp)) return bytes_view{};
-            } else {
-                s.rlp = child;
-            }
-            trail_.push_back(s);
-        }
-        return s.hashed ? s.rlp : bytes_view{};
+        return node_error(Errc::internal, *this, path, "a witness's nodes are read by hash");
     }
 
     std::string describe() const override { return "trie " + name_; }
 
 private:
-    bool find(const Hash256& h, bytes_view& rlp) {
-        const size_t i = owner_.index_.find(h);
-        if (i == NodeIndex::kNone) {
-            owner_.missing_ = h;
-            return false;
-        }
-        rlp = owner_.w_.state[i];
-        if (owner_.found_ != nullptr) owner_.found_->push_back(h);
-        return true;
-    }
-
-    // A node on the way of the last read: where it stands (nibbles of the path consumed) and
-    // whether it is a node of its own (not embedded in its parent).
-    struct Step {
-        size_t at = 0;
-        bytes_view rlp;
-        bool hashed = true;
-    };
-
     WitnessTries& owner_;
     std::string name_;
-    Hash256 root_;
-    bytes last_;               // the last path read
-    std::vector<Step> trail_;  // the nodes on its way found, from the root down
 };
 
 WitnessTries::WitnessTries(const Witness& w)
@@ -102,7 +46,8 @@ WitnessTries::WitnessTries(const Witness& w, const NodeIndex& index) : w_(w), in
 WitnessTries::~WitnessTries() = default;
 
 Result<NodeReader*> WitnessTries::reader(const std::string& name, const Hash256& root) {
-    readers_.push_back(std::make_unique<PathReader>(*this, name, root));
+    (void)root;
+    readers_.push_back(std::make_unique<HashReader>(*this, name));
     return readers_.back().get();
 }
 

@@ -43,9 +43,9 @@ struct AppliedChanges {
 // reader's error (Errc::storage_missing_node naming the trie and the path).
 Result<AppliedChanges> apply_changes(TrieSource& tries, const Hash256& root, const ChangesDoc& doc);
 
-// The tries a witness holds, read by path: each read walks from the trie's root through the
-// witness's nodes (keyed by keccak256) down the path. A node the witness lacks reads as no
-// row, its hash kept as missing().
+// The tries a witness holds: each node the tries read is found by the hash its parent holds
+// for it, among the witness's nodes (keyed by keccak256). A node the witness lacks reads as
+// no row, its hash kept as missing().
 class WitnessTries : public TrieSource {
 public:
     // The views point into w, which must outlive this. Its nodes are hashed and indexed
@@ -63,12 +63,12 @@ public:
     void note_found(std::vector<Hash256>* found) noexcept { found_ = found; }
 
 private:
-    class PathReader;
+    class HashReader;
     const Witness& w_;
     std::vector<Hash256> own_hashes_;     // when no index was given
     std::optional<NodeIndex> own_index_;  // over own_hashes_
     const NodeIndex& index_;
-    std::vector<std::unique_ptr<PathReader>> readers_;
+    std::vector<std::unique_ptr<HashReader>> readers_;
     std::optional<Hash256> missing_;
     std::vector<Hash256>* found_ = nullptr;
 };
