@@ -69,9 +69,10 @@ std::string path_text(const bytes& path) { return path.empty() ? "" : path_strin
 // "node 0x.. missing at path 3a of trie main", or the reason where no node is named.
 std::string stop_text(const WitnessKey& k) {
     std::string s = k.account_unresolved ? "its account is unresolved: " : "";
-    if (k.missing) s += "node " + to_hex(*k.missing) + " ";
-    s += k.reason;
-    if (!k.trie.empty()) s += " at path " + path_string(k.path) + " of trie " + k.trie;
+    const KeyStop& stop = *k.stop;
+    if (stop.missing) s += "node " + to_hex(*stop.missing) + " ";
+    s += stop.reason;
+    if (!stop.trie.empty()) s += " at path " + path_string(stop.path) + " of trie " + stop.trie;
     return s;
 }
 
@@ -79,7 +80,7 @@ nlohmann::ordered_json key_json(const WitnessKey& k) {
     nlohmann::ordered_json j;
     j["key"] = to_hex(k.key);
     j["kind"] = k.kind == WitnessKey::Kind::account ? "account" : "slot";
-    if (k.address) j["address"] = to_hex(*k.address);
+    if (!k.address.empty()) j["address"] = to_hex(k.address);
     j["status"] = status_name(k.status);
     if (k.status == WitnessKey::Status::present) {
         if (k.kind == WitnessKey::Kind::account) {
@@ -101,10 +102,11 @@ nlohmann::ordered_json key_json(const WitnessKey& k) {
         }
     }
     if (k.status == WitnessKey::Status::unresolved) {
-        j["trie"] = k.trie;
-        j["path"] = path_text(k.path);
-        if (k.missing) j["missing"] = to_hex(*k.missing);
-        j["reason"] = k.reason;
+        const KeyStop& stop = *k.stop;
+        j["trie"] = stop.trie;
+        j["path"] = path_text(stop.path);
+        if (stop.missing) j["missing"] = to_hex(*stop.missing);
+        j["reason"] = stop.reason;
         if (k.account_unresolved) j["accountUnresolved"] = true;
     }
     return j;
@@ -170,7 +172,8 @@ void print_text(const WitnessCheck& c) {
             fmt::print("unresolved account {}: {}\n", to_hex(k.key), stop_text(k));
         } else {
             fmt::print("unresolved slot {}{}: {}\n", to_hex(k.key),
-                       k.address ? " of " + to_hex(*k.address) : std::string(), stop_text(k));
+                       k.address.empty() ? std::string() : " of " + to_hex(k.address),
+                       stop_text(k));
         }
     }
     for (const UndecodableNode& u : c.bad_accounts) {
@@ -385,7 +388,7 @@ std::string resolution_text(const WitnessKey& k) {
 
 // A key as diff names it: the key, and for a slot its account.
 std::string key_name(const WitnessKey& k) {
-    return to_hex(k.key) + (k.address ? " of " + to_hex(*k.address) : std::string());
+    return to_hex(k.key) + (k.address.empty() ? std::string() : " of " + to_hex(k.address));
 }
 
 // Where in a the hashes b lacks stand, each hash's first place once (nodes and codes are

@@ -66,7 +66,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                w->state.size());
     FUZZ_CHECK(c.codes_matched + c.codes_unmatched.size() == w->codes.size());
     for (const WitnessKey& k : c.keys) {
-        if (k.status == WitnessKey::Status::unresolved) FUZZ_CHECK(!k.reason.empty());
+        if (k.status == WitnessKey::Status::unresolved) {
+            FUZZ_CHECK(k.stop != nullptr && !k.stop->reason.empty());
+        }
     }
     if (c.changes_error) {
         const Errc e = c.changes_error->code;

@@ -136,7 +136,7 @@ TEST_CASE("witness check: every key resolves, with its value") {
     CHECK(decode_account(c.keys[0].value).value().storage_root == s.storage.root);
     for (size_t i = 1; i <= 4; ++i) {
         CHECK(c.keys[i].status == WitnessKey::Status::present);
-        CHECK(c.keys[i].address == to_bytes(s.addresses[0]));
+        CHECK(bytes_equal(c.keys[i].address, to_bytes(s.addresses[0])));
         CHECK(decode_storage_value(c.keys[i].value).value() == word(0x100 + i));
     }
     CHECK(c.keys[5].status == WitnessKey::Status::absent);  // slot 99
@@ -153,8 +153,8 @@ TEST_CASE("witness check: each node left out leaves a key unresolved that names 
         const Hash256 gone = keccak256(whole.state[i]);
         const WitnessCheck c = check_witness(w, s.accounts.root);
         const bool named = std::any_of(c.keys.begin(), c.keys.end(), [&](const WitnessKey& k) {
-            return k.status == WitnessKey::Status::unresolved && k.missing == gone &&
-                   k.reason == "missing";
+            return k.status == WitnessKey::Status::unresolved && k.stop->missing == gone &&
+                   k.stop->reason == "missing";
         });
         CHECK_MESSAGE(named, "node " << i << " " << to_hex(gone));
     }
@@ -171,7 +171,7 @@ TEST_CASE("witness check: keys sorted resolve their slots in any listed account"
     for (const WitnessKey& k : c.keys) {
         if (k.kind == WitnessKey::Kind::slot && k.status == WitnessKey::Status::present) {
             ++present_slots;
-            CHECK(k.address == to_bytes(s.addresses[0]));
+            CHECK(bytes_equal(k.address, to_bytes(s.addresses[0])));
         }
     }
     CHECK(present_slots == 4);

@@ -25,29 +25,37 @@
 #include <mpt/state/changes.hpp>
 #include <mpt/witness/witness.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace mpt {
 
+// Where a key's walk stops unresolved: the trie ("main" or 0x<keccak256(address)>), the path
+// (one nibble a byte) and the hash of the node the walk needs, and why it stops there:
+// "missing" (the witness lacks it), "does not decode", or another reason where no node is
+// named (and then no trie).
+struct KeyStop {
+    std::string trie;
+    bytes path;
+    std::optional<Hash256> missing;
+    std::string reason;
+};
+
+// A key as the check resolves it. Its views point into the witness checked (its keys and its
+// nodes), which must outlive it.
 struct WitnessKey {
     enum class Kind : uint8_t { account, slot };
     enum class Status : uint8_t { present, absent, unresolved };
     Kind kind = Kind::account;
     Status status = Status::unresolved;
-    bytes key;                     // as listed
-    std::optional<bytes> address;  // a slot's account, where one was found
-    bytes value;                   // present: the account's RLP or the slot's value RLP
-    // Unresolved: the trie ("main" or 0x<keccak256(address)>), the path (one nibble a byte)
-    // and the hash of the node the walk needs, and why it stops there: "missing" (the witness
-    // lacks it), "does not decode", or another reason where no node is named. For a slot whose
-    // account is unresolved, account_unresolved is set and the rest is the account's.
-    std::string trie;
-    bytes path;
-    std::optional<Hash256> missing;
-    std::string reason;
+    // A slot whose account is unresolved: its stop is the account's.
     bool account_unresolved = false;
+    bytes_view key;                       // as listed
+    bytes_view address;                   // a slot's account, where one was found; else empty
+    bytes_view value;                     // present: the account's RLP or the slot's value RLP
+    std::shared_ptr<const KeyStop> stop;  // unresolved: where and why
 };
 
 // Why a listed node is in the witness, the first that holds: on the path of a key that
@@ -101,8 +109,9 @@ struct WitnessCheck {
     size_t unresolved() const noexcept;
 };
 
-// Checks w against root; with changes, also applies them (apply_changes on the witness's
-// tries) to class the nodes they read and say whether the witness holds all they need.
+// Checks w against root (the keys' views point into w); with changes, also applies them
+// (apply_changes on the witness's tries) to class the nodes they read and say whether the
+// witness holds all they need.
 WitnessCheck check_witness(const Witness& w, const Hash256& root,
                            const ChangesDoc* changes = nullptr);
 

@@ -20,6 +20,11 @@
 namespace mpt::witness_detail {
 namespace {
 
+// Bytewise order, for a map keyed by views.
+struct BytesLess {
+    bool operator()(bytes_view a, bytes_view b) const noexcept { return bytes_less(a, b); }
+};
+
 // A key's walk down one trie: its value, its absence, or where it stops.
 struct Lookup {
     WitnessKey::Status status = WitnessKey::Status::unresolved;
@@ -100,16 +105,20 @@ Lookup look_up(const Nodes& nodes, const Hash256& root, const Hash256& hashed_ke
     }
 }
 
+// A stop that names no node and no trie.
+std::shared_ptr<const KeyStop> stop_for(std::string reason) {
+    auto stop = std::make_shared<KeyStop>();
+    stop->reason = std::move(reason);
+    return stop;
+}
+
 // Fills key from a lookup in the trie trie() names (asked only where the key is unresolved).
 template <typename TrieName>
 void take(WitnessKey& key, const Lookup& l, const TrieName& trie) {
     key.status = l.status;
-    key.value.assign(l.value.begin(), l.value.end());
+    key.value = l.value;
     if (l.status == WitnessKey::Status::unresolved) {
-        key.trie = trie();
-        key.path = l.path;
-        key.missing = l.missing;
-        key.reason = l.reason;
+        key.stop = std::make_shared<KeyStop>(KeyStop{trie(), l.path, l.missing, l.reason});
     }
 }
 
@@ -128,9 +137,9 @@ public:
 
     // The account keys_[i] names.
     const WitnessKey& account(size_t i) {
-        const bytes& address = keys_[i];
+        const bytes_view address = keys_[i];
         // The slots of an address follow it in reth's order: the last one asked, mostly.
-        if (last_ != nullptr && last_->key == address) return *last_;
+        if (last_ != nullptr && bytes_equal(last_->key, address)) return *last_;
         const auto it = accounts_.find(address);
         if (it != accounts_.end()) return *(last_ = &it->second);
         WitnessKey k;
@@ -144,7 +153,7 @@ public:
 
     // The slot keys_[i] in the storage trie of the account keys_[account_i].
     WitnessKey slot(size_t i, size_t account_i) {
-        const bytes& address = keys_[account_i];
+        const bytes_view address = keys_[account_i];
         WitnessKey k;
         k.kind = WitnessKey::Kind::slot;
         k.key = keys_[i];
@@ -155,17 +164,16 @@ public:
             return k;
         }
         if (a.status == WitnessKey::Status::unresolved) {
-            k.trie = a.trie;
-            k.path = a.path;
-            k.missing = a.missing;
-            k.reason = a.reason;
+            k.stop = a.stop;
             k.account_unresolved = true;
             return k;
         }
         const Storage& st = storage(a);
         if (!st.account) {
-            k.trie = "main";
-            k.reason = "its account does not decode: " + st.account.error().message();
+            auto stop = std::make_shared<KeyStop>();
+            stop->trie = "main";
+            stop->reason = "its account does not decode: " + st.account.error().message();
+            k.stop = std::move(stop);
             return k;
         }
         if (!take_leaf(k, st.root_listing, hashed_[i])) {
@@ -207,7 +215,7 @@ private:
         const Leaf* l = nodes_.leaves.find(static_cast<uint32_t>(root), hashed);
         if (l == nullptr) return false;
         key.status = WitnessKey::Status::present;
-        key.value.assign(l->value.begin(), l->value.end());
+        key.value = l->value;
         found.push_back(l);
         return true;
     }
@@ -223,7 +231,7 @@ private:
     size_t root_listing_;  // of root, or kNone
     const std::vector<bytes>& keys_;
     const std::vector<Hash256>& hashed_;
-    std::map<bytes, WitnessKey> accounts_;
+    std::map<bytes_view, WitnessKey, BytesLess> accounts_;
     const WitnessKey* last_ = nullptr;
     Storage storage_;                // the last account's
     std::vector<const Entry*> way_;  // look_up's, reused
@@ -249,7 +257,7 @@ WitnessKey sorted_slot(const std::vector<bytes>& keys, size_t i,
     WitnessKey none;
     none.kind = WitnessKey::Kind::slot;
     none.key = keys[i];
-    none.reason = "no address in keys names an account for it";
+    none.stop = stop_for("no address in keys names an account for it");
     return none;
 }
 
@@ -292,7 +300,7 @@ void resolve_keys(const Witness& w, WitnessCheck& out, Nodes& nodes) {
                 WitnessKey& none = out.keys[i];
                 none.kind = WitnessKey::Kind::slot;
                 none.key = keys[i];
-                none.reason = "no address before it in keys names its account";
+                none.stop = stop_for("no address before it in keys names its account");
             }
         }
     });
