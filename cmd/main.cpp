@@ -98,6 +98,14 @@ std::string keccak_switch_error() {
                        have);
 }
 
+// MPT_DIRECT_WRITES=on|off: whether new files' large writes go past the page cache where the
+// file system allows it (on, the default). Empty when it is fine.
+std::string direct_writes_switch_error() {
+    const char* v = std::getenv("MPT_DIRECT_WRITES");
+    if (v == nullptr || std::string_view(v) == "on" || std::string_view(v) == "off") return {};
+    return fmt::format("MPT_DIRECT_WRITES={}: expected on or off", v);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registration mistakes only
@@ -121,6 +129,9 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registr
         }
         set_quiet(quiet);
         if (std::string bad = keccak_switch_error(); !bad.empty()) return report_usage(bad);
+        if (std::string bad = direct_writes_switch_error(); !bad.empty()) {
+            return report_usage(bad);
+        }
         if (!args.empty() && args[0] == "help") {
             if (args.size() > 2) return report_usage("help: give one COMMAND at most");
             args.erase(args.begin());
