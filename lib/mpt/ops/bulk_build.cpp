@@ -135,9 +135,11 @@ Result<std::optional<BuildResult>> write_new_file(WholeFile& file, const KvInput
         o.secure && o.preimages ? records_of(preimage_items) : PreimageRecords();
     BuildResult result;
     if (split) {
+        // Each part's buffers go to a later part once the writer has written it.
         const PartRowsOf part_rows = [&](size_t v, const RowVisitor& f) -> Status {
             const RowBuffer& part = rows.rows_of(v);
             for (const uint32_t i : part.order) MPT_RETURN_IF_ERROR(f(part.path(i), part.rlp(i)));
+            rows.recycle(v);
             return {};
         };
         const SplitHasher hash =
@@ -160,9 +162,19 @@ Result<std::optional<BuildResult>> write_new_file(WholeFile& file, const KvInput
         };
         MPT_TRY(Overlapped written, write_while_hashing(file, o, preimages, {part_rows}, hash));
         if (written.written) return written.file;
-        // The rows are hashed: written once more, from the start of the file.
+        // The rows are written once more, from the start of the file: hashed again first where
+        // the parts written gave their buffers away.
         MPT_RETURN_IF_ERROR(file.restart());
         result = written.result;
+        if (rows.recycled()) {
+            PartRows again(o.progress, sorted.pairs.size());
+            again.reserve(pair_bytes, split);
+            const Result<Hash256> root =
+                stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &again);
+            if (!root) return root.error();
+            return write_trie_file<true>(file, o, result, preimages,
+                                         [&](auto&& f) { return again.for_each(f); });
+        }
     } else {
         MPT_TRY(result.root,
                 stack_trie_root(sorted.pairs, o.threads, kParallelRootMinPairs, &rows));

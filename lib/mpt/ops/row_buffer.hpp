@@ -171,13 +171,39 @@ public:
         for (size_t v = 0; v < kTopPart; ++v) parts_[v].reserve(rows, bytes);
     }
 
-    NodeSink* part(size_t v) override { return &parts_[v]; }
+    NodeSink* part(size_t v) override {
+        // A part begins in the buffers of one already written out, where there is one: memory
+        // touched before, rather than fresh memory the kernel clears first.
+        std::lock_guard<std::mutex> lock(spare_mutex_);
+        if (v < kTopPart && spares_ > 0) {
+            RowBuffer& spare = spare_[--spares_];
+            spare.data.clear();
+            spare.refs.clear();
+            spare.order.clear();
+            RowBuffer untouched;  // the part's own reservation, given back on the way out
+            untouched.swap_out(parts_[v]);
+            parts_[v].swap_out(spare);
+        }
+        return &parts_[v];
+    }
     void done(size_t v) override {
         // A part is done again when a split build falls back to one thread (after an
         // error), with no rows added: its order stands, and may be being read.
-        if (parts_[v].order.size() != parts_[v].refs.size()) parts_[v].order_by_path();
+        if (parts_[v].order.size() != parts_[v].refs.size()) {
+            parts_[v].order_by_path();
+            rows_[v] = parts_[v].order.size();
+        }
         if (on_done_) on_done_(v);
     }
+    // Part v (below the top) is written out and its rows read no more: its buffers go to a
+    // part not begun yet. for_each and rows_of then no longer see them (recycled()).
+    void recycle(size_t v) {
+        MPT_ASSERT(v < kTopPart);
+        std::lock_guard<std::mutex> lock(spare_mutex_);
+        spare_[spares_++].swap_out(parts_[v]);
+        recycled_ = true;
+    }
+    bool recycled() const noexcept { return recycled_; }
     // Called on the building thread after done(v) has put part v in path order.
     void on_done(std::function<void(size_t)> f) { on_done_ = std::move(f); }
     const RowBuffer& rows_of(size_t v) const noexcept { return parts_[v]; }
@@ -190,7 +216,7 @@ public:
 
     size_t rows() const noexcept {
         size_t n = 0;
-        for (const RowBuffer& p : parts_) n += p.order.size();
+        for (const size_t r : rows_) n += r;
         return n;
     }
 
@@ -205,6 +231,11 @@ public:
 
 private:
     std::array<RowBuffer, kTopPart + 1> parts_;
+    std::array<size_t, kTopPart + 1> rows_{};  // each part's, counted when it is done
+    std::mutex spare_mutex_;
+    std::array<RowBuffer, kTopPart> spare_;  // the buffers of parts written out
+    size_t spares_ = 0;
+    bool recycled_ = false;
     std::function<void(size_t)> on_done_;
     const std::function<void(size_t, size_t)>& progress_;
     size_t pairs_;
