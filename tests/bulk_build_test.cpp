@@ -204,6 +204,56 @@ TEST_CASE("a new trie file's build reports its progress") {
     }
 }
 
+TEST_CASE("a new trie file sorted and hashed a subtrie at a time is the file of one thread") {
+    // Two threads sort and hash each first nibble's keys and write their rows as they go,
+    // foreseeing a root branch of 16 hashed children. Where that turns out otherwise the file
+    // is written anew from the sorted pairs: keys of two nibbles only (a smaller branch), and
+    // keys of two nibbles whose one is all deleted (no branch at the root at all).
+    std::mt19937_64 rng(test::seed("bulk_build_streamed"));
+    struct Case {
+        const char* name;
+        std::vector<uint8_t> first_bytes;  // the keys' first bytes, in turn
+        bool delete_second;                // the keys of the second first byte are deleted
+    };
+    const Case cases[] = {{"every nibble", {}, false},
+                          {"two nibbles", {0x1f, 0xe0}, false},
+                          {"one nibble left after deletions", {0x1f, 0xe0}, true}};
+    for (const Case& c : cases) {
+        INFO(c.name);
+        std::map<bytes, bytes> content;
+        std::string json = "{";
+        for (size_t i = 0; i < 9000; ++i) {
+            bytes key = test::random_bytes(rng, 32);
+            const bool second = !c.first_bytes.empty() && i % 2 == 1;
+            if (!c.first_bytes.empty()) key[0] = c.first_bytes[i % 2];
+            const bool deleted = second && c.delete_second;
+            const bytes value = test::random_bytes(rng, 1 + rng() % 40);
+            if (!deleted) content[key] = value;
+            json += std::string(i == 0 ? "" : ",") + "\"" + to_hex(key) +
+                    "\":" + (deleted ? "null" : "\"" + to_hex(value) + "\"");
+        }
+        const KvInput input = parse_kv_ok(json + "}");
+        BuildOptions two;
+        two.threads = 2;
+        BuildOptions one;
+        one.threads = 1;
+        TempFile split, single, through;
+        auto a = build_new_trie_file(split.path, input, two);
+        REQUIRE_MESSAGE(a.ok(), test::why(a));
+        REQUIRE(a->has_value());
+        auto b = build_new_trie_file(single.path, input, one);
+        REQUIRE_MESSAGE(b.ok(), test::why(b));
+        REQUIRE(b->has_value());
+        auto s = build_through_store(through.path, parse_kv_ok(kv_json(content)), one);
+        REQUIRE_MESSAGE(s.ok(), test::why(s));
+        CHECK((*a)->root == s->root);
+        CHECK((*a)->rows_written == s->rows_written);
+        CHECK((*a)->rows_written == (*b)->rows_written);
+        CHECK(test::file_bytes(split.path) == test::file_bytes(single.path));
+        CHECK(integrity(split.path) == "ok\n");
+    }
+}
+
 TEST_CASE("a new trie file is written only where no file is") {
     const KvInput input = parse_kv_ok(R"({"0x01": "0x02", "0x0102": "0x03"})");
     const BuildOptions o;

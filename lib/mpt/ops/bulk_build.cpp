@@ -119,10 +119,9 @@ SortedPairs sorted_final_pairs_on(const KvInput& input, bool secure, unsigned th
     return out;
 }
 
-// The build, once the way is open, into file.
-Result<std::optional<BuildResult>> write_new_file(WholeFile& file, const KvInput& input,
-                                                  const BuildOptions& o) {
-    const SortedPairs sorted = sorted_final_pairs_on(input, o.secure, o.threads);
+// The build of pairs sorted already, into file.
+Result<std::optional<BuildResult>> write_sorted(WholeFile& file, const KvInput& input,
+                                                const BuildOptions& o, const SortedPairs& sorted) {
     size_t pair_bytes = 0;
     for (const KvPair& p : sorted.pairs) pair_bytes += p.key.size() + p.value.size();
     if (row_memory(sorted.pairs.size(), pair_bytes) > memory_limit(o)) return kNotThisWay;
@@ -183,6 +182,116 @@ Result<std::optional<BuildResult>> write_new_file(WholeFile& file, const KvInput
     }
     return write_trie_file<true>(file, o, result, preimages,
                                  [&](auto&& f) { return rows.for_each(f); });
+}
+
+// The bytes of input's pairs as the trie keys them (a secure trie's keys are 32 bytes): no
+// fewer than the final pairs' (a key given twice, or deleted, counts here all the same).
+size_t input_pair_bytes(const KvInput& input, bool secure) noexcept {
+    size_t bytes = 0;
+    for (size_t i = 0; i < input.size(); ++i) {
+        const KvPair p = input[i];
+        bytes += (secure ? 32 : p.key.size()) + p.value.size();
+    }
+    return bytes;
+}
+
+// What write_streamed did: wrote the file (file: its result, or nullopt when the name was
+// taken meanwhile), wrote nothing as the rows would take more than the memory it may, or
+// found the rows above the parts otherwise than foreseen (the file is to be written anew).
+struct Streamed {
+    enum class Outcome { written, too_large, anew } outcome = Outcome::anew;
+    std::optional<BuildResult> file;
+};
+
+// The build split under the root branch as kv_root splits it (split_root): each part sorted
+// from the cursor's range of its first nibble on the thread that hashes it, its rows written
+// out (write_while_hashing) while the others are hashed. Rows above the parts other than the
+// one branch foreseen (deletions left the keys of one nibble only) are Outcome::anew.
+// REQUIRES: the cursor splits by nibble, and two ranges or more hold keys.
+Result<Streamed> write_streamed(WholeFile& file, const KvInput& input, const BuildOptions& o,
+                                SortedPairCursor& cursor) {
+    const size_t pair_bytes = input_pair_bytes(input, o.secure);
+    if (row_memory(input.size(), pair_bytes) > memory_limit(o)) {
+        return Streamed{Streamed::Outcome::too_large, std::nullopt};
+    }
+    PartRows rows(o.progress, input.size());
+    rows.reserve(pair_bytes, true);
+    const PartRowsOf part_rows = [&](size_t v, const RowVisitor& f) -> Status {
+        const RowBuffer& part = rows.rows_of(v);
+        for (const uint32_t i : part.order) MPT_RETURN_IF_ERROR(f(part.path(i), part.rlp(i)));
+        rows.recycle(v);
+        return {};
+    };
+    const SplitHasher hash =
+        [&](const std::function<void(size_t)>& part_done) -> Result<SplitHash> {
+        rows.on_done(part_done);
+        bytes top_value;  // the empty key's value, which the root branch holds
+        // Progress after every kProgressPairs pairs a thread added, as stack_trie_root gives it.
+        std::vector<size_t> added(o.threads, 0);
+        size_t pairs = 0;
+        Result<std::optional<bytes>> top = split_root(
+            o.threads,
+            [&](size_t v, NibblePart& part, unsigned self) {
+                SortedPairCursor::Range range = cursor.nibble_range(static_cast<unsigned>(v));
+                hash_part(part, 1, rows.part(v), [&](StackTrie& st) -> Status {
+                    for (std::span<const KvPair> run; !(run = cursor.next(range)).empty();) {
+                        if (run.front().key.empty()) {  // the least key: range 0's first
+                            top_value.assign(run.front().value.begin(), run.front().value.end());
+                            run = run.subspan(1);
+                        }
+                        MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run));
+                        for (added[self] += run.size(); added[self] >= PartSinks::kProgressPairs;
+                             added[self] -= PartSinks::kProgressPairs) {
+                            rows.advanced();
+                        }
+                    }
+                    return {};
+                });
+                rows.done(v);
+            },
+            top_value, pairs);
+        rows.on_done({});
+        if (!top) return top.error();
+        SplitHash h;
+        h.result.created = true;
+        if (*top) {
+            rows.part(PartSinks::kTopPart)->put(bytes_view(), **top);
+            rows.done(PartSinks::kTopPart);
+            h.result.root = keccak256(**top);
+            h.result.rows_written = rows.rows();
+            h.top_rlps.push_back(std::move(**top));
+        }
+        return h;
+    };
+    MPT_TRY(Overlapped written, write_while_hashing(file, o, PreimageRecords(), {part_rows}, hash));
+    if (!written.written) return Streamed{};
+    return Streamed{Streamed::Outcome::written, std::move(written.file)};
+}
+
+// The build, once the way is open, into file: streamed from the sorting cursor where it
+// splits under a root branch and keeps no preimages, else from the pairs sorted first.
+Result<std::optional<BuildResult>> write_new_file(WholeFile& file, const KvInput& input,
+                                                  const BuildOptions& o) {
+    if (o.threads > 1 && input.size() >= kParallelRootMinPairs && !(o.secure && o.preimages)) {
+        SortedPairCursor cursor(input, o.secure);
+        size_t ranges_with_keys = 0;
+        for (unsigned v = 0; cursor.splits_by_nibble() && v < 16; ++v) {
+            ranges_with_keys += cursor.entries(cursor.nibble_range(v)) != 0;
+        }
+        if (ranges_with_keys >= 2) {
+            MPT_TRY(Streamed streamed, write_streamed(file, input, o, cursor));
+            if (streamed.outcome == Streamed::Outcome::written) return std::move(streamed.file);
+            if (streamed.outcome == Streamed::Outcome::too_large) return kNotThisWay;
+            // Written anew from the start, from the pairs gathered: the cursor reads every
+            // bucket again.
+            MPT_RETURN_IF_ERROR(file.restart());
+            SortedPairs sorted;
+            sorted.pairs = cursor.rest();
+            sorted.hashed_keys = std::move(cursor).take_hashed_keys();
+            return write_sorted(file, input, o, sorted);
+        }
+    }
+    return write_sorted(file, input, o, sorted_final_pairs_on(input, o.secure, o.threads));
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 
 namespace mpt {
 
@@ -103,7 +104,14 @@ template <typename HashPart>
 Result<std::optional<bytes>> split_root(unsigned threads, HashPart&& hash, const bytes& top_value,
                                         size_t& pairs) {
     std::array<NibblePart, 16> parts;
-    run_tasks(threads, parts.size(), [&](size_t v, unsigned) { hash(v, parts[v]); });
+    run_tasks(threads, parts.size(), [&](size_t v, unsigned self) {
+        // A hash that keeps counts per thread takes the thread's number (run_tasks's self).
+        if constexpr (std::is_invocable_v<HashPart&, size_t, NibblePart&, unsigned>) {
+            hash(v, parts[v], self);
+        } else {
+            hash(v, parts[v]);
+        }
+    });
     return root_branch_of_parts(parts, top_value, pairs);
 }
 
