@@ -263,9 +263,10 @@ Result<Streamed> write_streamed(WholeFile& file, const KvInput& input, const Bui
         }
         return h;
     };
-    MPT_TRY(Overlapped written, write_while_hashing(file, o, PreimageRecords(), {part_rows}, hash));
+    MPT_TRY(const Overlapped written,
+            write_while_hashing(file, o, PreimageRecords(), {part_rows}, hash));
     if (!written.written) return Streamed{};
-    return Streamed{Streamed::Outcome::written, std::move(written.file)};
+    return Streamed{Streamed::Outcome::written, written.file};
 }
 
 // The build, once the way is open, into file: streamed from the sorting cursor where it
@@ -279,8 +280,8 @@ Result<std::optional<BuildResult>> write_new_file(WholeFile& file, const KvInput
             ranges_with_keys += cursor.entries(cursor.nibble_range(v)) != 0;
         }
         if (ranges_with_keys >= 2) {
-            MPT_TRY(Streamed streamed, write_streamed(file, input, o, cursor));
-            if (streamed.outcome == Streamed::Outcome::written) return std::move(streamed.file);
+            MPT_TRY(const Streamed streamed, write_streamed(file, input, o, cursor));
+            if (streamed.outcome == Streamed::Outcome::written) return streamed.file;
             if (streamed.outcome == Streamed::Outcome::too_large) return kNotThisWay;
             // Written anew from the start, from the pairs gathered: the cursor reads every
             // bucket again.
