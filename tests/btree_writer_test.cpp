@@ -62,22 +62,33 @@ void check_table(uint32_t page_size, std::vector<Row> rows) {
     const auto made_pages = static_cast<uint32_t>(image.size() / page_size);
     REQUIRE(root <= made_pages);
 
-    IndexBtreeWriter w(page_size, root, made_pages + 1, [&](uint32_t n, bytes_view page) -> Status {
-        CHECK(page.size() == page_size);
-        if (image.size() < size_t{n} * page_size) image.resize(size_t{n} * page_size);
-        std::copy(page.begin(), page.end(), image.begin() + (n - 1) * ptrdiff_t{page_size});
-        return {};
-    });
-    bytes record;
-    for (const Row& r : rows) {
-        record.clear();
-        append_record(record, r.a, r.b, r.c);
-        REQUIRE(w.add(record).ok());
-    }
-    auto pages = w.finish();
-    REQUIRE(pages.ok());
-    REQUIRE(size_t{*pages} * page_size == image.size());
-    finish_image_header(image, *pages);
+    // The rows added as records (add), and as their fields (add_record): the same pages.
+    const bytes base = image;
+    const auto write = [&](bytes& out, bool fields) {
+        IndexBtreeWriter w(
+            page_size, root, made_pages + 1, [&](uint32_t n, bytes_view page) -> Status {
+                CHECK(page.size() == page_size);
+                if (out.size() < size_t{n} * page_size) {
+                    out.resize(size_t{n} * page_size);
+                }
+                std::copy(page.begin(), page.end(), out.begin() + (n - 1) * ptrdiff_t{page_size});
+                return {};
+            });
+        bytes record;
+        for (const Row& r : rows) {
+            record.clear();
+            append_record(record, r.a, r.b, r.c);
+            REQUIRE((fields ? w.add_record(r.a, r.b, r.c) : w.add(record)).ok());
+        }
+        auto pages = w.finish();
+        REQUIRE(pages.ok());
+        REQUIRE(size_t{*pages} * page_size == out.size());
+        finish_image_header(out, *pages);
+    };
+    write(image, false);
+    bytes by_fields = base;
+    write(by_fields, true);
+    CHECK(by_fields == image);
 
     Db read;
     REQUIRE(sqlite3_open(":memory:", &read.db) == SQLITE_OK);

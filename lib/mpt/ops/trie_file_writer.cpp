@@ -100,9 +100,7 @@ private:
                     return {Errc::internal, "rows out of path order at " + path_string(path)};
                 }
                 previous.assign(path.begin(), path.end());
-                record.clear();
-                append_record(record, trie_, path, rlp);
-                return tree_.add(record);
+                return tree_.add_record(trie_, path, rlp);
             }));
             written_ = v + 1;
         }

@@ -58,7 +58,6 @@ Result<std::optional<BuildResult>> write_trie_file(WholeFile& file, const BuildO
             new_file_image(o.trie, o.secure ? TrieKind::secure : TrieKind::plain, result.root));
     MPT_RETURN_IF_ERROR(file.begin(image));
     IndexBtreeWriter tree = file.tree(image.nodes_root);
-    bytes record;
     bytes_view previous;
     bytes previous_copy;
     bool first = true;
@@ -74,9 +73,7 @@ Result<std::optional<BuildResult>> write_trie_file(WholeFile& file, const BuildO
             previous_copy.assign(path.begin(), path.end());
             previous = previous_copy;
         }
-        record.clear();
-        append_record(record, image.trie, path, rlp);
-        return tree.add(record);
+        return tree.add_record(image.trie, path, rlp);
     }));
     return finish_file(file, image, tree, preimages, result);
 }

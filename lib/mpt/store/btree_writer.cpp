@@ -23,15 +23,26 @@ void put_u32(uint8_t* p, uint32_t v) noexcept {
 
 // SQLite's varint (fileformat2 1.6): 7 bits per byte, most significant first, the high bit
 // set on every byte but the last. REQUIRES: v < 2^56, which spares the 9-byte form.
-void append_varint(bytes& out, uint64_t v) {
+// Writes it at out (8 bytes at most) and returns its length.
+size_t put_varint(uint8_t* out, uint64_t v) noexcept {
     uint8_t groups[8];
     size_t n = 0;
     do {
         groups[n++] = static_cast<uint8_t>(v & 0x7f);
         v >>= 7;
     } while (v != 0);
-    while (n > 1) out.push_back(groups[--n] | 0x80);
-    out.push_back(groups[0]);
+    const size_t length = n;
+    for (size_t i = 0; i < length; ++i) {
+        --n;
+        out[i] = static_cast<uint8_t>(groups[n] | (n != 0 ? 0x80 : 0));
+    }
+    return length;
+}
+
+void append_varint(bytes& out, uint64_t v) {
+    uint8_t b[8];
+    const size_t n = put_varint(b, v);
+    out.insert(out.end(), b, b + n);
 }
 
 size_t varint_length(uint64_t v) noexcept {
@@ -54,7 +65,16 @@ void append_blob_record(bytes& out, bytes_view a, bytes_view b) {
     out.insert(out.end(), b.begin(), b.end());
 }
 
-void append_record(bytes& out, int64_t integer, bytes_view blob1, bytes_view blob2) {
+namespace {
+
+// The header of the record (integer, blob of n1 bytes, blob of n2 bytes) and its integer's
+// bytes: the record up to its blobs.
+struct RecordHead {
+    uint8_t bytes[4 * 8 + 8];  // four varints, the integer
+    size_t size = 0;
+};
+
+RecordHead record_head(int64_t integer, size_t n1, size_t n2) noexcept {
     // Serial types (fileformat2 2.1): 0 and 1 are types 8 and 9, stored in no bytes (file
     // format 4); other integers take 1, 2, 3, 4, 6 or 8 bytes, whichever is the least that
     // holds them; a blob of n bytes is type 2n + 12.
@@ -78,18 +98,27 @@ void append_record(bytes& out, int64_t integer, bytes_view blob1, bytes_view blo
     } else {
         int_type = 6, int_bytes = 8;
     }
-    const uint64_t type1 = 2 * blob1.size() + 12;
-    const uint64_t type2 = 2 * blob2.size() + 12;
+    const uint64_t type1 = 2 * n1 + 12;
+    const uint64_t type2 = 2 * n2 + 12;
     // The header's length counts itself; with three serial types it is under 128, one byte.
     const size_t header = 1 + varint_length(int_type) + varint_length(type1) + varint_length(type2);
-    out.reserve(out.size() + header + int_bytes + blob1.size() + blob2.size());
-    append_varint(out, header);
-    append_varint(out, int_type);
-    append_varint(out, type1);
-    append_varint(out, type2);
-    for (size_t i = int_bytes; i > 0; --i) {
-        out.push_back(static_cast<uint8_t>(static_cast<uint64_t>(integer) >> (8 * (i - 1))));
+    RecordHead out;
+    for (const uint64_t v : {uint64_t{header}, int_type, type1, type2}) {
+        out.size += put_varint(out.bytes + out.size, v);
     }
+    for (size_t i = int_bytes; i > 0; --i) {
+        out.bytes[out.size++] =
+            static_cast<uint8_t>(static_cast<uint64_t>(integer) >> (8 * (i - 1)));
+    }
+    return out;
+}
+
+}  // namespace
+
+void append_record(bytes& out, int64_t integer, bytes_view blob1, bytes_view blob2) {
+    const RecordHead head = record_head(integer, blob1.size(), blob2.size());
+    out.reserve(out.size() + head.size + blob1.size() + blob2.size());
+    out.insert(out.end(), head.bytes, head.bytes + head.size);
     out.insert(out.end(), blob1.begin(), blob1.end());
     out.insert(out.end(), blob2.begin(), blob2.end());
 }
@@ -156,6 +185,23 @@ Status IndexBtreeWriter::make_cell(bytes_view record) {
 bool IndexBtreeWriter::fits(const Level& l, size_t level, size_t cell_size) const noexcept {
     const size_t header = level == 0 ? kLeafHeader : kInteriorHeader;
     return header + l.cell_bytes + cell_size + 2 <= page_size_;
+}
+
+Status IndexBtreeWriter::add_record(int64_t integer, bytes_view blob1, bytes_view blob2) {
+    const RecordHead head = record_head(integer, blob1.size(), blob2.size());
+    const size_t payload = head.size + blob1.size() + blob2.size();
+    if (payload > max_local_) {
+        record_.clear();
+        append_record(record_, integer, blob1, blob2);
+        return add(record_);
+    }
+    // The cell whole: the payload's size, then the record.
+    cell_.clear();
+    append_varint(cell_, payload);
+    cell_.insert(cell_.end(), head.bytes, head.bytes + head.size);
+    cell_.insert(cell_.end(), blob1.begin(), blob1.end());
+    cell_.insert(cell_.end(), blob2.begin(), blob2.end());
+    return push(0, cell_, 0);
 }
 
 Status IndexBtreeWriter::add(bytes_view record) {

@@ -48,6 +48,9 @@ public:
     // at least 3 bytes long (SQLite counts no cell as less than 4 bytes; append_record's are
     // 4 at least).
     Status add(bytes_view record);
+    // Adds the record (integer, blob1, blob2) that append_record makes, as add does, its cell
+    // made without the record first.
+    Status add_record(int64_t integer, bytes_view blob1, bytes_view blob2);
 
     // Adds a record as add does, and notes where its bytes land: for a caller that writes a
     // stand-in of the real record's size and puts the real bytes in place at the end. Returns
@@ -103,8 +106,9 @@ private:
     PageWriter write_;
     std::vector<Level> levels_;
     std::vector<Place> places_;
-    bytes cell_;  // scratch: the cell being made
-    bytes page_;  // scratch: the page being written
+    bytes cell_;    // scratch: the cell being made
+    bytes record_;  // scratch: a record add_record makes that overflows its cell
+    bytes page_;    // scratch: the page being written
 };
 
 }  // namespace mpt
