@@ -135,11 +135,8 @@ Result<std::optional<BuildResult>> write_sorted(WholeFile& file, const KvInput& 
     BuildResult result;
     if (split) {
         // Each part's buffers go to a later part once the writer has written it.
-        const PartRowsOf part_rows = [&](size_t v, const RowVisitor& f) -> Status {
-            const RowBuffer& part = rows.rows_of(v);
-            for (const uint32_t i : part.order) MPT_RETURN_IF_ERROR(f(part.path(i), part.rlp(i)));
-            rows.recycle(v);
-            return {};
+        const PartRowsOf part_rows = [&](size_t v, const RowVisitor& f) {
+            return rows.write_out(v, f);
         };
         const SplitHasher hash =
             [&](const std::function<void(size_t)>& part_done) -> Result<SplitHash> {
@@ -216,11 +213,8 @@ Result<Streamed> write_streamed(WholeFile& file, const KvInput& input, const Bui
     }
     PartRows rows(o.progress, input.size());
     rows.reserve(pair_bytes, true);
-    const PartRowsOf part_rows = [&](size_t v, const RowVisitor& f) -> Status {
-        const RowBuffer& part = rows.rows_of(v);
-        for (const uint32_t i : part.order) MPT_RETURN_IF_ERROR(f(part.path(i), part.rlp(i)));
-        rows.recycle(v);
-        return {};
+    const PartRowsOf part_rows = [&](size_t v, const RowVisitor& f) {
+        return rows.write_out(v, f);
     };
     const SplitHasher hash =
         [&](const std::function<void(size_t)>& part_done) -> Result<SplitHash> {

@@ -204,6 +204,14 @@ public:
         recycled_ = true;
     }
     bool recycled() const noexcept { return recycled_; }
+    // A split build's writer of part v: hands f(path, rlp) its rows in path order, then
+    // recycles it.
+    template <typename F>
+    Status write_out(size_t v, F& f) {
+        MPT_RETURN_IF_ERROR(parts_[v].for_each(f));
+        recycle(v);
+        return {};
+    }
     // Called on the building thread after done(v) has put part v in path order.
     void on_done(std::function<void(size_t)> f) { on_done_ = std::move(f); }
     const RowBuffer& rows_of(size_t v) const noexcept { return parts_[v]; }
