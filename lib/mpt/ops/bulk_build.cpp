@@ -204,7 +204,7 @@ struct Streamed {
 // from the cursor's range of its first nibble on the thread that hashes it, its rows written
 // out (write_while_hashing) while the others are hashed. Rows above the parts other than the
 // one branch foreseen (deletions left the keys of one nibble only) are Outcome::anew.
-// REQUIRES: the cursor splits by nibble, and two ranges or more hold keys.
+// REQUIRES: splits_at_root(cursor).
 Result<Streamed> write_streamed(WholeFile& file, const KvInput& input, const BuildOptions& o,
                                 SortedPairCursor& cursor) {
     const size_t pair_bytes = input_pair_bytes(input, o.secure);
@@ -226,20 +226,15 @@ Result<Streamed> write_streamed(WholeFile& file, const KvInput& input, const Bui
         Result<std::optional<bytes>> top = split_root(
             o.threads,
             [&](size_t v, NibblePart& part, unsigned self) {
-                SortedPairCursor::Range range = cursor.nibble_range(static_cast<unsigned>(v));
-                hash_part(part, 1, rows.part(v), [&](StackTrie& st) -> Status {
-                    for (std::span<const KvPair> run; !(run = cursor.next(range)).empty();) {
-                        if (run.front().key.empty()) {  // the least key: range 0's first
-                            top_value.assign(run.front().value.begin(), run.front().value.end());
-                            run = run.subspan(1);
-                        }
-                        MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run));
-                        for (added[self] += run.size(); added[self] >= PartSinks::kProgressPairs;
-                             added[self] -= PartSinks::kProgressPairs) {
-                            rows.advanced();
-                        }
+                const auto progress = [&](size_t n) {
+                    for (added[self] += n; added[self] >= PartSinks::kProgressPairs;
+                         added[self] -= PartSinks::kProgressPairs) {
+                        rows.advanced();
                     }
-                    return {};
+                };
+                hash_part(part, 1, rows.part(v), [&](StackTrie& st) {
+                    return add_nibble_range(cursor, static_cast<unsigned>(v), st, top_value,
+                                            progress);
                 });
                 rows.done(v);
             },
@@ -269,11 +264,7 @@ Result<std::optional<BuildResult>> write_new_file(WholeFile& file, const KvInput
                                                   const BuildOptions& o) {
     if (o.threads > 1 && input.size() >= kParallelRootMinPairs && !(o.secure && o.preimages)) {
         SortedPairCursor cursor(input, o.secure);
-        size_t ranges_with_keys = 0;
-        for (unsigned v = 0; cursor.splits_by_nibble() && v < 16; ++v) {
-            ranges_with_keys += cursor.entries(cursor.nibble_range(v)) != 0;
-        }
-        if (ranges_with_keys >= 2) {
+        if (splits_at_root(cursor)) {
             MPT_TRY(const Streamed streamed, write_streamed(file, input, o, cursor));
             if (streamed.outcome == Streamed::Outcome::written) return streamed.file;
             if (streamed.outcome == Streamed::Outcome::too_large) return kNotThisWay;

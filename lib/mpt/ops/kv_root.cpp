@@ -31,33 +31,42 @@ Result<std::optional<KvRoot>> split_kv_root(unsigned threads, HashPart&& hash,
 // threads. Nothing when they do not (all keys start with one nibble, or only the empty key
 // is left): the caller then builds otherwise.
 Result<std::optional<KvRoot>> nibble_split_root(SortedPairCursor& cursor, unsigned threads) {
-    // Keys in one range only leave no branch at the root, or one that only the empty key
-    // makes: known without a look at the keys.
-    size_t ranges_with_keys = 0;
-    for (unsigned v = 0; v < 16; ++v)
-        ranges_with_keys += cursor.entries(cursor.nibble_range(v)) != 0;
-    if (ranges_with_keys < 2) return std::optional<KvRoot>();
-
+    if (!splits_at_root(cursor)) return std::optional<KvRoot>();
     bytes top_value;  // the empty key's value, which the root branch holds
     return split_kv_root(
         threads,
         [&](size_t v, NibblePart& part) {
-            SortedPairCursor::Range range = cursor.nibble_range(static_cast<unsigned>(v));
-            hash_part(part, 1, nullptr, [&](StackTrie& st) -> Status {
-                for (std::span<const KvPair> run; !(run = cursor.next(range)).empty();) {
-                    if (run.front().key.empty()) {  // the least key: range 0's first
-                        top_value.assign(run.front().value.begin(), run.front().value.end());
-                        run = run.subspan(1);
-                    }
-                    MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run));
-                }
-                return {};
+            hash_part(part, 1, nullptr, [&](StackTrie& st) {
+                return add_nibble_range(cursor, static_cast<unsigned>(v), st, top_value);
             });
         },
         top_value);
 }
 
 }  // namespace
+
+bool splits_at_root(const SortedPairCursor& cursor) noexcept {
+    if (!cursor.splits_by_nibble()) return false;
+    size_t ranges_with_keys = 0;
+    for (unsigned v = 0; v < 16; ++v) {
+        ranges_with_keys += cursor.entries(cursor.nibble_range(v)) != 0;
+    }
+    return ranges_with_keys >= 2;
+}
+
+Status add_nibble_range(SortedPairCursor& cursor, unsigned v, StackTrie& st, bytes& top_value,
+                        const std::function<void(size_t)>& added) {
+    SortedPairCursor::Range range = cursor.nibble_range(v);
+    for (std::span<const KvPair> run; !(run = cursor.next(range)).empty();) {
+        if (run.front().key.empty()) {  // the least key: range 0's first
+            top_value.assign(run.front().value.begin(), run.front().value.end());
+            run = run.subspan(1);
+        }
+        MPT_RETURN_IF_ERROR(add_fetching_ahead(st, run));
+        if (added) added(run.size());
+    }
+    return {};
+}
 
 Result<std::optional<bytes>> root_branch_of_parts(const std::array<NibblePart, 16>& parts,
                                                   bytes_view top_value, size_t& pairs) {

@@ -85,6 +85,19 @@ struct NibblePart {
 Result<std::optional<bytes>> root_branch_of_parts(const std::array<NibblePart, 16>& parts,
                                                   bytes_view top_value, size_t& pairs);
 
+// Whether the final keys of cursor make a branch at the root of their own (keys in two
+// first-nibble ranges or more), so that a root can be split under it by nibble_range; known
+// without a look at the keys, before deletions (a caller checks the branch it gets).
+bool splits_at_root(const SortedPairCursor& cursor) noexcept;
+
+// Adds to st, a builder at depth 1, the final pairs of cursor whose keys start with nibble v,
+// sorted from its nibble_range(v) as they go; the empty key (nibble 0's first) is not added,
+// its value copied to top_value instead. added, when given, is told how many pairs each batch
+// added. Ranges of different nibbles may be added on different threads at once. Errors as
+// StackTrie::add.
+Status add_nibble_range(SortedPairCursor& cursor, unsigned v, StackTrie& st, bytes& top_value,
+                        const std::function<void(size_t)>& added = {});
+
 // Hashes one part of a split trie: add(st) puts the part's pairs into st, a builder at depth
 // whose rows go to sink (nullptr: none); the part takes add's status, the builder's count
 // and the reference it makes.

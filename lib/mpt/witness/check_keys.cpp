@@ -105,11 +105,9 @@ Lookup look_up(const Nodes& nodes, const Hash256& root, const Hash256& hashed_ke
     }
 }
 
-// A stop that names no node and no trie.
-std::shared_ptr<const KeyStop> stop_for(std::string reason) {
-    auto stop = std::make_shared<KeyStop>();
-    stop->reason = std::move(reason);
-    return stop;
+// A stop that names no node (and no trie, unless one is given).
+std::shared_ptr<const KeyStop> stop_for(std::string reason, std::string trie = {}) {
+    return std::make_shared<KeyStop>(KeyStop{std::move(trie), {}, std::nullopt, std::move(reason)});
 }
 
 // Fills key from a lookup in the trie trie() names (asked only where the key is unresolved).
@@ -170,10 +168,8 @@ public:
         }
         const Storage& st = storage(a);
         if (!st.account) {
-            auto stop = std::make_shared<KeyStop>();
-            stop->trie = "main";
-            stop->reason = "its account does not decode: " + st.account.error().message();
-            k.stop = std::move(stop);
+            k.stop =
+                stop_for("its account does not decode: " + st.account.error().message(), "main");
             return k;
         }
         if (!take_leaf(k, st.root_listing, hashed_[i])) {
