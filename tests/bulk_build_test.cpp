@@ -205,19 +205,27 @@ TEST_CASE("a new trie file's build reports its progress") {
 }
 
 TEST_CASE("a new trie file sorted and hashed a subtrie at a time is the file of one thread") {
-    // Two threads sort and hash each first nibble's keys and write their rows as they go,
-    // foreseeing a root branch of 16 hashed children. Where that turns out otherwise the file
-    // is written anew from the sorted pairs: keys of two nibbles only (a smaller branch), and
-    // keys of two nibbles whose one is all deleted (no branch at the root at all).
+    // Two threads sort and hash each first nibble's keys and write their rows as they go, two
+    // nibbles down, foreseeing a root branch of 16 hashed children and 16 such branches below
+    // it. Where that turns out otherwise the file is written anew from the sorted pairs: keys
+    // of two nibbles only (a smaller branch), keys of two nibbles whose one is all deleted (no
+    // branch at the root at all), keys of one first nibble that share their second (an
+    // extension below the root), and a first nibble with no keys of one second (a smaller
+    // branch below the root, with a sub-part of no rows).
     std::mt19937_64 rng(test::seed("bulk_build_streamed"));
     struct Case {
         const char* name;
         std::vector<uint8_t> first_bytes;  // the keys' first bytes, in turn
         bool delete_second;                // the keys of the second first byte are deleted
+        uint8_t mask = 0;                  // a key whose first byte & mask is `from` ...
+        uint8_t from = 0;
+        uint8_t to = 0;  // ... gets first byte `to` (when mask is set)
     };
     const Case cases[] = {{"every nibble", {}, false},
                           {"two nibbles", {0x1f, 0xe0}, false},
-                          {"one nibble left after deletions", {0x1f, 0xe0}, true}};
+                          {"one nibble left after deletions", {0x1f, 0xe0}, true},
+                          {"one second nibble under a first", {}, false, 0xf0, 0x30, 0x37},
+                          {"a second nibble missing under a first", {}, false, 0xff, 0x5a, 0x5b}};
     for (const Case& c : cases) {
         INFO(c.name);
         std::map<bytes, bytes> content;
@@ -226,6 +234,7 @@ TEST_CASE("a new trie file sorted and hashed a subtrie at a time is the file of 
             bytes key = test::random_bytes(rng, 32);
             const bool second = !c.first_bytes.empty() && i % 2 == 1;
             if (!c.first_bytes.empty()) key[0] = c.first_bytes[i % 2];
+            if (c.mask != 0 && (key[0] & c.mask) == c.from) key[0] = c.to;
             const bool deleted = second && c.delete_second;
             const bytes value = test::random_bytes(rng, 1 + rng() % 40);
             if (!deleted) content[key] = value;

@@ -27,6 +27,7 @@ using build_detail::RowBuffer;
 using build_detail::RowVisitor;
 using build_detail::SplitHash;
 using build_detail::SplitHasher;
+using build_detail::SubpartRows;
 using build_detail::write_trie_file;
 using build_detail::write_while_hashing;
 
@@ -202,8 +203,9 @@ struct Streamed {
 
 // The build split under the root branch as kv_root splits it (split_root): each part sorted
 // from the cursor's range of its first nibble on the thread that hashes it, its rows written
-// out (write_while_hashing) while the others are hashed. Rows above the parts other than the
-// one branch foreseen (deletions left the keys of one nibble only) are Outcome::anew.
+// out two nibbles down (SubpartRows, write_while_hashing) while the rest is hashed. Rows above
+// the sub-parts other than the branches foreseen (deletions left the keys of one nibble only,
+// or of one second nibble under a first) are Outcome::anew.
 // REQUIRES: splits_at_root(cursor).
 Result<Streamed> write_streamed(WholeFile& file, const KvInput& input, const BuildOptions& o,
                                 SortedPairCursor& cursor) {
@@ -211,10 +213,9 @@ Result<Streamed> write_streamed(WholeFile& file, const KvInput& input, const Bui
     if (row_memory(input.size(), pair_bytes) > memory_limit(o)) {
         return Streamed{Streamed::Outcome::too_large, std::nullopt};
     }
-    PartRows rows(o.progress, input.size());
-    rows.reserve(pair_bytes, true);
-    const PartRowsOf part_rows = [&](size_t v, const RowVisitor& f) {
-        return rows.write_out(v, f);
+    SubpartRows rows(o.progress, input.size(), pair_bytes);
+    const PartRowsOf part_rows = [&](size_t b, const RowVisitor& f) {
+        return rows.write_out(b, f);
     };
     const SplitHasher hash =
         [&](const std::function<void(size_t)>& part_done) -> Result<SplitHash> {
@@ -241,19 +242,22 @@ Result<Streamed> write_streamed(WholeFile& file, const KvInput& input, const Bui
             top_value, pairs);
         rows.on_done({});
         if (!top) return top.error();
+        MPT_RETURN_IF_ERROR(rows.status());
         SplitHash h;
         h.result.created = true;
         if (*top) {
-            rows.part(PartSinks::kTopPart)->put(bytes_view(), **top);
-            rows.done(PartSinks::kTopPart);
             h.result.root = keccak256(**top);
-            h.result.rows_written = rows.rows();
+            h.result.rows_written = rows.rows() + 1;
             h.top_rlps.push_back(std::move(**top));
+            for (size_t v = 0; v < 16 && !rows.top(v).empty(); ++v) {
+                h.top_rlps.push_back(rows.top(v));
+            }
         }
         return h;
     };
     MPT_TRY(const Overlapped written,
-            write_while_hashing(file, o, PreimageRecords(), {part_rows}, hash));
+            write_while_hashing(file, o, PreimageRecords(),
+                                {part_rows, {SubpartRows::kParts, true}}, hash));
     if (!written.written) return Streamed{};
     return Streamed{Streamed::Outcome::written, written.file};
 }

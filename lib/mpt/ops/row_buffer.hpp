@@ -36,6 +36,13 @@ struct RowBuffer : NodeSink {
         reserve_huge(refs, rows);
         reserve_huge(data, bytes);
     }
+    // Room for a share of the rows of `pairs` pairs of pair_bytes in all split among `parts`
+    // parts: what the rows of 32-byte keys and values take (1.36 rows a pair, 1.93 bytes of
+    // path and rlp for each byte of the pairs), and a quarter more for parts of uneven size.
+    // A part that needs more grows.
+    void reserve_share(size_t pairs, size_t pair_bytes, size_t parts) {
+        reserve(pairs * 14 / 10 * 5 / 4 / parts, pair_bytes * 2 * 5 / 4 / parts);
+    }
 
     void put(bytes_view path, bytes_view rlp) override {
         refs.push_back(
@@ -147,6 +154,28 @@ private:
     Status status_;
 };
 
+// The progress of a build's pairs as its threads add them: progress(done, pairs) after every
+// PartSinks::kProgressPairs pairs a thread added (when set). Safe to call from any thread.
+class PairProgress {
+public:
+    PairProgress(const std::function<void(size_t, size_t)>& progress, size_t pairs)
+        : progress_(progress), pairs_(pairs) {}
+
+    size_t pairs() const noexcept { return pairs_; }
+    void advanced() {
+        if (!progress_) return;
+        std::lock_guard<std::mutex> lock(mutex_);
+        added_ += PartSinks::kProgressPairs;
+        progress_(std::min(added_, pairs_), pairs_);
+    }
+
+private:
+    const std::function<void(size_t, size_t)>& progress_;
+    size_t pairs_;
+    std::mutex mutex_;
+    size_t added_ = 0;
+};
+
 // Keeps the rows the builder hashes, by part (stack_trie_root), and puts each part in path
 // order on the thread that built it: the rows of a key/value build (bulk_build.cpp) and of a
 // state build's account trie (state_bulk.cpp).
@@ -154,21 +183,17 @@ class PartRows : public PartSinks {
 public:
     // progress(done, pairs) is called as the parts advance (when set).
     PartRows(const std::function<void(size_t, size_t)>& progress, size_t pairs)
-        : progress_(progress), pairs_(pairs) {}
+        : progress_(progress, pairs) {}
 
     // Room for the rows of pairs of pair_bytes in all, split among the 16 parts when split.
     void reserve(size_t pair_bytes, bool split) {
-        // Room for what the rows of 32-byte keys and values take (1.36 rows a pair, 1.93
-        // bytes of path and rlp for each byte of the pairs), and a quarter more for parts of
-        // uneven size. A part that needs more grows.
-        const size_t parts = split ? kTopPart : 1;
-        const size_t rows = pairs_ * 14 / 10 * 5 / 4 / parts;
-        const size_t bytes = pair_bytes * 2 * 5 / 4 / parts;
         if (!split) {
-            parts_[kTopPart].reserve(rows, bytes);
+            parts_[kTopPart].reserve_share(progress_.pairs(), pair_bytes, 1);
             return;
         }
-        for (size_t v = 0; v < kTopPart; ++v) parts_[v].reserve(rows, bytes);
+        for (size_t v = 0; v < kTopPart; ++v) {
+            parts_[v].reserve_share(progress_.pairs(), pair_bytes, kTopPart);
+        }
     }
 
     NodeSink* part(size_t v) override {
@@ -215,12 +240,7 @@ public:
     // Called on the building thread after done(v) has put part v in path order.
     void on_done(std::function<void(size_t)> f) { on_done_ = std::move(f); }
     const RowBuffer& rows_of(size_t v) const noexcept { return parts_[v]; }
-    void advanced() override {
-        if (!progress_) return;
-        std::lock_guard<std::mutex> lock(progress_mutex_);
-        added_ += kProgressPairs;
-        progress_(std::min(added_, pairs_), pairs_);
-    }
+    void advanced() override { progress_.advanced(); }
 
     size_t rows() const noexcept {
         size_t n = 0;
@@ -245,10 +265,127 @@ private:
     size_t spares_ = 0;
     bool recycled_ = false;
     std::function<void(size_t)> on_done_;
-    const std::function<void(size_t, size_t)>& progress_;
-    size_t pairs_;
-    std::mutex progress_mutex_;
-    size_t added_ = 0;
+    PairProgress progress_;
+};
+
+// The rows of a build split under the root by first nibble and written two nibbles down
+// (SplitLayout::deep): a part's rows go to the sub-part of their second nibble, which is done,
+// and put in path order, as soon as a row of a later one comes (the builder hands over a
+// subtrie's rows before the next one's), so that the writer has each 256th of the rows while
+// the rest hash, and few are held at once. The row at a part's own path, its top, is kept
+// apart: the writer puts it in as a stand-in.
+class SubpartRows {
+public:
+    static constexpr size_t kParts = 256;
+
+    // progress as PartRows's; pair_bytes: the bytes of the pairs, for the sub-parts' room.
+    SubpartRows(const std::function<void(size_t, size_t)>& progress, size_t pairs,
+                size_t pair_bytes)
+        : progress_(progress, pairs), pair_bytes_(pair_bytes) {
+        for (size_t v = 0; v < 16; ++v) sinks_[v] = Sink(this, v);
+    }
+
+    // The sink of part v's builder (v < 16), on the thread that builds it.
+    NodeSink* part(size_t v) noexcept { return &sinks_[v]; }
+    // Part v is built: its sub-parts not done yet are done, with no rows or with theirs.
+    void done(size_t v) { sinks_[v].end_before(16); }
+    // f(b) is called on the building thread once sub-part b is in path order.
+    void on_done(std::function<void(size_t)> f) { on_done_ = std::move(f); }
+    void advanced() { progress_.advanced(); }
+
+    // Sub-part b's writer: hands f(path, rlp) its rows in path order, then lets its buffers go
+    // to a sub-part not begun yet.
+    template <typename F>
+    Status write_out(size_t b, F& f) {
+        MPT_RETURN_IF_ERROR(parts_[b].for_each(f));
+        std::lock_guard<std::mutex> lock(spare_mutex_);
+        spares_.emplace_back().swap_out(parts_[b]);
+        return {};
+    }
+
+    // Whether every row came in the order foreseen (else an internal error). After the parts.
+    Status status() const {
+        for (const Sink& s : sinks_) MPT_RETURN_IF_ERROR(s.status);
+        return {};
+    }
+    // The row at part v's path, empty when the builder handed none (the part's top embedded
+    // in the root branch, or no pair).
+    const bytes& top(size_t v) const noexcept { return sinks_[v].top; }
+    // The rows handed over: the sub-parts' and the parts' tops.
+    size_t rows() const noexcept {
+        size_t n = 0;
+        for (const size_t r : rows_) n += r;
+        for (const Sink& s : sinks_) n += s.top.empty() ? 0 : 1;
+        return n;
+    }
+
+private:
+    struct Sink : NodeSink {
+        Sink() = default;
+        Sink(SubpartRows* owner, size_t v) : owner(owner), v(v) {}
+        void put(bytes_view path, bytes_view rlp) override {
+            if (path.size() < 2) {
+                top.assign(rlp.begin(), rlp.end());
+                return;
+            }
+            const size_t w = path[1];
+            if (w < ended || w >= 16) {
+                status = Error{Errc::internal, "a row came after its sub-part was done"};
+                return;
+            }
+            end_before(w);
+            if (!begun) {
+                owner->begin(16 * v + w);
+                begun = true;
+            }
+            owner->parts_[16 * v + w].put(path, rlp);
+        }
+        // Ends the sub-parts of part v before w.
+        void end_before(size_t w) {
+            if (ended == w) return;
+            for (; ended < w; ++ended) owner->end(16 * v + ended);
+            begun = false;
+        }
+
+        SubpartRows* owner = nullptr;
+        size_t v = 0;
+        size_t ended = 0;    // the sub-parts [16v, 16v + ended) are done
+        bool begun = false;  // sub-part 16v + ended has its buffers
+        bytes top;
+        Status status;
+    };
+
+    // Sub-part b begins in the buffers of one written out, where there is one: memory touched
+    // before, rather than fresh memory the kernel clears first.
+    void begin(size_t b) {
+        {
+            std::lock_guard<std::mutex> lock(spare_mutex_);
+            if (!spares_.empty()) {
+                parts_[b].swap_out(spares_.back());
+                spares_.pop_back();
+                parts_[b].data.clear();
+                parts_[b].refs.clear();
+                parts_[b].order.clear();
+            }
+        }
+        if (parts_[b].data.capacity() == 0) {
+            parts_[b].reserve_share(progress_.pairs(), pair_bytes_, kParts);
+        }
+    }
+    void end(size_t b) {
+        parts_[b].order_by_path();
+        rows_[b] = parts_[b].order.size();
+        if (on_done_) on_done_(b);
+    }
+
+    PairProgress progress_;
+    size_t pair_bytes_;
+    std::array<Sink, 16> sinks_;
+    std::array<RowBuffer, kParts> parts_;
+    std::array<size_t, kParts> rows_{};
+    std::mutex spare_mutex_;
+    std::vector<RowBuffer> spares_;  // the buffers of sub-parts written out
+    std::function<void(size_t)> on_done_;
 };
 
 }  // namespace mpt::build_detail
