@@ -13,6 +13,7 @@
 #include <mpt/trie/stack_trie.hpp>
 
 #include <array>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <span>
@@ -45,10 +46,13 @@ struct RowBuffer : NodeSink {
     }
 
     void put(bytes_view path, bytes_view rlp) override {
-        refs.push_back(
-            {data.size(), static_cast<uint32_t>(path.size()), static_cast<uint32_t>(rlp.size())});
-        data.insert(data.end(), path.begin(), path.end());
-        data.insert(data.end(), rlp.begin(), rlp.end());
+        __builtin_prefetch(data.data() + data.size() + 1024, 1);
+        __builtin_prefetch(data.data() + data.size() + 1024 + 64, 1);
+        const size_t at = data.size();
+        refs.push_back({at, static_cast<uint32_t>(path.size()), static_cast<uint32_t>(rlp.size())});
+        data.resize(at + path.size() + rlp.size());
+        if (!path.empty()) std::memcpy(data.data() + at, path.data(), path.size());
+        std::memcpy(data.data() + at + path.size(), rlp.data(), rlp.size());
     }
     bytes_view path(uint32_t i) const noexcept {
         return {data.data() + refs[i].at, refs[i].path_size};
@@ -63,9 +67,23 @@ struct RowBuffer : NodeSink {
             static_cast<uint32_t>(refs.size()), [this](uint32_t i) { return path(i); }, order);
     }
 
+    // Calls f(path, rlp) for every row in path order. The rows lie in the builder's order, so
+    // that each is a cache miss unless asked for ahead: its reference 16 rows ahead, its bytes
+    // 8 ahead.
     template <typename F>
     Status for_each(F& f) const {
-        for (const uint32_t i : order) MPT_RETURN_IF_ERROR(f(path(i), rlp(i)));
+        constexpr size_t kRefAhead = 16;
+        constexpr size_t kRowAhead = 8;
+        const size_t n = order.size();
+        for (size_t k = 0; k < n; ++k) {
+            if (k + kRefAhead < n) __builtin_prefetch(&refs[order[k + kRefAhead]]);
+            if (k + kRowAhead < n) {
+                const Ref& ahead = refs[order[k + kRowAhead]];
+                __builtin_prefetch(data.data() + ahead.at);
+                __builtin_prefetch(data.data() + ahead.at + ahead.path_size + ahead.rlp_size - 1);
+            }
+            MPT_RETURN_IF_ERROR(f(path(order[k]), rlp(order[k])));
+        }
         return {};
     }
 

@@ -195,12 +195,28 @@ Status IndexBtreeWriter::add_record(int64_t integer, bytes_view blob1, bytes_vie
         append_record(record_, integer, blob1, blob2);
         return add(record_);
     }
-    // The cell whole: the payload's size, then the record.
-    cell_.clear();
-    append_varint(cell_, payload);
-    cell_.insert(cell_.end(), head.bytes, head.bytes + head.size);
-    cell_.insert(cell_.end(), blob1.begin(), blob1.end());
-    cell_.insert(cell_.end(), blob2.begin(), blob2.end());
+    // The cell whole: the payload's size, then the record. Where it joins the leaf being
+    // filled (no page waits to be emitted, and it fits), it is made in place there.
+    const auto make_cell = [&](uint8_t* p) {
+        p += put_varint(p, payload);
+        std::memcpy(p, head.bytes, head.size);
+        p += head.size;
+        if (!blob1.empty()) std::memcpy(p, blob1.data(), blob1.size());
+        p += blob1.size();
+        if (!blob2.empty()) std::memcpy(p, blob2.data(), blob2.size());
+    };
+    const size_t size = varint_length(payload) + payload;
+    if (!levels_.empty() && !levels_[0].has_pending && fits(levels_[0], 0, size)) {
+        Level& l = levels_[0];
+        const size_t at = l.data.size();
+        l.starts.push_back(static_cast<uint32_t>(at));
+        l.data.resize(at + size);
+        make_cell(l.data.data() + at);
+        l.cell_bytes += size + 2;
+        return {};
+    }
+    cell_.resize(size);
+    make_cell(cell_.data());
     return push(0, cell_, 0);
 }
 
