@@ -487,6 +487,20 @@ TEST_CASE("spill: a document parsed in two halves on two threads gives parse_kv'
     docs.push_back("\xEF\xBB\xBF" + docs[4]);
     docs.push_back("{\"0x01\": \"a,b\", \"long\": \"" + std::string(500, ',') +
                    "\", \"0x02\": \"c\"}");
+    // Strings that hold what stands between two entries, where the cut is first guessed: a
+    // comma between an escaped quote and the closing one (an object), "], [" (an array of
+    // pairs). Documents of a few sizes, for the middle to fall before such a string's comma.
+    for (int n = 40; n < 44; ++n) {
+        std::string object = "{", pairs = "[";
+        for (int i = 0; i < n; ++i) {
+            const std::string key =
+                "\"0x" + to_hex(bytes{static_cast<uint8_t>(i)}).substr(2) + "\"";
+            object += (i == 0 ? "" : ", ") + key + ": \"a\\\", \"";
+            pairs += std::string(i == 0 ? "" : ", ") + "[" + key + ", \"a], [b\"]";
+        }
+        docs.push_back(object + "}");
+        docs.push_back(pairs + "]");
+    }
     for (const std::string& doc : docs) {
         CAPTURE(doc.size());
         auto want = parse_kv(doc);
