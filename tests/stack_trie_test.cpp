@@ -251,12 +251,15 @@ TEST_CASE("kv_root equals the root of the final content, on any number of thread
 
 TEST_CASE("SortedPairCursor's runs are the final content in key order, their views all valid") {
     std::mt19937_64 rng(mpt::test::seed("sorted_pair_cursor"));
-    for (size_t n : {size_t{0}, size_t{40}, size_t{90000}}) {
+    // 90000 entries: the cursor made in slices of the input on more than one thread.
+    for (const auto& [n, threads] : std::vector<std::pair<size_t, unsigned>>{
+             {0, 1}, {40, 1}, {90000, 1}, {90000, 2}, {90000, 3}}) {
+        CAPTURE(threads);
         Pairs content;
         const std::string text = kv_document(rng, n, content);
         auto input = parse_kv(text);
         REQUIRE(input.ok());
-        SortedPairCursor cursor(*input, false);
+        SortedPairCursor cursor(*input, false, threads);
         std::vector<KvPair> all;  // the views, kept past the runs that gave them
         size_t runs = 0;
         for (std::span<const KvPair> run; !(run = cursor.next()).empty(); ++runs)

@@ -170,7 +170,8 @@ Result<bytes> decode_kv_string(std::string_view s);
 // REQUIRES: the input outlives this object and is not moved meanwhile.
 class SortedPairCursor {
 public:
-    SortedPairCursor(const KvInput& input, bool secure);
+    // Made on up to `threads` threads (secure keys hashed, records put in buckets).
+    SortedPairCursor(const KvInput& input, bool secure, unsigned threads = 1);
     SortedPairCursor(const SortedPairCursor&) = delete;
     SortedPairCursor& operator=(const SortedPairCursor&) = delete;
     SortedPairCursor(SortedPairCursor&&) noexcept = default;

@@ -39,38 +39,83 @@ constexpr size_t kNibbleBucketMinPairs = 16;
 // last: the records sorted for it are still in cache when their entries are read.
 constexpr size_t kRunPairs = 1024;
 
+// Below this many pairs the cursor is made on the calling thread alone: a thread started costs
+// about what counting a few thousand keys does.
+constexpr size_t kSliceMinPairs = size_t{1} << 16;
+
 }  // namespace
 
-SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure) : input_(&input) {
+// Calls f(part, begin, end) for `parts` consecutive slices of [0, n), part 0 on this thread
+// and each other on a thread of its own; returns when all have.
+template <typename F>
+void for_slices(unsigned parts, size_t n, F&& f) {
+    std::vector<std::future<void>> others;
+    for (unsigned p = 1; p < parts; ++p) {
+        others.push_back(std::async(
+            std::launch::async, [&f, p, parts, n] { f(p, n * p / parts, n * (p + 1) / parts); }));
+    }
+    f(0u, size_t{0}, n / parts);
+    for (std::future<void>& o : others) o.get();
+}
+
+SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure, unsigned threads)
+    : input_(&input) {
     const size_t n = input.size();
+    // Each thread hashes, counts and scatters a slice of the input, where there are pairs
+    // enough to pay for starting one.
+    const unsigned parts = n >= kSliceMinPairs ? std::clamp(threads, 1u, 8u) : 1u;
     if (secure) {
         reserve_huge(hashed_keys_, n);
         hashed_keys_.resize(n);
-        // Together on the SIMD lanes.
-        keccak256_each(
-            n, [&](size_t i) { return input[i].key; },
-            [&](size_t i, const Hash256& h) { hashed_keys_[i] = h; });
     }
     bucket_bits_ = n >= kBucketMinPairs         ? kBucketBits
                    : n >= kNibbleBucketMinPairs ? kNibbleBits
                                                 : 0;
     const size_t buckets = size_t{1} << bucket_bits_;
+    // counts[p][b]: the records of slice p in bucket b, then where slice p's go in bucket b.
+    std::vector<std::vector<uint32_t>> counts(parts, std::vector<uint32_t>(buckets, 0));
+    for_slices(parts, n, [&](unsigned p, size_t begin, size_t end) {
+        if (secure) {
+            // Together on the SIMD lanes.
+            keccak256_each(
+                end - begin, [&](size_t i) { return input[begin + i].key; },
+                [&](size_t i, const Hash256& h) { hashed_keys_[begin + i] = h; });
+        }
+        if (bucket_bits_ == 0) return;
+        std::vector<uint32_t>& count = counts[p];
+        for (size_t i = begin; i < end; ++i) {
+            ++count[bucket_of(key_prefix(key_of(static_cast<uint32_t>(i))))];
+        }
+    });
     start_.assign(buckets + 1, 0);
     if (bucket_bits_ == 0) {
         start_[1] = static_cast<uint32_t>(n);
     } else {
-        for (uint32_t i = 0; i < n; ++i) ++start_[bucket_of(key_prefix(key_of(i))) + 1];
-        for (size_t b = 0; b < buckets; ++b) start_[b + 1] += start_[b];
+        for (size_t b = 0; b < buckets; ++b) {
+            uint32_t at = start_[b];
+            for (std::vector<uint32_t>& count : counts) at += std::exchange(count[b], at);
+            start_[b + 1] = at;
+        }
     }
     // The records go straight to their buckets: no copy in input order is kept, and the
-    // array is not zeroed first.
+    // array is not zeroed first. A bucket holds slice 0's records, then slice 1's...
     records_ = std::make_unique_for_overwrite<Record[]>(std::max<size_t>(n, 1));
     advise_huge_pages(records_.get(), n * sizeof(Record));
-    std::vector<uint32_t> next(start_.begin(), start_.end() - 1);
-    for (uint32_t i = 0; i < n; ++i) {
-        const uint64_t prefix = key_prefix(key_of(i));
-        records_[next[bucket_of(prefix)]++] = {prefix, i};
-    }
+    for_slices(parts, n, [&](unsigned p, size_t begin, size_t end) {
+        if (bucket_bits_ == 0) {
+            for (size_t i = begin; i < end; ++i) {
+                const auto index = static_cast<uint32_t>(i);
+                records_[i] = {key_prefix(key_of(index)), index};
+            }
+            return;
+        }
+        std::vector<uint32_t>& next = counts[p];
+        for (size_t i = begin; i < end; ++i) {
+            const auto index = static_cast<uint32_t>(i);
+            const uint64_t prefix = key_prefix(key_of(index));
+            records_[next[bucket_of(prefix)]++] = {prefix, index};
+        }
+    });
     all_.end = buckets;
 }
 

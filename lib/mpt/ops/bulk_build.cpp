@@ -87,7 +87,7 @@ SortedPairs sorted_final_pairs_on(const KvInput& input, bool secure, unsigned th
     if (threads <= 1 || input.size() < kParallelRootMinPairs) {
         return sorted_final_pairs(input, secure);
     }
-    SortedPairCursor cursor(input, secure);
+    SortedPairCursor cursor(input, secure, threads);
     SortedPairs out;
     if (!cursor.splits_by_nibble()) {
         out.pairs = cursor.rest();
@@ -267,7 +267,7 @@ Result<Streamed> write_streamed(WholeFile& file, const KvInput& input, const Bui
 Result<std::optional<BuildResult>> write_new_file(WholeFile& file, const KvInput& input,
                                                   const BuildOptions& o) {
     if (o.threads > 1 && input.size() >= kParallelRootMinPairs && !(o.secure && o.preimages)) {
-        SortedPairCursor cursor(input, o.secure);
+        SortedPairCursor cursor(input, o.secure, o.threads);
         if (splits_at_root(cursor)) {
             MPT_TRY(const Streamed streamed, write_streamed(file, input, o, cursor));
             if (streamed.outcome == Streamed::Outcome::written) return streamed.file;

@@ -86,7 +86,7 @@ Result<std::optional<bytes>> root_branch_of_parts(const std::array<NibblePart, 1
 }
 
 Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {
-    SortedPairCursor cursor(input, secure);
+    SortedPairCursor cursor(input, secure, threads);
     if (threads > 1 && input.size() >= kParallelRootMinPairs && cursor.splits_by_nibble()) {
         MPT_TRY(std::optional<KvRoot> split, nibble_split_root(cursor, threads));
         if (split) return *split;
