@@ -108,6 +108,74 @@ bytes value_of(std::mt19937_64& rng) {
 
 }  // namespace
 
+TEST_CASE("StackTrie::add_run hands over the rows, in order, and the root of adding one by one") {
+    // Keys of a narrow alphabet and many lengths: keys that are prefixes of the next (values
+    // in branches), short pairs (embedded leaves), long shared paths; runs of every size up
+    // to a few of add_run's chunks, now and then a pair added alone between them.
+    std::mt19937_64 rng(mpt::test::seed("stack_trie_add_run"));
+    for (int trial = 0; trial < 300; ++trial) {
+        Pairs m;
+        const size_t n = rng() % 400;
+        const uint8_t first = static_cast<uint8_t>(rng() % 4);
+        const bool under = trial % 3 == 0;  // every key under one first byte: a subtrie at 2
+        for (size_t i = 0; i < n; ++i) {
+            bytes key = mpt::test::random_bytes(rng, 1 + rng() % 6);
+            for (auto& x : key) x &= 0x13;
+            if (under) key[0] = first;
+            if (rng() % 5 == 0) key.insert(key.end(), 4, 0x11);
+            m[key] = value_of(rng);
+        }
+        const size_t depth = under ? 2 : 0;
+        const std::vector<KvPair> pairs = views(m);
+        RowSink want_rows;
+        StackTrie one(&want_rows, depth);
+        for (const KvPair& p : pairs) REQUIRE(one.add(p.key, p.value).ok());
+        const NodeRef want = one.finish_ref();
+        RowSink got_rows;
+        StackTrie st(&got_rows, depth);
+        for (size_t k = 0; k < pairs.size();) {
+            if (rng() % 8 == 0) {
+                REQUIRE(st.add_view(pairs[k].key, pairs[k].value).ok());
+                ++k;
+                continue;
+            }
+            const size_t run = std::min<size_t>(1 + rng() % 150, pairs.size() - k);
+            REQUIRE(st.add_run(std::span(pairs).subspan(k, run)).ok());
+            k += run;
+        }
+        CHECK(st.count() == pairs.size());
+        CHECK(st.finish_ref() == want);
+        CHECK_MESSAGE(got_rows.rows == want_rows.rows, "trial " << trial << ", " << n << " pairs");
+    }
+}
+
+TEST_CASE("StackTrie::add_run refuses where add_view does, after the pairs before") {
+    std::mt19937_64 rng(mpt::test::seed("stack_trie_add_run_errors"));
+    for (int trial = 0; trial < 100; ++trial) {
+        Pairs m;
+        for (int i = 0; i < 200; ++i) m[mpt::test::random_bytes(rng, 1 + rng() % 3)] = {1};
+        std::vector<KvPair> pairs = views(m);
+        const size_t bad = rng() % pairs.size();
+        if (trial % 2 == 0) {
+            pairs[bad].value = {};  // an empty value
+        } else {
+            pairs[bad].key = pairs[bad > 0 ? bad - 1 : bad + 1].key;  // a key given twice
+        }
+        StackTrie one;
+        Status want;
+        for (const KvPair& p : pairs) {
+            want = one.add_view(p.key, p.value);
+            if (!want.ok()) break;
+        }
+        StackTrie st;
+        const Status got = st.add_run(pairs);
+        REQUIRE(!want.ok());
+        REQUIRE(!got.ok());
+        CHECK(got.error().message() == want.error().message());
+        CHECK(st.count() == one.count());
+    }
+}
+
 TEST_CASE("parallel stack_trie_root equals the sequential builder") {
     std::mt19937_64 rng(mpt::test::seed("parallel_root"));
     SUBCASE("empty and single pairs") {

@@ -77,8 +77,19 @@ void StackTrie::place_pending(Frame& f) {
         return;
     }
     // The leaf goes to the sink now (children before parents, in key order, as it always
-    // has) and is hashed with its siblings when the branch is encoded.
+    // has) and is hashed with its siblings when the branch is encoded, unless add_run made and
+    // hashed it already.
     const uint8_t v = p[f.depth];
+    if (pending_leaf_.depth == f.depth + 1) {
+        const ReadyLeaf& leaf = pending_leaf_;
+        if (leaf.rlp.size() < 32) {
+            f.children[v] = NodeRef::of(leaf.rlp);
+            return;
+        }
+        to_sink(f.depth + 1, leaf.rlp);
+        f.children[v] = NodeRef::from_hash(leaf.hash);
+        return;
+    }
     const size_t at = f.leaves.size();
     encode_key_leaf(f.leaves, key_view_, f.depth + 1, value_view_);
     const bytes_view leaf(f.leaves.data() + at, f.leaves.size() - at);
@@ -156,7 +167,7 @@ Status StackTrie::add(bytes_view key, bytes_view value) { return add_pair(key, v
 
 Status StackTrie::add_view(bytes_view key, bytes_view value) { return add_pair(key, value, false); }
 
-Status StackTrie::add_pair(bytes_view key, bytes_view value, bool copy) {
+Status StackTrie::add_pair(bytes_view key, bytes_view value, bool copy, const ReadyLeaf* ready) {
     if (value.empty()) return {Errc::bad_input, "empty value"};
     MPT_ASSERT(2 * key.size() >= top_);
     MPT_ASSERT(!has_pending_ || common_prefix(NibbleView(key), NibbleView(key_view_)) >= top_);
@@ -169,6 +180,7 @@ Status StackTrie::add_pair(bytes_view key, bytes_view value, bool copy) {
         }
         key_view_ = key;
         value_view_ = value;
+        pending_leaf_ = ready != nullptr ? *ready : ReadyLeaf{};
     };
     if (!has_pending_) {
         keep();
@@ -249,9 +261,17 @@ Hash256 StackTrie::finish() {
 
 NodeRef StackTrie::finish_ref() { return finish_top(false); }
 
-Status add_fetching_ahead(StackTrie& st, std::span<const KvPair> pairs) {
-    constexpr size_t kAhead = 16;
-    for (size_t k = 0; k < pairs.size(); ++k) {
+void StackTrie::make_leaves(std::span<const KvPair> pairs, size_t begin, size_t end, size_t slot) {
+    std::vector<ReadyLeaf>& ready = ready_[slot];
+    bytes& rlp = ready_rlp_[slot];
+    ready.assign(end - begin, ReadyLeaf{});
+    rlp.clear();
+    hash_of_.clear();
+    // Where each leaf's encoding begins in rlp, and its size: views only once rlp is whole.
+    std::vector<std::array<size_t, 2>>& place = ready_at_;
+    place.assign(end - begin, {0, 0});
+    for (size_t k = begin; k < end; ++k) {
+        constexpr size_t kAhead = 16;
         if (k + kAhead < pairs.size()) {
             const KvPair& p = pairs[k + kAhead];
             __builtin_prefetch(p.key.data());
@@ -260,7 +280,44 @@ Status add_fetching_ahead(StackTrie& st, std::span<const KvPair> pairs) {
                 __builtin_prefetch(p.value.data() + p.value.size() - 1);
             }
         }
-        MPT_RETURN_IF_ERROR(st.add_view(pairs[k].key, pairs[k].value));
+        if (k + 1 >= pairs.size()) break;  // the run's last: where its key parts is not known
+        const bytes_view key = pairs[k].key;
+        const bytes_view value = pairs[k].value;
+        if (value.empty()) continue;  // refused by add_view
+        // Where the key parts from the one before (the pending one for the run's first) and the
+        // one after; a key not below both is refused by add_view before its leaf is placed.
+        size_t parts = common_prefix(NibbleView(key), NibbleView(pairs[k + 1].key));
+        if (k > 0 || has_pending_) {
+            const bytes_view before = k > 0 ? pairs[k - 1].key : key_view_;
+            parts = std::max(parts, common_prefix(NibbleView(before), NibbleView(key)));
+        }
+        if (parts >= 2 * key.size()) continue;  // its value is the branch's there
+        const size_t from = rlp.size();
+        encode_key_leaf(rlp, key, parts + 1, value);
+        ready[k - begin].depth = parts + 1;
+        place[k - begin] = {from, rlp.size() - from};
+        if (rlp.size() - from >= 32) hash_of_.push_back(static_cast<uint32_t>(k - begin));
+    }
+    hash_in_.clear();
+    for (size_t i = 0; i < ready.size(); ++i) {
+        ready[i].rlp = bytes_view(rlp.data() + place[i][0], place[i][1]);
+    }
+    for (const uint32_t i : hash_of_) hash_in_.push_back(ready[i].rlp);
+    hash_out_.resize(hash_in_.size());
+    keccak256_batch(hash_in_, hash_out_);
+    for (size_t j = 0; j < hash_of_.size(); ++j) ready[hash_of_[j]].hash = hash_out_[j];
+}
+
+Status StackTrie::add_run(std::span<const KvPair> pairs) {
+    constexpr size_t kChunk = 64;
+    for (size_t begin = 0, slot = 0; begin < pairs.size(); begin += kChunk, slot ^= 1) {
+        const size_t end = std::min(begin + kChunk, pairs.size());
+        make_leaves(pairs, begin, end, slot);
+        for (size_t k = begin; k < end; ++k) {
+            const ReadyLeaf& leaf = ready_[slot][k - begin];
+            MPT_RETURN_IF_ERROR(
+                add_pair(pairs[k].key, pairs[k].value, false, leaf.depth != 0 ? &leaf : nullptr));
+        }
     }
     return {};
 }

@@ -48,9 +48,29 @@ public:
     // RLP is under 32 bytes; empty when no pair was added); then resets.
     NodeRef finish_ref();
 
+    // Adds pairs (strictly increasing keys, nonempty values) by view, as add_view one at a
+    // time, and with the same result, but with their leaves made ahead a chunk at a time and
+    // hashed together (keccak256_batch): a pair's leaf stands one nibble below where its key
+    // parts from the key before or the one after, whichever is later, so that every pair but
+    // the last has its leaf known before it is placed. Asks for the key and both ends of the
+    // value of a pair a few ahead before they are read: sorted pairs usually point into their
+    // input in a random order. REQUIRES: as add_view, until the add after the last pair's.
+    Status add_run(std::span<const KvPair> pairs);
+
     size_t count() const noexcept { return count_; }
 
 private:
+    // A pair's leaf made by add_run: its encoding at nibble depth `depth` (0: none made) and,
+    // when 32 bytes or more, its hash.
+    struct ReadyLeaf {
+        size_t depth = 0;
+        bytes_view rlp;
+        Hash256 hash;
+    };
+    // The leaves of pairs [begin, end) of a run, where the next pair is known, into
+    // ready_[slot] (a chunk's leaves, by pair), their encodings in ready_rlp_[slot].
+    void make_leaves(std::span<const KvPair> pairs, size_t begin, size_t end, size_t slot);
+
     struct Frame {
         size_t depth = 0;
         std::array<NodeRef, 16> children{};
@@ -66,7 +86,7 @@ private:
     };
 
     NibbleView pending_path() const noexcept { return NibbleView(key_view_); }
-    Status add_pair(bytes_view key, bytes_view value, bool copy);
+    Status add_pair(bytes_view key, bytes_view value, bool copy, const ReadyLeaf* ready = nullptr);
     Frame& push_frame(size_t depth);
     void place_pending(Frame& f);
     NodeRef branch_ref(Frame& f, bool root);
@@ -110,6 +130,16 @@ private:
     size_t count_ = 0;
     bytes enc_;       // encoding scratch
     bytes path_buf_;  // unpacked path scratch for the sink
+    // The pending pair's leaf, when add_run made it (depth 0 otherwise).
+    ReadyLeaf pending_leaf_;
+    // add_run's two chunks of leaves: a pair's leaf is placed as the pair after it is added,
+    // the first of the next chunk for a chunk's last.
+    std::array<std::vector<ReadyLeaf>, 2> ready_;
+    std::array<bytes, 2> ready_rlp_;
+    std::vector<bytes_view> hash_in_;  // scratch: the leaves hashed together
+    std::vector<Hash256> hash_out_;
+    std::vector<uint32_t> hash_of_;  // the pair (in its chunk) of each leaf hashed
+    std::vector<std::array<size_t, 2>> ready_at_;
 };
 
 // Below this many pairs stack_trie_root stays on the calling thread: starting a thread
@@ -146,10 +176,9 @@ Result<Hash256> stack_trie_root(std::span<const KvPair> pairs, unsigned threads 
                                 size_t min_pairs = kParallelRootMinPairs,
                                 PartSinks* sinks = nullptr);
 
-// Adds pairs (strictly increasing keys, nonempty values) to st by view, asking for the key and
-// both ends of the value (a value can straddle a cache line) of a pair a few ahead before they
-// are read: sorted pairs usually point into their input in a random order. Errors as
-// StackTrie::add_view.
-Status add_fetching_ahead(StackTrie& st, std::span<const KvPair> pairs);
+// st.add_run(pairs).
+inline Status add_fetching_ahead(StackTrie& st, std::span<const KvPair> pairs) {
+    return st.add_run(pairs);
+}
 
 }  // namespace mpt
