@@ -27,7 +27,7 @@ void append_path_order(uint32_t n, const PathOf& path, std::vector<uint32_t>& or
         const bytes_view p = path(i);
         while (!open.empty()) {
             const bytes_view q = path(open.back());
-            if (q.size() <= p.size() || !std::equal(p.begin(), p.end(), q.begin())) break;
+            if (q.size() <= p.size() || common_byte_prefix(p, q) != p.size()) break;
             start[i] = start[open.back()];
             open.pop_back();
         }

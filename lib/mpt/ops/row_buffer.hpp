@@ -48,11 +48,10 @@ struct RowBuffer : NodeSink {
     void put(bytes_view path, bytes_view rlp) override {
         __builtin_prefetch(data.data() + data.size() + 1024, 1);
         __builtin_prefetch(data.data() + data.size() + 1024 + 64, 1);
-        const size_t at = data.size();
-        refs.push_back({at, static_cast<uint32_t>(path.size()), static_cast<uint32_t>(rlp.size())});
-        data.resize(at + path.size() + rlp.size());
-        if (!path.empty()) std::memcpy(data.data() + at, path.data(), path.size());
-        std::memcpy(data.data() + at + path.size(), rlp.data(), rlp.size());
+        refs.push_back(
+            {data.size(), static_cast<uint32_t>(path.size()), static_cast<uint32_t>(rlp.size())});
+        data.insert(data.end(), path.begin(), path.end());
+        data.insert(data.end(), rlp.begin(), rlp.end());
     }
     bytes_view path(uint32_t i) const noexcept {
         return {data.data() + refs[i].at, refs[i].path_size};

@@ -281,8 +281,11 @@ Result<uint32_t> IndexBtreeWriter::emit(size_t level, size_t n, uint32_t right_c
     Level& l = levels_[level];
     const bool leaf = level == 0;
     const size_t header = leaf ? kLeafHeader : kInteriorHeader;
-    page_.assign(page_size_, 0);
+    // Only the header and the gap between the pointers and the cells need zeros: the page is
+    // reused, and the cells and pointers are written over.
+    page_.resize(page_size_);
     uint8_t* p = page_.data();
+    std::memset(p, 0, header);
     p[0] = leaf ? kIndexLeaf : kIndexInterior;
     put_u16(p + 3, static_cast<uint32_t>(n));
     // Cells fill the page from its end down; the pointers, in key order, from the header up.
@@ -304,6 +307,7 @@ Result<uint32_t> IndexBtreeWriter::emit(size_t level, size_t n, uint32_t right_c
             if (mark != kNoMark) places_[mark] = {number, static_cast<uint32_t>(cell_end)};
         }
     }
+    std::memset(p + header + 2 * n, 0, content - (header + 2 * n));
     put_u16(p + 5, static_cast<uint32_t>(content == 65536 ? 0 : content));
     if (!leaf) put_u32(p + 8, right_child);
     l.data.clear();
