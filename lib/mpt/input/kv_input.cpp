@@ -333,7 +333,12 @@ Result<KvInput> parse_kv(std::string_view text) {
 
 void KvInput::append(KvInput&& other) {
     for (auto& a : other.arenas_) arenas_.push_back(std::move(a));
-    entries_.insert(entries_.end(), other.entries_.begin(), other.entries_.end());
+    if (more_.empty() && other.more_.empty()) {
+        more_ = std::move(other.entries_);
+    } else {
+        more_.insert(more_.end(), other.entries_.begin(), other.entries_.end());
+        more_.insert(more_.end(), other.more_.begin(), other.more_.end());
+    }
     other = KvInput();
 }
 

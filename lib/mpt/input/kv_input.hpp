@@ -28,14 +28,14 @@ namespace mpt {
 
 class KvInput {
 public:
-    size_t size() const noexcept { return entries_.size(); }
+    size_t size() const noexcept { return entries_.size() + more_.size(); }
     // The view lives as long as this object (moves included).
     KvPair operator[](size_t i) const noexcept {
-        const Entry& e = entries_[i];
+        const Entry& e = entry(i);
         return {{e.key, e.key_len}, {e.value, e.value_len}};
     }
     // A hint that entry i is read soon.
-    void prefetch(size_t i) const noexcept { __builtin_prefetch(&entries_[i]); }
+    void prefetch(size_t i) const noexcept { __builtin_prefetch(&entry(i)); }
     // True for the array form (pairs applied in order).
     bool ordered() const noexcept { return ordered_; }
     // Appends the entries of other, the next part of the same document, taking its buffers.
@@ -49,9 +49,18 @@ private:
         uint32_t key_len;
         uint32_t value_len;
     };
+    // Entry i: the parsed piece's, then the appended pieces' (a choice of base, no branch).
+    const Entry& entry(size_t i) const noexcept {
+        const bool first = i < entries_.size();
+        const Entry* base = first ? entries_.data() : more_.data();
+        return base[first ? i : i - entries_.size()];
+    }
     // The decoded strings. Entries point into these buffers, which never move.
     std::vector<std::unique_ptr<uint8_t[]>> arenas_;
     std::vector<Entry> entries_;
+    // The entries of the pieces appended, in order: the first piece appended's are kept where
+    // its parse put them, not copied into new memory.
+    std::vector<Entry> more_;
     bool ordered_ = false;
 };
 
