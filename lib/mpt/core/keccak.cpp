@@ -361,17 +361,19 @@ void hash_lanes(std::span<const bytes_view> inputs, std::span<Hash256> out) noex
             const bytes_view in = inputs[input[j]];
             const uint8_t* p = in.data() + pos[j];
             const size_t left = in.size() - pos[j];
-            uint8_t padded[Keccak256::kRate];
             last[j] = left < Keccak256::kRate;
-            if (last[j]) {
-                std::memset(padded, 0, sizeof padded);
-                if (left > 0) std::memcpy(padded, p, left);
-                padded[left] ^= 0x01;
-                padded[Keccak256::kRate - 1] ^= 0x80;
-                p = padded;
-            }
-            for (size_t i = 0; i < kWords; ++i) state[i][j] ^= load_le64(p + 8 * i);
             pos[j] += Keccak256::kRate;
+            if (!last[j]) {
+                for (size_t i = 0; i < kWords; ++i) state[i][j] ^= load_le64(p + 8 * i);
+                continue;
+            }
+            // The last block, padded in place (pad10*1 with the domain byte 0x01): its whole
+            // lanes, the lane the input ends in, and the rate's last byte.
+            const size_t whole = left / 8;
+            for (size_t i = 0; i < whole; ++i) state[i][j] ^= load_le64(p + 8 * i);
+            state[whole][j] ^= load_le_partial(p + 8 * whole, left % 8) | uint64_t{0x01}
+                                                                              << (8 * (left % 8));
+            state[kWords - 1][j] ^= uint64_t{0x80} << 56;
         }
         Permute(state);
         for (size_t j = 0; j < L; ++j) {
