@@ -320,8 +320,11 @@ TEST_CASE("kv_root equals the root of the final content, on any number of thread
 TEST_CASE("SortedPairCursor's runs are the final content in key order, their views all valid") {
     std::mt19937_64 rng(mpt::test::seed("sorted_pair_cursor"));
     // 90000 entries: the cursor made in slices of the input on more than one thread.
-    for (const auto& [n, threads] : std::vector<std::pair<size_t, unsigned>>{
+    for (const auto& [size, on] : std::vector<std::pair<size_t, unsigned>>{
              {0, 1}, {40, 1}, {90000, 1}, {90000, 2}, {90000, 3}}) {
+        // Plain copies: clang 14 lambdas (CAPTURE's) cannot take structured bindings.
+        const size_t n = size;
+        const unsigned threads = on;
         CAPTURE(threads);
         Pairs content;
         const std::string text = kv_document(rng, n, content);
