@@ -46,8 +46,6 @@ struct RowBuffer : NodeSink {
     }
 
     void put(bytes_view path, bytes_view rlp) override {
-        __builtin_prefetch(data.data() + data.size() + 1024, 1);
-        __builtin_prefetch(data.data() + data.size() + 1024 + 64, 1);
         refs.push_back(
             {data.size(), static_cast<uint32_t>(path.size()), static_cast<uint32_t>(rlp.size())});
         data.insert(data.end(), path.begin(), path.end());
