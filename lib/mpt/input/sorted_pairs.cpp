@@ -81,34 +81,22 @@ SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure, unsigned t
                 end - begin, [&](size_t i) { return input[begin + i].key; },
                 [&](size_t i, const Hash256& h) { hashed_keys_[begin + i] = h; });
         }
-        if (bucket_bits_ == 0) return;
         std::vector<uint32_t>& count = counts[p];
         for (size_t i = begin; i < end; ++i) {
             ++count[bucket_of(key_prefix(key_of(static_cast<uint32_t>(i))))];
         }
     });
     start_.assign(buckets + 1, 0);
-    if (bucket_bits_ == 0) {
-        start_[1] = static_cast<uint32_t>(n);
-    } else {
-        for (size_t b = 0; b < buckets; ++b) {
-            uint32_t at = start_[b];
-            for (std::vector<uint32_t>& count : counts) at += std::exchange(count[b], at);
-            start_[b + 1] = at;
-        }
+    for (size_t b = 0; b < buckets; ++b) {
+        uint32_t at = start_[b];
+        for (std::vector<uint32_t>& count : counts) at += std::exchange(count[b], at);
+        start_[b + 1] = at;
     }
     // The records go straight to their buckets: no copy in input order is kept, and the
     // array is not zeroed first. A bucket holds slice 0's records, then slice 1's...
     records_ = std::make_unique_for_overwrite<Record[]>(std::max<size_t>(n, 1));
     advise_huge_pages(records_.get(), n * sizeof(Record));
     for_slices(parts, n, [&](unsigned p, size_t begin, size_t end) {
-        if (bucket_bits_ == 0) {
-            for (size_t i = begin; i < end; ++i) {
-                const auto index = static_cast<uint32_t>(i);
-                records_[i] = {key_prefix(key_of(index)), index};
-            }
-            return;
-        }
         std::vector<uint32_t>& next = counts[p];
         for (size_t i = begin; i < end; ++i) {
             const auto index = static_cast<uint32_t>(i);

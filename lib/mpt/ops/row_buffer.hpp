@@ -13,7 +13,6 @@
 #include <mpt/trie/stack_trie.hpp>
 
 #include <array>
-#include <cstring>
 #include <functional>
 #include <mutex>
 #include <span>
@@ -82,6 +81,13 @@ struct RowBuffer : NodeSink {
             MPT_RETURN_IF_ERROR(f(path(order[k]), rlp(order[k])));
         }
         return {};
+    }
+
+    // No rows, the storage kept for the next ones.
+    void clear() noexcept {
+        data.clear();
+        refs.clear();
+        order.clear();
     }
 
     // Takes other's storage, leaving it empty; this goes with it when destroyed.
@@ -217,9 +223,7 @@ public:
         std::lock_guard<std::mutex> lock(spare_mutex_);
         if (v < kTopPart && spares_ > 0) {
             RowBuffer& spare = spare_[--spares_];
-            spare.data.clear();
-            spare.refs.clear();
-            spare.order.clear();
+            spare.clear();
             RowBuffer untouched;  // the part's own reservation, given back on the way out
             untouched.swap_out(parts_[v]);
             parts_[v].swap_out(spare);
@@ -378,9 +382,7 @@ private:
             if (!spares_.empty()) {
                 parts_[b].swap_out(spares_.back());
                 spares_.pop_back();
-                parts_[b].data.clear();
-                parts_[b].refs.clear();
-                parts_[b].order.clear();
+                parts_[b].clear();
             }
         }
         if (parts_[b].data.capacity() == 0) {

@@ -54,12 +54,8 @@ StackTrie::Frame& StackTrie::push_frame(size_t depth) {
 
 void StackTrie::to_sink(size_t path_len, bytes_view rlp) {
     if (sink_ == nullptr) return;
-    // The pending key's first path_len nibbles, one a byte, high nibble first.
     path_buf_.resize(path_len);
-    const uint8_t* key = key_view_.data();
-    for (size_t i = 0; i < path_len; ++i) {
-        path_buf_[i] = i % 2 == 0 ? key[i / 2] >> 4 : key[i / 2] & 0x0f;
-    }
+    pending_path().sub(0, path_len).unpack_to(path_buf_.data());
     sink_->put(path_buf_, rlp);
 }
 
