@@ -126,6 +126,19 @@ void StackTrie::encode_frame(Frame& f) {
 }
 
 StackTrie::Closed StackTrie::close(Frame& f, size_t parent_depth) {
+    if (const ReadyBranch* made = pending_leaf_.branch; made != nullptr && made->depth == f.depth) {
+        // add_run made and hashed this branch with others: f holds the pending pair's leaf
+        // and those of the pairs before it that the branch has.
+        MPT_ASSERT(f.deferred == 0);
+        NodeRef ref;
+        if (made->rlp.size() < 32) {
+            ref = NodeRef::of(made->rlp);
+        } else {
+            to_sink(f.depth, made->rlp);
+            ref = NodeRef::from_hash(made->hash);
+        }
+        return {wrap(ref, parent_depth + 1, f.depth, false), false};
+    }
     if (f.depth != parent_depth + 1) {
         // Under an extension, which needs the branch's hash now.
         const size_t depth = f.depth;
@@ -266,6 +279,14 @@ void StackTrie::make_leaves(std::span<const KvPair> pairs, size_t begin, size_t 
     // Where each leaf's encoding begins in rlp, and its size: views only once rlp is whole.
     std::vector<std::array<size_t, 2>>& place = ready_at_;
     place.assign(end - begin, {0, 0});
+    // Where each key parts from the one before (the pending one for the run's first), and,
+    // through the entry of the next, from the one after; a key not below both is refused by
+    // add_view before its leaf is placed.
+    shared_.assign(end - begin + 1, 0);
+    if (begin > 0 || has_pending_) {
+        const bytes_view before = begin > 0 ? pairs[begin - 1].key : key_view_;
+        shared_[0] = common_prefix(NibbleView(before), NibbleView(pairs[begin].key));
+    }
     for (size_t k = begin; k < end; ++k) {
         constexpr size_t kAhead = 16;
         if (k + kAhead < pairs.size()) {
@@ -279,14 +300,9 @@ void StackTrie::make_leaves(std::span<const KvPair> pairs, size_t begin, size_t 
         if (k + 1 >= pairs.size()) break;  // the run's last: where its key parts is not known
         const bytes_view key = pairs[k].key;
         const bytes_view value = pairs[k].value;
+        shared_[k - begin + 1] = common_prefix(NibbleView(key), NibbleView(pairs[k + 1].key));
         if (value.empty()) continue;  // refused by add_view
-        // Where the key parts from the one before (the pending one for the run's first) and the
-        // one after; a key not below both is refused by add_view before its leaf is placed.
-        size_t parts = common_prefix(NibbleView(key), NibbleView(pairs[k + 1].key));
-        if (k > 0 || has_pending_) {
-            const bytes_view before = k > 0 ? pairs[k - 1].key : key_view_;
-            parts = std::max(parts, common_prefix(NibbleView(before), NibbleView(key)));
-        }
+        const size_t parts = std::max(shared_[k - begin], shared_[k - begin + 1]);
         if (parts >= 2 * key.size()) continue;  // its value is the branch's there
         const size_t from = rlp.size();
         encode_key_leaf(rlp, key, parts + 1, value);
@@ -302,6 +318,56 @@ void StackTrie::make_leaves(std::span<const KvPair> pairs, size_t begin, size_t 
     hash_out_.resize(hash_in_.size());
     keccak256_batch(hash_in_, hash_out_);
     for (size_t j = 0; j < hash_of_.size(); ++j) ready[hash_of_[j]].hash = hash_out_[j];
+    make_branches(pairs, begin, slot);
+}
+
+void StackTrie::make_branches(std::span<const KvPair> pairs, size_t begin, size_t slot) {
+    std::vector<ReadyLeaf>& ready = ready_[slot];
+    bytes& rlp = ready_branch_rlp_[slot];
+    rlp.clear();
+    branch_at_.clear();
+    // A branch starts at a leaf that parts from the key after deeper than from the one before,
+    // goes on while the keys part at that depth, and ends where the key after parts higher up;
+    // a leaf not made, a key parting deeper, or the chunk's end give it up.
+    const size_t n = ready.size();
+    for (size_t i = 0; i < n;) {
+        if (ready[i].depth == 0 || shared_[i] >= shared_[i + 1]) {
+            ++i;
+            continue;
+        }
+        const size_t depth = shared_[i + 1];
+        size_t j = i + 1;
+        while (j < n && ready[j].depth != 0 && shared_[j + 1] == depth) ++j;
+        if (j == n || ready[j].depth == 0 || shared_[j + 1] > depth) {
+            i = j;
+            continue;
+        }
+        std::array<NodeRef, 16> children{};
+        for (size_t k = i; k <= j; ++k) {
+            const ReadyLeaf& leaf = ready[k];
+            children[NibbleView(pairs[begin + k].key)[depth]] =
+                leaf.rlp.size() < 32 ? NodeRef::of(leaf.rlp) : NodeRef::from_hash(leaf.hash);
+        }
+        const size_t from = rlp.size();
+        encode_branch(rlp, children.data(), {});
+        branch_at_.push_back({j, from, rlp.size() - from});
+        i = j + 1;
+    }
+    std::vector<ReadyBranch>& made = ready_branches_[slot];
+    made.assign(branch_at_.size(), ReadyBranch{});
+    hash_in_.clear();
+    for (size_t b = 0; b < made.size(); ++b) {
+        const auto [last, from, size] = branch_at_[b];
+        made[b].depth = ready[last].depth - 1;
+        made[b].rlp = bytes_view(rlp.data() + from, size);
+        if (size >= 32) hash_in_.push_back(made[b].rlp);
+        ready[last].branch = &made[b];
+    }
+    hash_out_.resize(hash_in_.size());
+    keccak256_batch(hash_in_, hash_out_);
+    for (size_t b = 0, h = 0; b < made.size(); ++b) {
+        if (made[b].rlp.size() >= 32) made[b].hash = hash_out_[h++];
+    }
 }
 
 Status StackTrie::add_run(std::span<const KvPair> pairs) {

@@ -60,16 +60,28 @@ public:
     size_t count() const noexcept { return count_; }
 
 private:
-    // A pair's leaf made by add_run: its encoding at nibble depth `depth` (0: none made) and,
-    // when 32 bytes or more, its hash.
-    struct ReadyLeaf {
+    // A branch made by add_run: that of consecutive pairs whose keys part from one another at
+    // nibble `depth` and nowhere deeper, and from the keys on either side higher up, so that
+    // its children are their leaves. Its encoding and, when 32 bytes or more, its hash.
+    struct ReadyBranch {
         size_t depth = 0;
         bytes_view rlp;
         Hash256 hash;
     };
+    // A pair's leaf made by add_run: its encoding at nibble depth `depth` (0: none made) and,
+    // when 32 bytes or more, its hash; on the last pair of a branch made, that branch.
+    struct ReadyLeaf {
+        size_t depth = 0;
+        bytes_view rlp;
+        Hash256 hash;
+        const ReadyBranch* branch = nullptr;
+    };
     // The leaves of pairs [begin, end) of a run, where the next pair is known, into
     // ready_[slot] (a chunk's leaves, by pair), their encodings in ready_rlp_[slot].
     void make_leaves(std::span<const KvPair> pairs, size_t begin, size_t end, size_t slot);
+    // The branches of a chunk's leaves (make_leaves) whose children are all in the chunk, into
+    // ready_branches_[slot], each pointed to by its last pair's leaf.
+    void make_branches(std::span<const KvPair> pairs, size_t begin, size_t slot);
 
     struct Frame {
         size_t depth = 0;
@@ -140,6 +152,12 @@ private:
     std::vector<Hash256> hash_out_;
     std::vector<uint32_t> hash_of_;  // the pair (in its chunk) of each leaf hashed
     std::vector<std::array<size_t, 2>> ready_at_;
+    // The nibbles pair i of a chunk shares with the pair before (0 for the first pair added).
+    std::vector<size_t> shared_;
+    std::array<std::vector<ReadyBranch>, 2> ready_branches_;
+    std::array<bytes, 2> ready_branch_rlp_;
+    // Scratch of make_branches: of each branch, its last pair and where its encoding is.
+    std::vector<std::array<size_t, 3>> branch_at_;
 };
 
 // Below this many pairs stack_trie_root stays on the calling thread: starting a thread
