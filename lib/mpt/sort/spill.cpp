@@ -23,7 +23,8 @@ using kv_detail::key_prefix;
 SpillingPairSorter::SpillingPairSorter(SpillFiles& files, Layout layout)
     : files_(&files),
       layout_(layout),
-      run_bytes_(files.options().run_bytes),
+      run_bytes_(layout == Layout::buckets ? std::min(files.options().run_bytes, kSpreadRunBytes)
+                                           : files.options().run_bytes),
       overlap_(files.options().overlap),
       direct_(files.options().direct) {}
 
@@ -263,7 +264,7 @@ bool SpillingPairSorter::direct_file() const noexcept {
 
 size_t SpillingPairSorter::bucket_limit() const noexcept {
     const size_t limit = files_->options().bucket_bytes;
-    return limit != 0 ? limit : std::max<size_t>(run_bytes_ / 2, 1);
+    return limit != 0 ? limit : std::max<size_t>(files_->options().run_bytes / 2, 1);
 }
 
 Status SpillingPairSorter::collect() {
