@@ -153,8 +153,8 @@ int run_build_state(const BuildCmdOptions& o) {
     // document past the budget is built through the spilling sort (state_spill.hpp).
     struct stat out_st {};
     const bool exists = ::stat(o.output.c_str(), &out_st) == 0;
-    const KvMemoryPlan plan =
-        plan_kv_memory(o.memory.budget(), kStateBuildBytesPerTextByte, 0.4, o.memory.tmp_dir());
+    const KvMemoryPlan plan = plan_kv_memory(o.memory.budget(), kStateBuildBytesPerTextByte, 0.4,
+                                             o.memory.tmp_dir(), 1, regular_file_bytes(o.input));
     TextSource source;
     if (exists) {
         auto whole = load_input(o.input, o.memory.max_input);
@@ -302,8 +302,9 @@ int run_build(const BuildCmdOptions& o) {
     // spilling sort, an existing one takes the pieces through the store.
     struct stat out_st {};
     const bool exists = ::stat(o.output.c_str(), &out_st) == 0;
-    const KvMemoryPlan plan = plan_kv_memory(o.memory.budget(), kBuildBytesPerTextByte, 0.4,
-                                             o.memory.tmp_dir(), b.threads);
+    const KvMemoryPlan plan =
+        plan_kv_memory(o.memory.budget(), kBuildBytesPerTextByte, 0.4, o.memory.tmp_dir(),
+                       b.threads, regular_file_bytes(o.input));
     auto opened = open_text_source(o.input, plan.whole_limit, plan.piece_bytes,
                                    plan.max_entry_bytes, o.memory.max_input);
     if (!opened) return report(opened.error());

@@ -386,6 +386,12 @@ SignalHandlers::~SignalHandlers() {
 
 SigbusGuard::SigbusGuard(const std::string& file) : handlers_({SIGBUS}, on_sigbus_for(file)) {}
 
+uint64_t regular_file_bytes(const std::string& path) {
+    struct stat st {};
+    if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    return static_cast<uint64_t>(st.st_size);
+}
+
 unsigned available_cpus() {
 #if defined(__linux__)
     cpu_set_t set;

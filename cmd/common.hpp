@@ -146,6 +146,10 @@ bool stderr_is_tty();
 // The CPUs this process may run on.
 unsigned available_cpus();
 
+// The size of the regular file at path; 0 for standard input ("-"), anything else that is
+// not a regular file, and a file that cannot be read.
+uint64_t regular_file_bytes(const std::string& path);
+
 // While it lives, handler handles each of signals (at most kMaxSignals), but SIGPIPE and SIGHUP
 // when the process ignores them; the handlers before it come back when it goes.
 class SignalHandlers {

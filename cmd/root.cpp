@@ -189,7 +189,7 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
     // spill to temporary files (kv_root.hpp).
     const KvMemoryPlan plan =
         plan_kv_memory(o.memory.budget(), kRootBytesPerTextByte, 0.5, o.memory.tmp_dir(),
-                       o.threads != 0 ? o.threads : available_cpus());
+                       o.threads != 0 ? o.threads : available_cpus(), regular_file_bytes(path));
     auto source = open_text_source(path, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes,
                                    o.memory.max_input);
     if (!source) {
@@ -269,7 +269,7 @@ std::optional<Answer> state_answer(const RootOptions& o, const std::string& path
     // A document larger than the memory budget allows to hold whole is read as a stream and
     // sorted in runs that spill to temporary files (state_spill.hpp).
     const KvMemoryPlan plan = plan_kv_memory(o.memory.budget(), kStateRootBytesPerTextByte, 0.5,
-                                             o.memory.tmp_dir(), threads);
+                                             o.memory.tmp_dir(), threads, regular_file_bytes(path));
     auto source = open_text_source(path, plan.whole_limit, plan.piece_bytes, plan.max_entry_bytes,
                                    o.memory.max_input);
     if (!source) {

@@ -649,3 +649,14 @@ TEST_CASE("spill: a build split at depth 2 is the in-memory build's, byte for by
         }
     }
 }
+
+TEST_CASE("spill: the temporary files of a document that the page cache holds go through it") {
+    // Around the cache only where the document's size is not known or too large to cache.
+    CHECK(spill_around_cache(0));
+    CHECK(!spill_around_cache(uint64_t{1} << 20));
+    CHECK(spill_around_cache(uint64_t{1} << 60));
+    // A 512M budget has chunks large enough to go around the cache; a small document's stay.
+    CHECK(plan_kv_memory(size_t{512} << 20, 1.6, 0.5, "/tmp", 2).spill.direct);
+    CHECK(!plan_kv_memory(size_t{512} << 20, 1.6, 0.5, "/tmp", 2, uint64_t{1} << 20).spill.direct);
+    CHECK(plan_kv_memory(size_t{512} << 20, 1.6, 0.5, "/tmp", 2, uint64_t{1} << 60).spill.direct);
+}

@@ -103,8 +103,25 @@ Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {
     return KvRoot{st.finish(), pairs};
 }
 
+namespace {
+
+// The physical memory, or SIZE_MAX where it is not known.
+size_t physical_memory() noexcept {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page_size = ::sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page_size <= 0) return SIZE_MAX;
+    return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+}
+
+}  // namespace
+
+bool spill_around_cache(uint64_t input_bytes) noexcept {
+    if (input_bytes == 0) return true;
+    return input_bytes + input_bytes / 2 > physical_memory() / 2;
+}
+
 KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double run_share,
-                            std::string tmp_dir, unsigned threads) {
+                            std::string tmp_dir, unsigned threads, uint64_t input_bytes) {
     KvMemoryPlan p;
     memory = std::max<size_t>(memory, 1);
     p.whole_limit = static_cast<size_t>(static_cast<double>(memory) / bytes_per_text_byte);
@@ -113,6 +130,7 @@ KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double ru
     p.piece_bytes = std::clamp<size_t>(memory / 32, 64, size_t{32} << 20);
     p.max_entry_bytes = std::max(memory / 4, p.piece_bytes);
     p.spill = SpillOptions::for_memory(memory, std::move(tmp_dir));
+    p.spill.direct = p.spill.direct && spill_around_cache(input_bytes);
     p.spill.overlap = threads > 1;
     if (p.spill.overlap) run_share /= 2;
     p.spill.run_bytes =
@@ -121,12 +139,7 @@ KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double ru
 }
 
 size_t default_kv_memory() noexcept {
-    size_t limit = SIZE_MAX;
-    const long pages = ::sysconf(_SC_PHYS_PAGES);
-    const long page_size = ::sysconf(_SC_PAGE_SIZE);
-    if (pages > 0 && page_size > 0) {
-        limit = static_cast<size_t>(pages) * static_cast<size_t>(page_size);
-    }
+    size_t limit = physical_memory();
     struct rlimit as {};
     if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
         limit = std::min<size_t>(limit, as.rlim_cur);
