@@ -457,6 +457,8 @@ TEST_CASE("fault injection: failed writes of temporary files, in turn, leave not
                 so.fail_write = n;
                 so.direct = n % 2 == 0;  // the buckets' file around the cache, or not
                 so.overlap = threads == 2;
+                // Runs of a fourth of run_bytes, seven written at once, in a direct file.
+                if (n % 4 == 0) so.spread_run_bytes = 125;
                 SpillFiles files(so);
                 SpillingPairSorter sorter(files);
                 TempFile out;

@@ -198,6 +198,8 @@ TEST_CASE("spill: a sort of runs of a few keys gives the in-memory path's final 
                         SpillOptions so = tiny(dir.path, 300, fan_in, fan_in == 3);
                         if (layout == 1 || layout == 3) so.bucket_bytes = size_t{1} << 20;
                         so.direct = layout >= 3;
+                        // Runs of a fourth of run_bytes, seven written at once, in a direct file.
+                        if (layout >= 3 && fan_in == 3) so.spread_run_bytes = 75;
                         const auto kind = layout == 0 ? SpillingPairSorter::Layout::runs
                                                       : SpillingPairSorter::Layout::buckets;
                         SpillFiles files(so);

@@ -23,17 +23,24 @@ using kv_detail::key_prefix;
 SpillingPairSorter::SpillingPairSorter(SpillFiles& files, Layout layout)
     : files_(&files),
       layout_(layout),
-      run_bytes_(layout == Layout::buckets ? std::min(files.options().run_bytes, kSpreadRunBytes)
-                                           : files.options().run_bytes),
+      run_bytes_(layout == Layout::buckets
+                     ? std::min(files.options().run_bytes, files.options().spread_run_bytes)
+                     : files.options().run_bytes),
       overlap_(files.options().overlap),
-      direct_(files.options().direct) {}
+      direct_(files.options().direct) {
+    // Around the page cache a write waits for the disk: as many runs as the two of the
+    // options' size hold, one of them being filled. Through it, one being written is enough.
+    if (overlap_ && direct_) {
+        max_writing_ = std::clamp<size_t>(2 * files.options().run_bytes / run_bytes_, 2, 8) - 1;
+    }
+}
 
 SpillingPairSorter::SpillingPairSorter(SpillFiles& files, size_t run_bytes)
     : files_(&files), layout_(Layout::runs), run_bytes_(run_bytes), overlap_(false) {}
 
 SpillingPairSorter::~SpillingPairSorter() {
-    // The other thread uses the back run: it ends before they go.
-    if (back_.valid()) back_.wait();
+    // The other threads use the runs being written: they end before those go.
+    for (const Writing& w : writing_) w.done.wait();
     if (bucket_fd_ >= 0) files_->give_back(bucket_fd_);
 }
 
@@ -268,8 +275,20 @@ size_t SpillingPairSorter::bucket_limit() const noexcept {
 }
 
 Status SpillingPairSorter::collect() {
-    if (!back_.valid()) return {};
-    return back_.get();
+    Status first;
+    while (!writing_.empty()) {
+        Status s = collect_oldest();
+        if (first.ok() && !s.ok()) first = std::move(s);
+    }
+    return first;
+}
+
+Status SpillingPairSorter::collect_oldest() {
+    Writing w = std::move(writing_.front());
+    writing_.pop_front();
+    Status s = w.done.get();
+    spare_.push_back(std::move(w.run));
+    return s;
 }
 
 Status SpillingPairSorter::spill_here() {
@@ -283,17 +302,31 @@ Status SpillingPairSorter::spill_here() {
 Status SpillingPairSorter::spill() {
     if (!overlap_) return spill_here();
     ++spilled_;
-    // The run before this one is written by now, or is waited for: two at most in memory.
-    // The next run fills the buffers that run had; the first time, reserved here, as the add
-    // that called this has passed its own reserve.
-    MPT_RETURN_IF_ERROR(collect());
-    back_arena_.swap(arena_);
-    back_records_.swap(records_);
+    // Past max_writing_ runs being written the oldest is waited for. The next run fills the
+    // buffers of one written; the first times, new ones reserved here, as the add that called
+    // this has passed its own reserve.
+    while (writing_.size() >= max_writing_) MPT_RETURN_IF_ERROR(collect_oldest());
+    std::unique_ptr<Run> run;
+    if (spare_.empty()) {
+        run = std::make_unique<Run>();
+    } else {
+        run = std::move(spare_.back());
+        spare_.pop_back();
+    }
+    run->arena.swap(arena_);
+    run->records.swap(records_);
     arena_.clear();
     records_.clear();
     if (records_.capacity() == 0) reserve_run(arena_, records_);
-    back_ = std::async(std::launch::async,
-                       [this]() -> Status { return write_out(back_arena_, back_records_); });
+    // Written after the run before it, and not at all after its error.
+    std::shared_future<Status> before;
+    if (!writing_.empty()) before = writing_.back().done;
+    Run* r = run.get();
+    const auto write = [this, r, before]() -> Status {
+        if (before.valid() && !before.get().ok()) return before.get();
+        return write_out(r->arena, r->records);
+    };
+    writing_.push_back({std::move(run), std::async(std::launch::async, write).share()});
     return {};
 }
 
@@ -305,9 +338,8 @@ Status SpillingPairSorter::finish() {
         return {};
     }
     MPT_RETURN_IF_ERROR(collect());
-    // The run written last is given back before the last is spread or written.
-    bytes().swap(back_arena_);
-    std::vector<Record>().swap(back_records_);
+    // The runs written are given back before the last is spread or written.
+    spare_.clear();
     if (!records_.empty()) {
         if (layout_ == Layout::buckets) {
             ++spilled_;

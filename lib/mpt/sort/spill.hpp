@@ -17,6 +17,7 @@
 
 #include <array>
 #include <atomic>
+#include <deque>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -28,19 +29,28 @@
 
 namespace mpt {
 
+// The most a SpillingPairSorter's run holds in the buckets layout. There a run is only
+// where entries wait to be spread over the buckets' chunks, in input order: a larger one
+// sorts nothing better and takes more new memory (a 10M-pair root under --memory 512M, runs
+// of 128 MiB against 16: 3.28 against 2.87 s; 4 and 8 MiB as 16).
+inline constexpr size_t kSpreadRunBytes = size_t{16} << 20;
+
 // How much a spilling sort may hold, where its files go, and a hook for tests.
 struct SpillOptions {
     // Bytes of records a run holds before it goes to a file (a SpillingPairSorter's
-    // buckets: at most kSpreadRunBytes).
+    // buckets: at most spread_run_bytes).
     size_t run_bytes = size_t{256} << 20;
+    size_t spread_run_bytes = kSpreadRunBytes;
     // Bytes of buffer each run being read or written takes.
     size_t buffer_bytes = size_t{1} << 20;
     // The most runs merged at once; more are merged in passes, a group of consecutive runs
     // into one run at a time. At least 2.
     size_t fan_in = 64;
     std::string tmp_dir = "/tmp";
-    // A SpillingPairSorter writes a full run out on a thread of its own while the
-    // next is filled: two runs of run_bytes are in memory at once.
+    // A SpillingPairSorter writes full runs out on threads of their own while the next is
+    // filled: two runs of run_bytes in memory at once (buckets around the page cache: up to
+    // eight of spread_run_bytes in that room, so that the writes of a few wait for the disk
+    // without stopping the filling).
     bool overlap = false;
     // A SpillingPairSorter's buckets: the bytes of one first byte's records buffered before
     // they go to the file as one chunk; 256 such buffers are in memory.
@@ -69,12 +79,6 @@ struct SpillOptions {
     // REQUIRES: memory > 0.
     static SpillOptions for_memory(size_t memory, std::string tmp_dir);
 };
-
-// The most a SpillingPairSorter's run holds in the buckets layout. There a run is only
-// where entries wait to be spread over the buckets' chunks, in input order: a larger one
-// sorts nothing better and takes more new memory (a 10M-pair root under --memory 512M, runs
-// of 128 MiB against 16: 3.28 against 2.87 s; 4 and 8 MiB as 16).
-inline constexpr size_t kSpreadRunBytes = size_t{16} << 20;
 
 // What O_DIRECT asks of a transfer's address, length and file offset, here.
 inline constexpr size_t kDirectAlign = 4096;
@@ -292,9 +296,9 @@ protected:
 // Each entry may carry extra bytes (a secure build's original key, for its preimage), handed
 // back beside its pair.
 //
-// With SpillOptions::overlap a full run is spread or sorted and written on a
-// thread of its own while the calling thread goes on adding; its errors come back from a
-// later add or finish.
+// With SpillOptions::overlap full runs are spread or sorted and written on threads of their
+// own, one after another in input order, while the calling thread goes on adding; their
+// errors come back from a later add or finish.
 class SpillingPairSorter {
 public:
     enum class Layout { buckets, runs };
@@ -378,8 +382,10 @@ private:
     Status spill();
     // Writes the run being filled out on this thread.
     Status spill_here();
-    // Waits for the run being written on the other thread, if any.
+    // Waits for the runs being written on other threads: all of them, the first error; or
+    // the oldest, its result.
     Status collect();
+    Status collect_oldest();
     // How many of the 256 / width groups of width first bytes (16: nibbles, 1: bytes) the
     // runs' keys start with.
     unsigned starts_used(unsigned width) const noexcept;
@@ -392,10 +398,20 @@ private:
     bool overlap_;
     bytes arena_;
     std::vector<Record> records_;
-    // overlap: the run being written on the other thread, and its result.
-    bytes back_arena_;
-    std::vector<Record> back_records_;
-    std::future<Status> back_;
+    // overlap: the full runs being written on other threads, oldest first, each after the one
+    // before it (the buckets and runs take them in input order), with their results; at most
+    // max_writing_ of them. And the buffers of runs written, for the next runs.
+    struct Run {
+        bytes arena;
+        std::vector<Record> records;
+    };
+    struct Writing {
+        std::unique_ptr<Run> run;
+        std::shared_future<Status> done;
+    };
+    std::deque<Writing> writing_;
+    std::vector<std::unique_ptr<Run>> spare_;
+    size_t max_writing_ = 1;
     std::vector<RunFile> runs_;
     // buckets: the file of their chunks, and its size.
     std::array<Bucket, 256> buckets_;
