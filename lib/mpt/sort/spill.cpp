@@ -39,8 +39,9 @@ SpillingPairSorter::SpillingPairSorter(SpillFiles& files, size_t run_bytes)
     : files_(&files), layout_(Layout::runs), run_bytes_(run_bytes), overlap_(false) {}
 
 SpillingPairSorter::~SpillingPairSorter() {
-    // The other threads use the runs being written: they end before those go.
+    // The other threads use the runs and chunks being written: they end before those go.
     for (const Writing& w : writing_) w.done.wait();
+    for (const ChunkWrite& w : chunk_writes_) w.done.wait();
     if (bucket_fd_ >= 0) files_->give_back(bucket_fd_);
 }
 
@@ -255,12 +256,53 @@ Status SpillingPairSorter::flush_bucket(Bucket& bucket) {
     }
     const size_t size = bucket.tail.size();
     if (direct_) bucket.tail.resize(direct_size(size));  // zeros, never read as records
-    MPT_RETURN_IF_ERROR(
-        files_->write(bucket_fd_, {bucket.tail.data(), bucket.tail.size()}, bucket_end_));
-    bucket.chunks.push_back({bucket_end_, size});
-    bucket_end_ += bucket.tail.size();
-    bucket.tail.clear();
+    const uint64_t at = bucket_end_;
+    if (!direct_) {
+        MPT_RETURN_IF_ERROR(
+            files_->write(bucket_fd_, {bucket.tail.data(), bucket.tail.size()}, at));
+        bucket.chunks.push_back({at, size});
+        bucket_end_ += bucket.tail.size();
+        bucket.tail.clear();
+        return {};
+    }
+    // Around the cache a write waits for the disk: it goes on a thread of its own, a few at
+    // once, and the bucket fills a buffer written before. Its place in the file is taken now.
+    while (chunk_writes_.size() >= kChunkWrites) MPT_RETURN_IF_ERROR(collect_chunk_write());
+    auto chunk = std::make_unique<direct_bytes>(std::move(bucket.tail));
+    bucket.tail = direct_bytes();
+    if (!spare_chunks_.empty()) {
+        bucket.tail.swap(spare_chunks_.back());
+        spare_chunks_.pop_back();
+        bucket.tail.clear();
+    }
+    bucket.chunks.push_back({at, size});
+    bucket_end_ += chunk->size();
+    const direct_bytes* data = chunk.get();
+    const int fd = bucket_fd_;
+    SpillFiles* files = files_;
+    std::future<Status> done = std::async(std::launch::async, [files, fd, data, at] {
+        return files->write(fd, {data->data(), data->size()}, at);
+    });
+    chunk_writes_.push_back({std::move(chunk), std::move(done)});
     return {};
+}
+
+Status SpillingPairSorter::collect_chunk_write() {
+    ChunkWrite w = std::move(chunk_writes_.front());
+    chunk_writes_.pop_front();
+    Status s = w.done.get();
+    spare_chunks_.push_back(std::move(*w.chunk));
+    return s;
+}
+
+Status SpillingPairSorter::collect_chunk_writes() {
+    Status first;
+    while (!chunk_writes_.empty()) {
+        Status s = collect_chunk_write();
+        if (first.ok() && !s.ok()) first = std::move(s);
+    }
+    spare_chunks_.clear();
+    return first;
 }
 
 bool SpillingPairSorter::direct_file() const noexcept {
@@ -338,8 +380,10 @@ Status SpillingPairSorter::finish() {
         return {};
     }
     MPT_RETURN_IF_ERROR(collect());
-    // The runs written are given back before the last is spread or written.
+    // The runs written are given back before the last is spread or written; the chunks are
+    // on the disk before a bucket is read.
     spare_.clear();
+    MPT_RETURN_IF_ERROR(collect_chunk_writes());
     if (!records_.empty()) {
         if (layout_ == Layout::buckets) {
             ++spilled_;

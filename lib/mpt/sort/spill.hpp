@@ -386,6 +386,10 @@ private:
     // the oldest, its result.
     Status collect();
     Status collect_oldest();
+    // The same for the chunks being written: the oldest; all of them, the first error (their
+    // buffers given back).
+    Status collect_chunk_write();
+    Status collect_chunk_writes();
     // How many of the 256 / width groups of width first bytes (16: nibbles, 1: bytes) the
     // runs' keys start with.
     unsigned starts_used(unsigned width) const noexcept;
@@ -412,6 +416,15 @@ private:
     std::deque<Writing> writing_;
     std::vector<std::unique_ptr<Run>> spare_;
     size_t max_writing_ = 1;
+    // A direct file's chunks being written on other threads, oldest first, at most
+    // kChunkWrites; and the buffers of chunks written, for the buckets to fill next.
+    static constexpr size_t kChunkWrites = 4;
+    struct ChunkWrite {
+        std::unique_ptr<direct_bytes> chunk;
+        std::future<Status> done;
+    };
+    std::deque<ChunkWrite> chunk_writes_;
+    std::vector<direct_bytes> spare_chunks_;
     std::vector<RunFile> runs_;
     // buckets: the file of their chunks, and its size.
     std::array<Bucket, 256> buckets_;
