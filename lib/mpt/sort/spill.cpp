@@ -39,9 +39,10 @@ SpillingPairSorter::SpillingPairSorter(SpillFiles& files, size_t run_bytes)
     : files_(&files), layout_(Layout::runs), run_bytes_(run_bytes), overlap_(false) {}
 
 SpillingPairSorter::~SpillingPairSorter() {
-    // The other threads use the runs and chunks being written: they end before those go.
-    for (const Writing& w : writing_) w.done.wait();
-    for (const ChunkWrite& w : chunk_writes_) w.done.wait();
+    // The other threads use the runs and chunks being written: they end before those go (the
+    // runs first: they write chunks).
+    run_writes_.wait();
+    chunk_writes_.wait();
     if (bucket_fd_ >= 0) files_->give_back(bucket_fd_);
 }
 
@@ -249,6 +250,33 @@ Status SpillingPairSorter::spread(const bytes& arena, const std::vector<Record>&
     return {};
 }
 
+template <typename Buffer>
+std::unique_ptr<Buffer> SpillingPairSorter::Writes<Buffer>::take() {
+    if (spare.empty()) return std::make_unique<Buffer>();
+    std::unique_ptr<Buffer> b = std::move(spare.back());
+    spare.pop_back();
+    return b;
+}
+
+template <typename Buffer>
+Status SpillingPairSorter::Writes<Buffer>::wait_oldest() {
+    Write w = std::move(pending.front());
+    pending.pop_front();
+    Status s = w.done.get();
+    spare.push_back(std::move(w.buffer));
+    return s;
+}
+
+template <typename Buffer>
+Status SpillingPairSorter::Writes<Buffer>::wait_all() {
+    Status first;
+    while (!pending.empty()) {
+        Status s = wait_oldest();
+        if (first.ok() && !s.ok()) first = std::move(s);
+    }
+    return first;
+}
+
 Status SpillingPairSorter::flush_bucket(Bucket& bucket) {
     if (bucket_fd_ < 0) {
         MPT_TRY(bucket_fd_, files_->make_file());
@@ -267,42 +295,23 @@ Status SpillingPairSorter::flush_bucket(Bucket& bucket) {
     }
     // Around the cache a write waits for the disk: it goes on a thread of its own, a few at
     // once, and the bucket fills a buffer written before. Its place in the file is taken now.
-    while (chunk_writes_.size() >= kChunkWrites) MPT_RETURN_IF_ERROR(collect_chunk_write());
-    auto chunk = std::make_unique<direct_bytes>(std::move(bucket.tail));
-    bucket.tail = direct_bytes();
-    if (!spare_chunks_.empty()) {
-        bucket.tail.swap(spare_chunks_.back());
-        spare_chunks_.pop_back();
-        bucket.tail.clear();
+    while (chunk_writes_.pending.size() >= kChunkWrites) {
+        MPT_RETURN_IF_ERROR(chunk_writes_.wait_oldest());
     }
+    std::unique_ptr<direct_bytes> chunk = chunk_writes_.take();
+    chunk->swap(bucket.tail);
+    bucket.tail.clear();
     bucket.chunks.push_back({at, size});
     bucket_end_ += chunk->size();
     const direct_bytes* data = chunk.get();
     const int fd = bucket_fd_;
     SpillFiles* files = files_;
-    std::future<Status> done = std::async(std::launch::async, [files, fd, data, at] {
+    const auto write = [files, fd, data, at] {
         return files->write(fd, {data->data(), data->size()}, at);
-    });
-    chunk_writes_.push_back({std::move(chunk), std::move(done)});
+    };
+    chunk_writes_.pending.push_back(
+        {std::move(chunk), std::async(std::launch::async, write).share()});
     return {};
-}
-
-Status SpillingPairSorter::collect_chunk_write() {
-    ChunkWrite w = std::move(chunk_writes_.front());
-    chunk_writes_.pop_front();
-    Status s = w.done.get();
-    spare_chunks_.push_back(std::move(*w.chunk));
-    return s;
-}
-
-Status SpillingPairSorter::collect_chunk_writes() {
-    Status first;
-    while (!chunk_writes_.empty()) {
-        Status s = collect_chunk_write();
-        if (first.ok() && !s.ok()) first = std::move(s);
-    }
-    spare_chunks_.clear();
-    return first;
 }
 
 bool SpillingPairSorter::direct_file() const noexcept {
@@ -314,23 +323,6 @@ bool SpillingPairSorter::direct_file() const noexcept {
 size_t SpillingPairSorter::bucket_limit() const noexcept {
     const size_t limit = files_->options().bucket_bytes;
     return limit != 0 ? limit : std::max<size_t>(files_->options().run_bytes / 2, 1);
-}
-
-Status SpillingPairSorter::collect() {
-    Status first;
-    while (!writing_.empty()) {
-        Status s = collect_oldest();
-        if (first.ok() && !s.ok()) first = std::move(s);
-    }
-    return first;
-}
-
-Status SpillingPairSorter::collect_oldest() {
-    Writing w = std::move(writing_.front());
-    writing_.pop_front();
-    Status s = w.done.get();
-    spare_.push_back(std::move(w.run));
-    return s;
 }
 
 Status SpillingPairSorter::spill_here() {
@@ -347,14 +339,10 @@ Status SpillingPairSorter::spill() {
     // Past max_writing_ runs being written the oldest is waited for. The next run fills the
     // buffers of one written; the first times, new ones reserved here, as the add that called
     // this has passed its own reserve.
-    while (writing_.size() >= max_writing_) MPT_RETURN_IF_ERROR(collect_oldest());
-    std::unique_ptr<Run> run;
-    if (spare_.empty()) {
-        run = std::make_unique<Run>();
-    } else {
-        run = std::move(spare_.back());
-        spare_.pop_back();
+    while (run_writes_.pending.size() >= max_writing_) {
+        MPT_RETURN_IF_ERROR(run_writes_.wait_oldest());
     }
+    std::unique_ptr<Run> run = run_writes_.take();
     run->arena.swap(arena_);
     run->records.swap(records_);
     arena_.clear();
@@ -362,13 +350,13 @@ Status SpillingPairSorter::spill() {
     if (records_.capacity() == 0) reserve_run(arena_, records_);
     // Written after the run before it, and not at all after its error.
     std::shared_future<Status> before;
-    if (!writing_.empty()) before = writing_.back().done;
+    if (!run_writes_.pending.empty()) before = run_writes_.pending.back().done;
     Run* r = run.get();
     const auto write = [this, r, before]() -> Status {
         if (before.valid() && !before.get().ok()) return before.get();
         return write_out(r->arena, r->records);
     };
-    writing_.push_back({std::move(run), std::async(std::launch::async, write).share()});
+    run_writes_.pending.push_back({std::move(run), std::async(std::launch::async, write).share()});
     return {};
 }
 
@@ -379,11 +367,12 @@ Status SpillingPairSorter::finish() {
         sort_run(arena_.data(), records_);
         return {};
     }
-    MPT_RETURN_IF_ERROR(collect());
+    MPT_RETURN_IF_ERROR(run_writes_.wait_all());
     // The runs written are given back before the last is spread or written; the chunks are
     // on the disk before a bucket is read.
-    spare_.clear();
-    MPT_RETURN_IF_ERROR(collect_chunk_writes());
+    run_writes_.spare.clear();
+    MPT_RETURN_IF_ERROR(chunk_writes_.wait_all());
+    chunk_writes_.spare.clear();
     if (!records_.empty()) {
         if (layout_ == Layout::buckets) {
             ++spilled_;

@@ -382,14 +382,6 @@ private:
     Status spill();
     // Writes the run being filled out on this thread.
     Status spill_here();
-    // Waits for the runs being written on other threads: all of them, the first error; or
-    // the oldest, its result.
-    Status collect();
-    Status collect_oldest();
-    // The same for the chunks being written: the oldest; all of them, the first error (their
-    // buffers given back).
-    Status collect_chunk_write();
-    Status collect_chunk_writes();
     // How many of the 256 / width groups of width first bytes (16: nibbles, 1: bytes) the
     // runs' keys start with.
     unsigned starts_used(unsigned width) const noexcept;
@@ -402,29 +394,38 @@ private:
     bool overlap_;
     bytes arena_;
     std::vector<Record> records_;
-    // overlap: the full runs being written on other threads, oldest first, each after the one
-    // before it (the buckets and runs take them in input order), with their results; at most
-    // max_writing_ of them. And the buffers of runs written, for the next runs.
+    // Buffers being written on other threads, oldest first, with their results; and the
+    // buffers of writes ended, for the next ones.
+    template <typename Buffer>
+    struct Writes {
+        struct Write {
+            std::unique_ptr<Buffer> buffer;
+            std::shared_future<Status> done;
+        };
+        std::deque<Write> pending;
+        std::vector<std::unique_ptr<Buffer>> spare;
+        // A spare buffer, or a new one.
+        std::unique_ptr<Buffer> take();
+        // Waits for the oldest write: its result; its buffer goes to spare.
+        Status wait_oldest();
+        // Waits for every write: the first error.
+        Status wait_all();
+        // Waits for every write, their results dropped.
+        void wait() const noexcept {
+            for (const Write& w : pending) w.done.wait();
+        }
+    };
+    // overlap: the full runs being written, each after the one before it (the buckets and
+    // runs take them in input order), at most max_writing_ of them.
     struct Run {
         bytes arena;
         std::vector<Record> records;
     };
-    struct Writing {
-        std::unique_ptr<Run> run;
-        std::shared_future<Status> done;
-    };
-    std::deque<Writing> writing_;
-    std::vector<std::unique_ptr<Run>> spare_;
+    Writes<Run> run_writes_;
     size_t max_writing_ = 1;
-    // A direct file's chunks being written on other threads, oldest first, at most
-    // kChunkWrites; and the buffers of chunks written, for the buckets to fill next.
+    // A direct file's chunks being written, at most kChunkWrites.
     static constexpr size_t kChunkWrites = 4;
-    struct ChunkWrite {
-        std::unique_ptr<direct_bytes> chunk;
-        std::future<Status> done;
-    };
-    std::deque<ChunkWrite> chunk_writes_;
-    std::vector<direct_bytes> spare_chunks_;
+    Writes<direct_bytes> chunk_writes_;
     std::vector<RunFile> runs_;
     // buckets: the file of their chunks, and its size.
     std::array<Bucket, 256> buckets_;
