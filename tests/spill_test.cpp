@@ -442,7 +442,15 @@ TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors"
             good + ",\n  \"0x12\" \"0x01\"}",     good + ",\n  \"0x12\": \"0x01\"",
             good + ",\n  \"0x12\": \"0x01\"} []", good + ",\n \"0x12\": \"0x01\",}",
             good + ",\n  \"\\q\": \"0x01\"}"};
-        for (const std::string& doc : bad) {
+        // And on a line that pieces before began: its column counts from a line feed that an
+        // earlier piece held (in the head or the tail of one parsed in halves).
+        std::vector<std::string> docs(std::begin(bad), std::end(bad));
+        for (size_t n = 402; n < 412; ++n) {
+            std::string doc = random_document(rng, n, false);
+            doc.pop_back();
+            docs.push_back(doc + ", \"0x12\": \"0x1\"}");
+        }
+        for (const std::string& doc : docs) {
             auto want = parse_kv(doc);
             REQUIRE_FALSE(want.ok());
             TempFile file;

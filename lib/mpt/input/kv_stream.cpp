@@ -30,6 +30,25 @@ size_t count_newlines(const char* p, size_t n) noexcept {
 
 }  // namespace
 
+KvStreamReader::LineFeeds KvStreamReader::LineFeeds::of(std::string_view text) noexcept {
+    LineFeeds f;
+    f.bytes = text.size();
+    f.count = count_newlines(text.data(), text.size());
+    if (f.count != 0) {
+        const void* last = ::memrchr(text.data(), '\n', text.size());
+        f.after_last = static_cast<size_t>(static_cast<const char*>(last) - text.data()) + 1;
+    }
+    return f;
+}
+
+KvStreamReader::LineFeeds KvStreamReader::LineFeeds::then(const LineFeeds& next) const noexcept {
+    LineFeeds f;
+    f.bytes = bytes + next.bytes;
+    f.count = count + next.count;
+    f.after_last = next.count != 0 ? bytes + next.after_last : after_last;
+    return f;
+}
+
 KvStreamReader::KvStreamReader(std::unique_ptr<TextStream> in) : in_(std::move(in)) {}
 
 KvStreamReader::~KvStreamReader() {
@@ -92,14 +111,20 @@ Result<KvInput> KvStreamReader::parse_piece(size_t n, size_t mid, bool last) {
     // document would only name its errors, which the caller takes from a whole parse.
     kv_detail::KvPieceState first = state_;
     kv_detail::KvPieceState second = state_;
-    auto tail = std::async(std::launch::async, [text, mid, last, &second] {
-        return kv_detail::parse_kv_piece(text.substr(mid), last, second);
+    // Each thread counts its half's line feeds too, for drop().
+    LineFeeds tail_lines;
+    auto tail = std::async(std::launch::async, [text, mid, last, &second, &tail_lines] {
+        Result<KvInput> r = kv_detail::parse_kv_piece(text.substr(mid), last, second);
+        if (r) tail_lines = LineFeeds::of(text.substr(mid));
+        return r;
     });
     Result<KvInput> head = kv_detail::parse_kv_piece(text.substr(0, mid), false, first);
+    const LineFeeds head_lines = head ? LineFeeds::of(text.substr(0, mid)) : LineFeeds{};
     Result<KvInput> rest = tail.get();
     if (!head) return head.error();
     if (!rest) return rest.error();
     if (first.closed) return Errc::bad_input;  // the document ends before mid
+    lines_ = head_lines.then(tail_lines);
     const size_t before = state_.entries;
     state_ = second;
     state_.entries = first.entries + (second.entries - before);
@@ -126,14 +151,14 @@ size_t KvStreamReader::guess_cut(size_t t) const noexcept {
 
 // Drops the text's first n bytes, parsed, and moves the place of the next piece past them.
 void KvStreamReader::drop(size_t n) noexcept {
-    const char* const base = text().data();
-    const size_t newlines = count_newlines(base, n);
-    if (newlines == 0) {
+    // Counted by the parse of the piece's halves, or here.
+    const LineFeeds lines = lines_.bytes == n ? lines_ : LineFeeds::of(text().substr(0, n));
+    lines_ = LineFeeds{};
+    if (lines.count == 0) {
         state_.column += n;
     } else {
-        const char* const last_nl = static_cast<const char*>(::memrchr(base, '\n', n));
-        state_.line += newlines;
-        state_.column = static_cast<size_t>(base + n - (last_nl + 1));
+        state_.line += lines.count;
+        state_.column = n - lines.after_last;
     }
     in_->drop(n);
     scanned_ -= n;

@@ -63,6 +63,17 @@ private:
 
     std::string_view text() const noexcept { return in_->text(); }
 
+    // The line feeds in a text of `bytes` bytes: how many, and the bytes up to and with the
+    // last one.
+    struct LineFeeds {
+        size_t bytes = 0;
+        size_t count = 0;
+        size_t after_last = 0;
+        static LineFeeds of(std::string_view text) noexcept;
+        // This text's followed by next's.
+        LineFeeds then(const LineFeeds& next) const noexcept;
+    };
+
     std::unique_ptr<TextStream> in_;
     bool done_ = false;  // the last piece was handed out
     // The scan for places to cut: where it stands in the text, its state there, and the last
@@ -81,6 +92,8 @@ private:
     // Guessed places to cut that may still fail to parse before guessing stops.
     int guesses_left_ = 8;
     size_t guessed_ = 0;
+    // The line feeds of the piece parse_piece parsed in halves (bytes 0: not counted).
+    LineFeeds lines_;
     // read_ahead: the piece being read on the other thread. Last, so that it goes first.
     KvInput ahead_piece_;
     std::future<Result<bool>> ahead_;
