@@ -283,7 +283,11 @@ Status SpillingPairSorter::flush_bucket(Bucket& bucket) {
         direct_ = direct_ && SpillFiles::make_direct(bucket_fd_);
     }
     const size_t size = bucket.tail.size();
-    if (direct_) bucket.tail.resize(direct_size(size));  // zeros, never read as records
+    if (direct_) {
+        // Zeros, never read as records.
+        bucket.tail.resize(direct_size(size));
+        std::memset(bucket.tail.data() + size, 0, bucket.tail.size() - size);
+    }
     const uint64_t at = bucket_end_;
     if (!direct_) {
         MPT_RETURN_IF_ERROR(

@@ -25,6 +25,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mpt {
@@ -83,7 +84,8 @@ struct SpillOptions {
 // What O_DIRECT asks of a transfer's address, length and file offset, here.
 inline constexpr size_t kDirectAlign = 4096;
 
-// Bytes whose buffer starts at a multiple of kDirectAlign.
+// Bytes whose buffer starts at a multiple of kDirectAlign, grown without first filling what
+// is written or read into it next.
 template <typename T>
 struct DirectAllocator {
     using value_type = T;
@@ -95,6 +97,14 @@ struct DirectAllocator {
     }
     void deallocate(T* p, size_t) noexcept {
         ::operator delete (p, std::align_val_t{kDirectAlign});
+    }
+    template <typename U>
+    void construct(U* p) noexcept {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <typename U, typename... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
     }
     friend bool operator==(const DirectAllocator&, const DirectAllocator&) noexcept { return true; }
 };
