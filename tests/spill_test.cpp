@@ -423,7 +423,21 @@ TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors"
                                          bytes(p[i].value.begin(), p[i].value.end()));
                     }
                 }
+                // The end again, however often asked.
+                auto again = stream.next(p);
+                REQUIRE(again.ok());
+                CHECK_FALSE(*again);
                 if (piece < 1000) CHECK(pieces > 10);
+                // A reader dropped after its first piece, the others being read ahead: it ends
+                // its other thread, without waiting for the rest.
+                {
+                    KvStreamReader dropped(mpt::test::text_stream(file.path, piece, 1 << 20));
+                    dropped.read_ahead(ahead);
+                    dropped.parse_halves(halves, 1);
+                    auto first = dropped.next(p);
+                    REQUIRE(first.ok());
+                    CHECK(*first);
+                }
                 // JSON pieces after the first are cut where the reader guesses (some guesses
                 // fall inside the keys that hold "\"," or "],"); a text dump's are scanned.
                 if (piece < 1000) CHECK((stream.pieces_guessed() > 0) == (shape != 2));

@@ -53,7 +53,13 @@ KvStreamReader::KvStreamReader(std::unique_ptr<TextStream> in) : in_(std::move(i
 
 KvStreamReader::~KvStreamReader() {
     // The other thread reads into the stream's buffer: it ends before the stream goes.
-    if (ahead_.valid()) ahead_.wait();
+    if (!ahead_thread_.joinable()) return;
+    {
+        const std::lock_guard<std::mutex> lock(ahead_mu_);
+        stop_ = true;
+    }
+    ahead_cv_.notify_all();
+    ahead_thread_.join();
 }
 
 // Finds places to cut in the bytes not scanned yet: just after a ',' at depth 1, outside
@@ -167,23 +173,50 @@ void KvStreamReader::drop(size_t n) noexcept {
 }
 
 Result<bool> KvStreamReader::next(KvInput& piece) {
-    if (!read_ahead_ && !ahead_.valid()) {
+    if (!read_ahead_ && !ahead_thread_.joinable()) {
         Result<bool> more = next_here(piece);
         ordered_ = state_.ordered;
         return more;
     }
-    if (!ahead_.valid()) {
-        ahead_ = std::async(std::launch::async, [this] { return next_here(ahead_piece_); });
+    if (ended_) return *ended_;
+    if (!ahead_thread_.joinable()) ahead_thread_ = std::thread([this] { read_pieces_ahead(); });
+    Ahead a;
+    {
+        std::unique_lock<std::mutex> lock(ahead_mu_);
+        ahead_cv_.wait(lock, [this] { return !ahead_.empty(); });
+        a = std::move(ahead_.front());
+        ahead_.pop_front();
     }
-    Result<bool> more = ahead_.get();
-    ordered_ = state_.ordered;
-    if (!more || !*more) return more;
-    piece = std::move(ahead_piece_);
-    ahead_piece_ = KvInput();
-    if (read_ahead_) {
-        ahead_ = std::async(std::launch::async, [this] { return next_here(ahead_piece_); });
+    ahead_cv_.notify_all();
+    ordered_ = a.ordered;
+    if (!a.more || !*a.more) {
+        ended_ = a.more;  // the other thread has stopped
+        return a.more;
     }
+    piece = std::move(a.piece);
     return true;
+}
+
+// The other thread's work with read_ahead: the pieces in order, up to kAhead waiting, until
+// the end of the document, an error, or the destructor.
+void KvStreamReader::read_pieces_ahead() {
+    while (true) {
+        {
+            std::unique_lock<std::mutex> lock(ahead_mu_);
+            ahead_cv_.wait(lock, [this] { return stop_ || ahead_.size() < kAhead; });
+            if (stop_) return;
+        }
+        Ahead a;
+        a.more = next_here(a.piece);
+        a.ordered = state_.ordered;
+        const bool end = !a.more || !*a.more;
+        {
+            const std::lock_guard<std::mutex> lock(ahead_mu_);
+            ahead_.push_back(std::move(a));
+        }
+        ahead_cv_.notify_all();
+        if (end) return;
+    }
 }
 
 Result<bool> KvStreamReader::next_here(KvInput& piece) {

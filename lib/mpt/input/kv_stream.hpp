@@ -12,10 +12,15 @@
 #include <mpt/input/text_stream.hpp>
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -32,9 +37,12 @@ public:
 
     // The entries of the next piece, in input order; false at the end of the document.
     Result<bool> next(KvInput& piece);
-    // From the next call of next() on, the piece after the one handed out is read and parsed
-    // on a thread of its own while the caller works on that one: one more piece is held. Its
-    // errors come back, in their turn, from the call that would have read it.
+    // Before the first call of next(): with on, the pieces after the one handed out are read
+    // and parsed on a thread of its own while the caller works on that one, up to kAhead of
+    // them waiting (so that a caller slow on one piece does not hold up the reading of the
+    // next ones): up to kAhead + 2 pieces are held. Errors come back, in their turn, from the
+    // call that would have read them.
+    static constexpr size_t kAhead = 2;
     void read_ahead(bool on) noexcept { read_ahead_ = on; }
     // From the next piece on, with on, a piece of at least min_bytes after the first is cut
     // near its middle, between two entries, and its halves are parsed on two threads: the same
@@ -53,6 +61,7 @@ public:
 
 private:
     Result<bool> next_here(KvInput& piece);
+    void read_pieces_ahead();
     void scan() noexcept;
     Result<KvInput> parse_piece(size_t n, size_t mid, bool last);
     Result<KvInput> parse_scanned(size_t n, bool last);
@@ -94,9 +103,19 @@ private:
     size_t guessed_ = 0;
     // The line feeds of the piece parse_piece parsed in halves (bytes 0: not counted).
     LineFeeds lines_;
-    // read_ahead: the piece being read on the other thread. Last, so that it goes first.
-    KvInput ahead_piece_;
-    std::future<Result<bool>> ahead_;
+    // read_ahead: the pieces read on the other thread, and what ended its reading once
+    // handed out.
+    struct Ahead {
+        Result<bool> more = false;
+        KvInput piece;
+        bool ordered = false;
+    };
+    std::mutex ahead_mu_;
+    std::condition_variable ahead_cv_;
+    std::deque<Ahead> ahead_;  // guarded by ahead_mu_
+    bool stop_ = false;        // guarded by ahead_mu_: the destructor's
+    std::optional<Result<bool>> ended_;
+    std::thread ahead_thread_;
 };
 
 }  // namespace mpt
