@@ -229,11 +229,17 @@ Status SpillingPairSorter::spread(const bytes& arena, const std::vector<Record>&
         }
     }
     for (const Record& r : records) {
-        Bucket& bucket = buckets_[first_byte(r)];
+        const size_t b = first_byte(r);
+        Bucket& bucket = buckets_[b];
         const size_t body = size_t{r.key_len} + r.value_len + r.extra_len;
         // A chunk ends before the record that would take it past chunk_bytes, so that the
         // buffer never grows past its first size (a record larger is a chunk of its own).
-        if (!keep && !bucket.tail.empty() && bucket.tail.size() + kBucketHeaderMax + body > chunk) {
+        // Bucket b's first chunk ends at (b + 1) / 256 of that: buckets that fill at one rate
+        // (keys hashed) then send their chunks to the disk one after another, not all at once
+        // while the disk waits in between.
+        const size_t limit =
+            bucket.chunks.empty() ? std::max<size_t>(chunk * (b + 1) / 256, 1) : chunk;
+        if (!keep && !bucket.tail.empty() && bucket.tail.size() + kBucketHeaderMax + body > limit) {
             MPT_RETURN_IF_ERROR(flush_bucket(bucket));
         }
         // Room for the padding of a direct file's chunk, too.
