@@ -125,9 +125,10 @@ KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double ru
     KvMemoryPlan p;
     memory = std::max<size_t>(memory, 1);
     p.whole_limit = static_cast<size_t>(static_cast<double>(memory) / bytes_per_text_byte);
-    // A piece's text, its decoded bytes and its entries: about three times piece_bytes; with
-    // the stream's read_ahead two pieces are held, under a fifth of the budget.
-    p.piece_bytes = std::clamp<size_t>(memory / 32, 64, size_t{32} << 20);
+    // A piece's text, its decoded bytes and its entries: at most about three times
+    // piece_bytes (entries of a few bytes); with the stream's read_ahead up to four pieces
+    // are held (two waiting, one being parsed, one handed out), under a fifth of the budget.
+    p.piece_bytes = std::clamp<size_t>(memory / 64, 64, size_t{32} << 20);
     p.max_entry_bytes = std::max(memory / 4, p.piece_bytes);
     p.spill = SpillOptions::for_memory(memory, std::move(tmp_dir));
     p.spill.direct = p.spill.direct && spill_around_cache(input_bytes);
