@@ -29,8 +29,8 @@ SpillOptions SpillOptions::for_memory(size_t memory, std::string tmp_dir) {
     o.buffer_bytes = std::clamp<size_t>(memory / 256, 4096, size_t{1} << 20);
     // The buffers of a merge take at most a quarter of the budget.
     o.fan_in = std::clamp<size_t>(memory / 4 / o.buffer_bytes, 2, 256);
-    o.chunk_bytes = std::clamp<size_t>(memory / 4096, 256, size_t{1} << 20);
-    o.direct = o.chunk_bytes >= size_t{64} << 10;
+    o.chunk_bytes = std::clamp<size_t>(memory / 2048, 256, size_t{2} << 20);
+    o.direct = o.chunk_bytes >= size_t{128} << 10;
     o.tmp_dir = std::move(tmp_dir);
     return o;
 }

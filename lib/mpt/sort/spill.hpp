@@ -75,8 +75,9 @@ struct SpillOptions {
     size_t fail_write = 0;
 
     // The split of a memory budget of `memory` bytes: half for one run, buffers of at most
-    // 1 MiB, chunks of at most 1 MiB (the 256 of them a sixteenth of the budget); direct
-    // when a chunk is 64 KiB or more, so that the padding costs little.
+    // 1 MiB, chunks of at most 2 MiB (the 256 of them an eighth of the budget: fewer and
+    // larger writes of a direct file wait less); direct when a chunk is 128 KiB or more (a
+    // budget of 256 MiB), so that the padding costs little.
     // REQUIRES: memory > 0.
     static SpillOptions for_memory(size_t memory, std::string tmp_dir);
 };
