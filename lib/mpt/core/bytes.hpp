@@ -8,9 +8,12 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mpt {
@@ -76,6 +79,26 @@ inline bool bytes_equal(bytes_view a, bytes_view b) noexcept {
 // key/value reader against 3,000). Only whole huge pages inside the range are affected;
 // where the kernel has none to give, nothing changes.
 void advise_huge_pages(const void* p, size_t n) noexcept;
+
+// The allocator Alloc, except that a container grown without values (resize) leaves the new
+// elements default-initialized, which for bytes is not at all: for a buffer that is read or
+// written into next.
+template <typename Alloc>
+struct NoFill : Alloc {
+    using Alloc::Alloc;
+    template <typename U>
+    struct rebind {  // NOLINT(readability-identifier-naming): the allocator protocol's name
+        using other = NoFill<typename std::allocator_traits<Alloc>::template rebind_alloc<U>>;
+    };
+    template <typename U>
+    void construct(U* p) noexcept {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <typename U, typename... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
 
 // Reserves room for n elements in v, on huge pages where the kernel has them.
 template <typename T>

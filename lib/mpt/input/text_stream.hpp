@@ -5,6 +5,7 @@
 // Thread safety: an object is used by one thread at a time.
 #pragma once
 
+#include <mpt/core/bytes.hpp>
 #include <mpt/core/error.hpp>
 #include <mpt/input/json_lexer.hpp>
 #include <mpt/input/kv_input.hpp>
@@ -22,18 +23,7 @@ class TextStream {
 public:
     // The bytes read and not yet dropped. Grown as the stream is read into it, without first
     // filling what the read overwrites.
-    template <typename T>
-    struct NoFill : std::allocator<T> {
-        template <typename U>
-        void construct(U* p) noexcept {
-            ::new (static_cast<void*>(p)) U;
-        }
-        template <typename U, typename... Args>
-        void construct(U* p, Args&&... args) {
-            ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-        }
-    };
-    using Buffer = std::vector<char, NoFill<char>>;
+    using Buffer = std::vector<char, NoFill<std::allocator<char>>>;
 
     // Reads the descriptor fd (closed at the end unless it is standard input) of the file
     // path. A piece is about piece_bytes of text; one entry may take up to max_entry_bytes

@@ -85,8 +85,7 @@ struct SpillOptions {
 // What O_DIRECT asks of a transfer's address, length and file offset, here.
 inline constexpr size_t kDirectAlign = 4096;
 
-// Bytes whose buffer starts at a multiple of kDirectAlign, grown without first filling what
-// is written or read into it next.
+// Bytes whose buffer starts at a multiple of kDirectAlign.
 template <typename T>
 struct DirectAllocator {
     using value_type = T;
@@ -99,17 +98,10 @@ struct DirectAllocator {
     void deallocate(T* p, size_t) noexcept {
         ::operator delete (p, std::align_val_t{kDirectAlign});
     }
-    template <typename U>
-    void construct(U* p) noexcept {
-        ::new (static_cast<void*>(p)) U;
-    }
-    template <typename U, typename... Args>
-    void construct(U* p, Args&&... args) {
-        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-    }
     friend bool operator==(const DirectAllocator&, const DirectAllocator&) noexcept { return true; }
 };
-using direct_bytes = std::vector<uint8_t, DirectAllocator<uint8_t>>;
+// Grown without first filling what is written or read into it next.
+using direct_bytes = std::vector<uint8_t, NoFill<DirectAllocator<uint8_t>>>;
 
 // The temporary files of one sort (or of a build's sorts): where they go, and what was
 // written to them. May be used from several threads at once. A file given back is emptied and
