@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <mpt/input/json_lexer.hpp>
 #include <mpt/input/kv_format.hpp>
 #include <mpt/input/kv_stream.hpp>

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
