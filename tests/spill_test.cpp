@@ -383,6 +383,66 @@ TEST_CASE("spill: the runs tell how many first nibbles their keys start with") {
     CHECK(sorter.bytes_used() == 5);  // the empty key as byte 0
 }
 
+TEST_CASE("spill: a root on threads releases each nibble's records, but none a fallback reads") {
+    // Keys of 4 bytes under first bytes 0x10 to 0x7f (nibbles 1 to 7), several runs' worth;
+    // with last_nibble_only, every key but those of nibble 7 is deleted at the end, so that
+    // the root is no branch of the parts and is hashed again, from all the buckets, on one.
+    std::mt19937_64 rng(test::seed("spill_release"));
+    for (const bool last_nibble_only : {false, true}) {
+        for (const bool direct : {false, true}) {
+            CAPTURE(last_nibble_only);
+            CAPTURE(direct);
+            std::vector<std::pair<bytes, bytes>> writes;
+            for (size_t i = 0; i < 600; ++i) {
+                bytes key = test::random_bytes(rng, 4);
+                key[0] = static_cast<uint8_t>(0x10 + rng() % 0x70);
+                writes.emplace_back(key, test::random_bytes(rng, 1 + rng() % 20));
+            }
+            if (last_nibble_only) {
+                for (size_t i = 0, n = writes.size(); i < n; ++i) {
+                    if (writes[i].first[0] < 0x70) writes.emplace_back(writes[i].first, bytes());
+                }
+            }
+            std::string doc = "[";
+            for (const auto& [k, v] : writes) {
+                doc += (doc.size() == 1 ? "[\"" : ",[\"") + to_hex(k) + "\",\"" + to_hex(v) + "\"]";
+            }
+            auto input = parse_kv(doc + "]");
+            REQUIRE(input.ok());
+            auto want = kv_root(*input, false, 1);
+            REQUIRE(want.ok());
+
+            TempDir dir;
+            SpillOptions so = tiny(dir.path, 2000, 4, true);
+            so.direct = direct;
+            SpillFiles files(so);
+            SpillingPairSorter sorter(files);
+            for (const auto& [k, v] : writes) REQUIRE(sorter.add(k, v).ok());
+            REQUIRE(sorter.finish().ok());
+            REQUIRE(sorter.runs_spilled() > 3);
+            auto got = kv_root_sorted(sorter, 2);
+            REQUIRE_MESSAGE(got.ok(), test::why(got));
+            CHECK(got->root == want->root);
+            CHECK(got->pairs == want->pairs);
+            // Released after the split: a nibble's records read again fail. After the
+            // fallback, nothing was released: they read again as before.
+            for (unsigned v = 1; v < 8; ++v) {
+                auto stream = sorter.nibble_stream(v);
+                REQUIRE(stream.ok());
+                auto pairs = (*stream)->next();
+                if (last_nibble_only) {
+                    REQUIRE_MESSAGE(pairs.ok(), test::why(pairs));
+                    CHECK(pairs->empty() == (v < 7));
+                } else {
+                    REQUIRE_FALSE(pairs.ok());
+                    CHECK(pairs.error().code == Errc::internal);
+                }
+            }
+            CHECK(dir.entries() == 0);
+        }
+    }
+}
+
 TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors") {
     // Read on this thread, and with each next piece read ahead on another; each piece parsed
     // whole, or in halves on two threads.

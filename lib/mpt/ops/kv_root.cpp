@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <mutex>
 #include <optional>
 #include <span>
 
@@ -188,15 +189,33 @@ namespace {
 // kv_root_sorted on threads, as nibble_split_root: the subtrie under each child of the root
 // branch from the merge of the runs' parts of that nibble. Nothing when the final keys make
 // no branch at the root.
+//
+// A part's records are released (SpillingPairSorter::release_nibble) once it is hashed and the
+// root is known to be a branch of the parts (two of its items seen: parts with pairs, or one
+// and the empty key's value), so that no caller reads them again: their room is freed while
+// the other parts are hashed, not all at the end.
 Result<std::optional<KvRoot>> spilled_nibble_root(const SpillingPairSorter& sorter,
                                                   unsigned threads) {
     bytes top_value;  // the empty key's value, which the root branch holds
+    std::mutex mutex;
+    std::vector<unsigned> hashed;  // parts hashed, not yet released
+    size_t items = 0;              // the root branch's items seen
+    const auto release = [&](unsigned v, bool has_pairs, bool has_top) {
+        const std::lock_guard lock(mutex);
+        items += (has_pairs ? 1 : 0) + (has_top ? 1 : 0);
+        hashed.push_back(v);
+        if (items < 2) return;
+        for (const unsigned h : hashed) sorter.release_nibble(h);
+        hashed.clear();
+    };
     return split_kv_root(
         threads,
         [&](size_t v, NibblePart& part) {
             hash_part(part, 1, nullptr, [&](StackTrie& st) {
                 return add_nibble_stream(sorter, static_cast<unsigned>(v), st, top_value);
             });
+            // top_value is set by part 0, on this thread.
+            release(static_cast<unsigned>(v), !part.ref.empty(), v == 0 && !top_value.empty());
         },
         top_value);
 }

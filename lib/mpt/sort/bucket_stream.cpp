@@ -85,10 +85,10 @@ private:
     Status load(unsigned b);
     // Reads all of bucket b, its chunks then its tail, into raw_ and ranges_.
     Status read_whole(unsigned b);
-    // Reads bucket's chunks, then its tail, into raw_ a chunk at a time, and calls each with
+    // Reads bucket b's chunks, then its tail, into raw_ a chunk at a time, and calls each with
     // every record.
     template <typename Each>
-    Status read_chunks(const Bucket& bucket, Each&& each);
+    Status read_chunks(unsigned b, Each&& each);
     // Parses the records of buf[from, to), calling each with every one: where its header
     // begins, where its key begins, and the three lengths.
     template <typename Each>
@@ -152,11 +152,12 @@ Status SpillingPairSorter::BucketStream::parse(const direct_bytes& buf, size_t f
 }
 
 template <typename Each>
-Status SpillingPairSorter::BucketStream::read_chunks(const Bucket& bucket, Each&& each) {
+Status SpillingPairSorter::BucketStream::read_chunks(unsigned b, Each&& each) {
+    const Bucket& bucket = sorter_.buckets_[b];
     for (const Bucket::Chunk& c : bucket.chunks) {
         raw_.resize(sorter_.direct_ ? direct_size(c.size) : c.size);
         MPT_RETURN_IF_ERROR(
-            sorter_.files_->read(sorter_.bucket_fd_, raw_.data(), raw_.size(), c.offset));
+            sorter_.files_->read(sorter_.fd_of(b), raw_.data(), raw_.size(), c.offset));
         MPT_RETURN_IF_ERROR(parse(raw_, 0, c.size, each));
     }
     raw_.assign(bucket.tail.begin(), bucket.tail.end());
@@ -173,8 +174,7 @@ Status SpillingPairSorter::BucketStream::read_whole(unsigned b) {
     size_t at = 0;
     for (const Bucket::Chunk& c : bucket.chunks) {
         const size_t n = direct ? direct_size(c.size) : c.size;
-        MPT_RETURN_IF_ERROR(
-            sorter_.files_->read(sorter_.bucket_fd_, raw_.data() + at, n, c.offset));
+        MPT_RETURN_IF_ERROR(sorter_.files_->read(sorter_.fd_of(b), raw_.data() + at, n, c.offset));
         if (!ranges_.empty() && ranges_.back().to == at) {
             ranges_.back().to = at + c.size;
         } else {
@@ -193,6 +193,9 @@ Status SpillingPairSorter::BucketStream::load(unsigned b) {
     at_ = 0;
     group_ = 256;
     if (bucket.size == 0) return {};
+    if (sorter_.released_[b / 16].load()) {
+        return Error{Errc::internal, "a spilled sort's records read after they were released"};
+    }
     if (ahead_.valid()) {
         // Read ahead: this is the next bucket with records, and nothing else touches raw_.
         MPT_ASSERT(ahead_bucket_ == b);
@@ -202,7 +205,7 @@ Status SpillingPairSorter::BucketStream::load(unsigned b) {
         merged_.reset(new SpillingPairSorter(*sorter_.files_, sorter_.bucket_limit()));
         Status added;
         MPT_RETURN_IF_ERROR(
-            read_chunks(bucket, [&](size_t, size_t at, uint32_t k, uint32_t v, uint32_t x) {
+            read_chunks(b, [&](size_t, size_t at, uint32_t k, uint32_t v, uint32_t x) {
                 if (!added.ok()) return;
                 const uint8_t* p = raw_.data() + at;
                 added = merged_->add({p, k}, {p + k, v}, {p + k + v, x});

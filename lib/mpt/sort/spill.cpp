@@ -43,7 +43,9 @@ SpillingPairSorter::~SpillingPairSorter() {
     // runs first: they write chunks).
     run_writes_.wait();
     chunk_writes_.wait();
-    if (bucket_fd_ >= 0) files_->give_back(bucket_fd_);
+    // A file is not given back (for another sort to fill) while it is being emptied.
+    for (const std::future<void>& r : releases_) r.wait();
+    for (const BucketFile& f : bucket_files_) files_->give_back(f.fd);
 }
 
 Status SpillingPairSorter::add(bytes_view key, bytes_view value, bytes_view extra) {
@@ -240,7 +242,7 @@ Status SpillingPairSorter::spread(const bytes& arena, const std::vector<Record>&
         const size_t limit =
             bucket.chunks.empty() ? std::max<size_t>(chunk * (b + 1) / 256, 1) : chunk;
         if (!keep && !bucket.tail.empty() && bucket.tail.size() + kBucketHeaderMax + body > limit) {
-            MPT_RETURN_IF_ERROR(flush_bucket(bucket));
+            MPT_RETURN_IF_ERROR(flush_bucket(b));
         }
         // Room for the padding of a direct file's chunk, too.
         if (bucket.tail.capacity() == 0) bucket.tail.reserve(chunk + (direct_ ? kDirectAlign : 0));
@@ -283,10 +285,17 @@ Status SpillingPairSorter::Writes<Buffer>::wait_all() {
     return first;
 }
 
-Status SpillingPairSorter::flush_bucket(Bucket& bucket) {
-    if (bucket_fd_ < 0) {
-        MPT_TRY(bucket_fd_, files_->make_file());
-        direct_ = direct_ && SpillFiles::make_direct(bucket_fd_);
+Status SpillingPairSorter::flush_bucket(size_t b) {
+    Bucket& bucket = buckets_[b];
+    BucketFile& file = file_of(b);
+    if (file.fd < 0) {
+        const bool first = std::all_of(bucket_files_.begin(), bucket_files_.end(),
+                                       [](const BucketFile& f) { return f.fd < 0; });
+        MPT_TRY(file.fd, files_->make_file());
+        // The first file decides: a file that is then refused goes through the cache, its
+        // chunks padded all the same.
+        const bool direct = direct_ && SpillFiles::make_direct(file.fd);
+        if (first) direct_ = direct;
     }
     const size_t size = bucket.tail.size();
     if (direct_) {
@@ -294,12 +303,11 @@ Status SpillingPairSorter::flush_bucket(Bucket& bucket) {
         bucket.tail.resize(direct_size(size));
         std::memset(bucket.tail.data() + size, 0, bucket.tail.size() - size);
     }
-    const uint64_t at = bucket_end_;
+    const uint64_t at = file.end;
     if (!direct_) {
-        MPT_RETURN_IF_ERROR(
-            files_->write(bucket_fd_, {bucket.tail.data(), bucket.tail.size()}, at));
+        MPT_RETURN_IF_ERROR(files_->write(file.fd, {bucket.tail.data(), bucket.tail.size()}, at));
         bucket.chunks.push_back({at, size});
-        bucket_end_ += bucket.tail.size();
+        file.end += bucket.tail.size();
         bucket.tail.clear();
         return {};
     }
@@ -312,9 +320,9 @@ Status SpillingPairSorter::flush_bucket(Bucket& bucket) {
     chunk->swap(bucket.tail);
     bucket.tail.clear();
     bucket.chunks.push_back({at, size});
-    bucket_end_ += chunk->size();
+    file.end += chunk->size();
     const direct_bytes* data = chunk.get();
-    const int fd = bucket_fd_;
+    const int fd = file.fd;
     SpillFiles* files = files_;
     const auto write = [files, fd, data, at] {
         return files->write(fd, {data->data(), data->size()}, at);
@@ -325,9 +333,14 @@ Status SpillingPairSorter::flush_bucket(Bucket& bucket) {
 }
 
 bool SpillingPairSorter::direct_file() const noexcept {
-    if (bucket_fd_ < 0) return false;
-    const int flags = ::fcntl(bucket_fd_, F_GETFL);
-    return flags >= 0 && (flags & O_DIRECT) != 0;
+    bool any = false;
+    for (const BucketFile& f : bucket_files_) {
+        if (f.fd < 0) continue;
+        const int flags = ::fcntl(f.fd, F_GETFL);
+        if (flags < 0 || (flags & O_DIRECT) == 0) return false;
+        any = true;
+    }
+    return any;
 }
 
 size_t SpillingPairSorter::bucket_limit() const noexcept {
@@ -413,6 +426,16 @@ unsigned SpillingPairSorter::starts_used(unsigned width) const noexcept {
         }
     }
     return used;
+}
+
+void SpillingPairSorter::release_nibble(unsigned v) const {
+    MPT_ASSERT(finished_ && v < 16);
+    released_[v].store(true);
+    const int fd = bucket_files_[v].fd;
+    if (layout_ != Layout::buckets || fd < 0) return;
+    const std::lock_guard lock(release_mu_);
+    // Emptied as give_back empties it, which is then quick.
+    releases_.push_back(std::async(std::launch::async, [fd] { (void)::ftruncate(fd, 0); }));
 }
 
 unsigned SpillingPairSorter::nibbles_used() const noexcept { return starts_used(16); }

@@ -280,7 +280,8 @@ protected:
 // kept in memory up to a run's bytes and sorted there when that is all. Past them, each
 // full run goes to a temporary file, deletions kept, laid out one of two ways:
 // - buckets (the default): the run's entries are not sorted but spread by their key's first
-//   byte over 256 buckets, in input order, each bucket a list of chunks in one file. The
+//   byte over 256 buckets, in input order, each bucket a list of chunks in the file of its
+//   first nibble (release_nibble frees one nibble's). The
 //   final pairs of a first byte are its bucket read back into memory and sorted there, as a
 //   run is, a group of one second byte at a time; a bucket too large to hold within
 //   SpillOptions::bucket_bytes is sorted in runs of that size, merged. Each entry is written once
@@ -322,8 +323,8 @@ public:
     // Buckets whose final pairs were read in runs, merged, for being too large to hold
     // within bucket_bytes (so far: a count kept by the streams).
     size_t buckets_merged() const noexcept { return buckets_merged_; }
-    // Whether the buckets' file is still direct (SpillOptions::direct): no transfer on it was
-    // refused as such. False when there is none.
+    // Whether the buckets' files are still direct (SpillOptions::direct): no transfer on
+    // them was refused as such. False when there is none.
     bool direct_file() const noexcept;
 
     // After finish(), when runs were spilled: the final pairs whose keys start with nibble v
@@ -333,6 +334,12 @@ public:
     // The same for the final pairs whose keys start with byte b (b < 256; for b = 0 also the
     // empty key).
     Result<std::unique_ptr<SpilledPairStream>> byte_stream(unsigned b) const;
+    // After finish(), when runs were spilled: the caller reads none of the final pairs whose
+    // keys start with nibble v again, and the room their records take on the disk is freed
+    // now, on a thread of its own, where it would otherwise be freed when the sorter goes (a
+    // file system that discards what it frees took a second for 6 GB, and the process waited
+    // for it at its end). Reading them after fails (internal).
+    void release_nibble(unsigned v) const;
     // After finish(), when runs were spilled: how many first nibbles the entries' keys start
     // with (deletions counted). Below 2, the final keys make no branch of nibbles at the root,
     // and a split by nibble_stream is no use.
@@ -350,7 +357,7 @@ private:
         uint32_t extra_len;
         uint32_t seq;  // the entry's position in the run
     };
-    // The entries of one first byte, in input order: chunks of the bucket file, then what
+    // The entries of one first byte, in input order: chunks of its nibble's file, then what
     // is buffered.
     struct Bucket {
         struct Chunk {
@@ -379,7 +386,15 @@ private:
     Status write_out(const bytes& arena, std::vector<Record>& records);
     // keep: the last run, held in the buckets' buffers instead of written.
     Status spread(const bytes& arena, const std::vector<Record>& records, bool keep);
-    Status flush_bucket(Bucket& bucket);
+    Status flush_bucket(size_t b);
+    // The file of bucket b's chunks, and its size: the buckets of one first nibble share one,
+    // so that their room can be freed apart from the others' (release_nibble).
+    struct BucketFile {
+        int fd = -1;
+        uint64_t end = 0;
+    };
+    BucketFile& file_of(size_t b) noexcept { return bucket_files_[b / 16]; }
+    int fd_of(size_t b) const noexcept { return bucket_files_[b / 16].fd; }
     size_t bucket_limit() const noexcept;
     Status spill();
     // Writes the run being filled out on this thread.
@@ -429,14 +444,16 @@ private:
     static constexpr size_t kChunkWrites = 4;
     Writes<direct_bytes> chunk_writes_;
     std::vector<RunFile> runs_;
-    // buckets: the file of their chunks, and its size.
     std::array<Bucket, 256> buckets_;
-    int bucket_fd_ = -1;
-    uint64_t bucket_end_ = 0;
-    // SpillOptions::direct, until the file is made: then whether it is direct. Its chunks
-    // are padded to kDirectAlign bytes if so.
+    std::array<BucketFile, 16> bucket_files_;
+    // SpillOptions::direct, until the first file is made: then whether it is direct. The
+    // chunks are padded to kDirectAlign bytes if so.
     bool direct_ = false;
     mutable std::atomic<size_t> buckets_merged_{0};
+    // release_nibble: the nibbles released, and the freeing of their files on other threads.
+    mutable std::array<std::atomic<bool>, 16> released_{};
+    mutable std::mutex release_mu_;
+    mutable std::vector<std::future<void>> releases_;  // guarded by release_mu_
     size_t entries_ = 0;
     size_t spilled_ = 0;
     bool finished_ = false;
