@@ -204,7 +204,10 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
         reader.read_ahead(threaded);
         reader.parse_halves(threaded);
         progress.phase(path + ": reading and sorting, past --memory");
-        SpillFiles files(plan.spill);
+        // On threads, each nibble's file is emptied as soon as its part is hashed.
+        SpillOptions spill = plan.spill;
+        spill.file_per_nibble = threaded;
+        SpillFiles files(spill);
         SpillingPairSorter sorter(files);
         Result<KvRoot> root = [&]() -> Result<KvRoot> {
             MPT_RETURN_IF_ERROR(sort_kv_stream(reader, o.secure, false, sorter));

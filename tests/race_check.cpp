@@ -115,6 +115,7 @@ void check(const std::string& name, const std::string& text) {
             so.overlap = true;
             so.direct = true;  // each bucket read on a thread of its own, ahead of its turn
             so.spread_run_bytes = so.run_bytes / 4;  // seven runs written at once
+            so.file_per_nibble = !build;             // each emptied on a thread of its own
             SpillFiles files(so);
             SpillingPairSorter sorter(files);
             KvStreamReader stream(mpt::test::text_stream(doc, 1 << 16, 1 << 20));

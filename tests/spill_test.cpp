@@ -389,9 +389,10 @@ TEST_CASE("spill: a root on threads releases each nibble's records, but none a f
     // the root is no branch of the parts and is hashed again, from all the buckets, on one.
     std::mt19937_64 rng(test::seed("spill_release"));
     for (const bool last_nibble_only : {false, true}) {
-        for (const bool direct : {false, true}) {
+        for (const int layout : {0, 1, 2}) {  // one file, one for each nibble, both direct
+            const bool direct = layout == 2;
             CAPTURE(last_nibble_only);
-            CAPTURE(direct);
+            CAPTURE(layout);
             std::vector<std::pair<bytes, bytes>> writes;
             for (size_t i = 0; i < 600; ++i) {
                 bytes key = test::random_bytes(rng, 4);
@@ -415,6 +416,7 @@ TEST_CASE("spill: a root on threads releases each nibble's records, but none a f
             TempDir dir;
             SpillOptions so = tiny(dir.path, 2000, 4, true);
             so.direct = direct;
+            so.file_per_nibble = layout != 0;
             SpillFiles files(so);
             SpillingPairSorter sorter(files);
             for (const auto& [k, v] : writes) REQUIRE(sorter.add(k, v).ok());

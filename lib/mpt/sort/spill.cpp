@@ -27,6 +27,7 @@ SpillingPairSorter::SpillingPairSorter(SpillFiles& files, Layout layout)
                      ? std::min(files.options().run_bytes, files.options().spread_run_bytes)
                      : files.options().run_bytes),
       overlap_(files.options().overlap),
+      file_per_nibble_(files.options().file_per_nibble),
       direct_(files.options().direct) {
     // Around the page cache a write waits for the disk: as many runs as the two of the
     // options' size hold, one of them being filled. Through it, one being written is enough.
@@ -430,10 +431,14 @@ unsigned SpillingPairSorter::starts_used(unsigned width) const noexcept {
 
 void SpillingPairSorter::release_nibble(unsigned v) const {
     MPT_ASSERT(finished_ && v < 16);
-    released_[v].store(true);
-    const int fd = bucket_files_[v].fd;
-    if (layout_ != Layout::buckets || fd < 0) return;
     const std::lock_guard lock(release_mu_);
+    released_[v].store(true);
+    const int fd = fd_of(16 * v);
+    if (layout_ != Layout::buckets || fd < 0) return;
+    if (!file_per_nibble_ && !std::all_of(released_.begin(), released_.end(),
+                                          [](const std::atomic<bool>& r) { return r.load(); })) {
+        return;
+    }
     // Emptied as give_back empties it, which is then quick.
     releases_.push_back(std::async(std::launch::async, [fd] { (void)::ftruncate(fd, 0); }));
 }
