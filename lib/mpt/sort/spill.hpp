@@ -286,8 +286,8 @@ protected:
 // kept in memory up to a run's bytes and sorted there when that is all. Past them, each
 // full run goes to a temporary file, deletions kept, laid out one of two ways:
 // - buckets (the default): the run's entries are not sorted but spread by their key's first
-//   byte over 256 buckets, in input order, each bucket a list of chunks in the file of its
-//   first nibble (release_nibble frees one nibble's). The
+//   byte over 256 buckets, in input order, each bucket a list of chunks in one file (or in
+//   its first nibble's, SpillOptions::file_per_nibble: release_nibble frees each). The
 //   final pairs of a first byte are its bucket read back into memory and sorted there, as a
 //   run is, a group of one second byte at a time; a bucket too large to hold within
 //   SpillOptions::bucket_bytes is sorted in runs of that size, merged. Each entry is written once
@@ -363,7 +363,7 @@ private:
         uint32_t extra_len;
         uint32_t seq;  // the entry's position in the run
     };
-    // The entries of one first byte, in input order: chunks of its nibble's file, then what
+    // The entries of one first byte, in input order: chunks of its file (file_of), then what
     // is buffered.
     struct Bucket {
         struct Chunk {
