@@ -84,6 +84,22 @@ TEST_CASE("path order: the builder's rows in path order, as a sort puts them") {
         std::vector<bytes> want = rows.paths;
         std::sort(want.begin(), want.end(), bytes_less);
         CHECK(got == want);
+        // Any stretch of them too, as a build past its memory budget puts each in order.
+        for (int t = 0; t < 20 && !rows.paths.empty(); ++t) {
+            const size_t first = rng() % rows.paths.size();
+            const size_t end = first + 1 + rng() % (rows.paths.size() - first);
+            order.clear();
+            append_path_order(
+                static_cast<uint32_t>(end - first),
+                [&](uint32_t i) { return bytes_view(rows.paths[first + i]); }, order);
+            REQUIRE(order.size() == end - first);
+            got.clear();
+            for (const uint32_t i : order) got.push_back(rows.paths[first + i]);
+            want.assign(rows.paths.begin() + static_cast<ptrdiff_t>(first),
+                        rows.paths.begin() + static_cast<ptrdiff_t>(end));
+            std::sort(want.begin(), want.end(), bytes_less);
+            CHECK(got == want);
+        }
     }
 }
 
