@@ -21,6 +21,10 @@ void put_u32(uint8_t* p, uint32_t v) noexcept {
     for (int i = 3; i >= 0; --i, v >>= 8) p[i] = static_cast<uint8_t>(v);
 }
 
+uint32_t get_u32(const uint8_t* p) noexcept {
+    return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+}
+
 // SQLite's varint (fileformat2 1.6): 7 bits per byte, most significant first, the high bit
 // set on every byte but the last. REQUIRES: v < 2^56, which spares the 9-byte form.
 // Writes it at out (8 bytes at most) and returns its length.
@@ -207,12 +211,7 @@ Status IndexBtreeWriter::add_record(int64_t integer, bytes_view blob1, bytes_vie
     };
     const size_t size = varint_length(payload) + payload;
     if (!levels_.empty() && !levels_[0].has_pending && fits(levels_[0], 0, size)) {
-        Level& l = levels_[0];
-        const size_t at = l.data.size();
-        l.starts.push_back(static_cast<uint32_t>(at));
-        l.data.resize(at + size);
-        make_cell(l.data.data() + at);
-        l.cell_bytes += size + 2;
+        make_cell(claim(levels_[0], size));
         return {};
     }
     cell_.resize(size);
@@ -245,8 +244,21 @@ uint32_t IndexBtreeWriter::take_mark(Level& l, size_t i) {
     return kNoMark;
 }
 
+uint8_t* IndexBtreeWriter::claim(Level& l, size_t size) {
+    const uint32_t at =
+        (l.starts.empty() ? page_size_ : l.starts.back()) - static_cast<uint32_t>(size);
+    l.starts.push_back(at);
+    l.cell_bytes += size + 2;
+    return l.page.data() + at;
+}
+
+void IndexBtreeWriter::add_level() {
+    levels_.emplace_back();
+    levels_.back().page.resize(page_size_);
+}
+
 Status IndexBtreeWriter::push(size_t level, bytes_view cell, uint32_t child, uint32_t mark) {
-    if (levels_.size() == level) levels_.emplace_back();
+    if (levels_.size() == level) add_level();
     if (levels_[level].has_pending) {
         // The page is full and a cell comes after the one that did not fit: the page is
         // done, that cell divides it from the next, and the new cell begins the next.
@@ -269,10 +281,12 @@ Status IndexBtreeWriter::push(size_t level, bytes_view cell, uint32_t child, uin
         return {};
     }
     if (mark != kNoMark) l.marked.emplace_back(static_cast<uint32_t>(l.starts.size()), mark);
-    l.starts.push_back(static_cast<uint32_t>(l.data.size()));
-    l.data.insert(l.data.end(), cell.begin(), cell.end());
-    if (level != 0) l.children.push_back(child);
-    l.cell_bytes += size + 2;
+    uint8_t* at = claim(l, size);
+    if (level != 0) {
+        put_u32(at, child);
+        at += 4;
+    }
+    std::memcpy(at, cell.data(), cell.size());
     return {};
 }
 
@@ -281,47 +295,39 @@ Result<uint32_t> IndexBtreeWriter::emit(size_t level, size_t n, uint32_t right_c
     Level& l = levels_[level];
     const bool leaf = level == 0;
     const size_t header = leaf ? kLeafHeader : kInteriorHeader;
-    // Only the header and the gap between the pointers and the cells need zeros: the page is
-    // reused, and the cells and pointers are written over.
-    page_.resize(page_size_);
-    uint8_t* p = page_.data();
+    // The cells are in place, from the page's end down (claim); only the header, the
+    // pointers and the gap between them and the cells are written here: the page is reused.
+    uint8_t* p = l.page.data();
     std::memset(p, 0, header);
     p[0] = leaf ? kIndexLeaf : kIndexInterior;
     put_u16(p + 3, static_cast<uint32_t>(n));
-    // Cells fill the page from its end down; the pointers, in key order, from the header up.
-    size_t content = page_size_;
     uint32_t number = page_number;
     if (number == 0) {
         MPT_TRY(number, next_page());
     }
     for (size_t i = 0; i < n; ++i) {
-        const size_t begin = l.starts[i];
-        const size_t end = i + 1 < l.starts.size() ? l.starts[i + 1] : l.data.size();
-        content -= end - begin + (leaf ? 0 : 4);
-        if (!leaf) put_u32(p + content, l.children[i]);
-        std::memcpy(p + content + (leaf ? 0 : 4), l.data.data() + begin, end - begin);
-        put_u16(p + header + 2 * i, static_cast<uint32_t>(content));
+        put_u16(p + header + 2 * i, l.starts[i]);
         if (!l.marked.empty()) {
             const uint32_t mark = take_mark(l, i);
-            const size_t cell_end = content + (leaf ? 0 : 4) + end - begin;
-            if (mark != kNoMark) places_[mark] = {number, static_cast<uint32_t>(cell_end)};
+            const uint32_t cell_end = i == 0 ? page_size_ : l.starts[i - 1];
+            if (mark != kNoMark) places_[mark] = {number, cell_end};
         }
     }
+    // Cells past the first n (a divider taken from the end) lie in the gap, and are zeroed.
+    const size_t content = n == 0 ? page_size_ : l.starts[n - 1];
     std::memset(p + header + 2 * n, 0, content - (header + 2 * n));
     put_u16(p + 5, static_cast<uint32_t>(content == 65536 ? 0 : content));
     if (!leaf) put_u32(p + 8, right_child);
-    l.data.clear();
     l.starts.clear();
-    l.children.clear();
     l.marked.clear();
     l.cell_bytes = 0;
-    MPT_RETURN_IF_ERROR(write_(number, page_));
+    MPT_RETURN_IF_ERROR(write_(number, l.page));
     return number;
 }
 
 Result<uint32_t> IndexBtreeWriter::finish() {
-    if (levels_.empty()) levels_.emplace_back();  // no records: the root, an empty leaf
-    uint32_t below = 0;                           // the last page of the level below
+    if (levels_.empty()) add_level();  // no records: the root, an empty leaf
+    uint32_t below = 0;                // the last page of the level below
     for (size_t level = 0;; ++level) {
         if (levels_[level].has_pending) {
             // The cell that did not fit is the last: alone on a page it needs a divider
@@ -329,8 +335,10 @@ Result<uint32_t> IndexBtreeWriter::finish() {
             Level& l = levels_[level];
             const size_t n = l.starts.size();
             if (n < 2) return {Errc::internal, "b-tree page holds fewer than two cells"};
-            const bytes divider(l.data.begin() + l.starts[n - 1], l.data.end());
-            const uint32_t divider_child = level == 0 ? 0 : l.children[n - 1];
+            const uint8_t* cell = l.page.data() + l.starts[n - 1];
+            const uint8_t* cell_end = l.page.data() + l.starts[n - 2];
+            const uint32_t divider_child = level == 0 ? 0 : get_u32(cell);
+            const bytes divider(cell + (level == 0 ? 0 : 4), cell_end);
             const uint32_t divider_mark = take_mark(l, n - 1);
             bytes last = std::move(l.pending);
             const uint32_t last_child = l.pending_child;

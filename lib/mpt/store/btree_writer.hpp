@@ -72,13 +72,13 @@ public:
     Result<uint32_t> finish();
 
 private:
-    // The cells of one level's page being filled. A cell is its payload part (size, local
-    // bytes, first overflow page); an interior cell has its left child beside it.
+    // One level's page being filled. A cell is its payload part (size, local bytes, first
+    // overflow page), after its left child on an interior page; the cells are made in place,
+    // in key order from the page's end down, and the header and pointers when it is written.
     struct Level {
-        bytes data;                    // the cells' payload parts, one after another
-        std::vector<uint32_t> starts;  // where each begins in data
-        std::vector<uint32_t> children;
-        size_t cell_bytes = 0;  // the cells' sizes on the page, with their pointers
+        bytes page;                    // page_size bytes
+        std::vector<uint32_t> starts;  // where each cell begins in page, in key order
+        size_t cell_bytes = 0;         // the cells' sizes on the page, with their pointers
         // The cell that did not fit: the page is full, and the cell becomes the divider
         // above it once another cell comes after it.
         bool has_pending = false;
@@ -90,6 +90,10 @@ private:
     static constexpr uint32_t kNoMark = UINT32_MAX;
 
     Status push(size_t level, bytes_view cell, uint32_t child, uint32_t mark = kNoMark);
+    // Room for a cell of size bytes (with its child) below the level's cells; where it begins.
+    // REQUIRES: it fits.
+    uint8_t* claim(Level& l, size_t size);
+    void add_level();
     // The mark of cell i of the level, or kNoMark; forgotten there.
     uint32_t take_mark(Level& l, size_t i);
     // Writes the page of cells [0, n) of the level as page_number (0: the next number).
@@ -108,7 +112,7 @@ private:
     std::vector<Place> places_;
     bytes cell_;    // scratch: the cell being made
     bytes record_;  // scratch: a record add_record makes that overflows its cell
-    bytes page_;    // scratch: the page being written
+    bytes page_;    // scratch: an overflow page being written
 };
 
 }  // namespace mpt
