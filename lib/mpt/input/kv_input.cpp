@@ -170,7 +170,9 @@ private:
             // parse_line_hex stopped at a blank, a line end or the end of the text.
             if (!blank()) return line_error(p_, "expected a blank and 0x<value> after the key");
             while (blank()) ++p_;
-            MPT_RETURN_IF_ERROR(parse_line_hex(e.value, e.value_len, "value"));
+            const uint8_t* value = nullptr;  // right after the key (KvInput::Entry)
+            MPT_RETURN_IF_ERROR(parse_line_hex(value, e.value_len, "value"));
+            MPT_ASSERT(value == e.key + e.key_len);
             while (blank()) ++p_;
             if (end_ - p_ >= 2 && p_[0] == '\r' && p_[1] == '\n') ++p_;
             if (p_ != end_ && *p_ != '\n') {
@@ -226,11 +228,16 @@ private:
         return {};
     }
 
+    // The value's bytes go right after the key's (KvInput::Entry).
     Status parse_value(KvInput::Entry& e) {
-        if (peek() == '"') return parse_entry_string(e.value, e.value_len, "value");
+        if (peek() == '"') {
+            const uint8_t* value = nullptr;
+            MPT_RETURN_IF_ERROR(parse_entry_string(value, e.value_len, "value"));
+            MPT_ASSERT(value == e.key + e.key_len);
+            return {};
+        }
         if (end_ - p_ >= 4 && std::memcmp(p_, "null", 4) == 0) {
             p_ += 4;
-            e.value = w_;
             e.value_len = 0;
             return {};
         }
