@@ -172,8 +172,9 @@ Result<bytes> decode_kv_string(std::string_view s);
 // each key wins and deletions drop it. Keys view into the input, or, when secure, into
 // hashed-key storage this object owns, where each key is replaced by its keccak256; values
 // view into the input. The sort puts the keys into buckets (65536 by their first two bytes
-// from 65536 entries up, 16 by their first nibble from 16 entries, else one) and sorts each
-// bucket as a run reaches it. A run is whole buckets, at least about a thousand pairs: for
+// from 65536 entries up, 256 by their first byte from 4096, 16 by their first nibble from
+// 16, else one) and sorts each bucket as a run reaches it. A run is whole buckets, at least
+// about a thousand pairs: for
 // hashed keys and 65536 entries or more, about that many, so that a caller that consumes each
 // run before the next holds no more pairs than that. With fewer buckets, or keys that share a
 // bucket, a run can be as large as the input.
@@ -212,6 +213,11 @@ public:
     // The keys that start with nibble v (v < 16), and for v = 0 also the empty key.
     // REQUIRES: splits_by_nibble().
     Range nibble_range(unsigned v) const noexcept;
+    // Whether the buckets follow the first byte, so that byte_range can split them.
+    bool splits_by_byte() const noexcept { return bucket_bits_ >= 8; }
+    // The keys that start with byte b (b < 256), and for b = 0 also the empty key.
+    // REQUIRES: splits_by_byte().
+    Range byte_range(unsigned b) const noexcept;
     // The entries of the input whose keys fall in the range (before deduplication).
     size_t entries(const Range& range) const noexcept {
         return start_[range.end] - start_[range.bucket];

@@ -29,9 +29,12 @@ using kv_detail::key_prefix;
 // Large inputs are put in 65536 buckets by the top 16 bits of their keys, in one counting
 // pass and one scattering pass, and each bucket is sorted alone when it is reached (hashed
 // keys leave a handful in each). Skewed keys only make some buckets larger. Smaller inputs
-// take 16 buckets by the first nibble, so that they still split by it, and the smallest one.
+// take 256 buckets by the first byte or 16 by the first nibble, so that they still split by
+// them, and the smallest one.
 constexpr unsigned kBucketBits = 16;
 constexpr size_t kBucketMinPairs = size_t{1} << kBucketBits;
+constexpr unsigned kByteBits = 8;
+constexpr size_t kByteBucketMinPairs = 4096;
 constexpr unsigned kNibbleBits = 4;
 constexpr size_t kNibbleBucketMinPairs = 16;
 
@@ -69,6 +72,7 @@ SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure, unsigned t
         hashed_keys_.resize(n);
     }
     bucket_bits_ = n >= kBucketMinPairs         ? kBucketBits
+                   : n >= kByteBucketMinPairs   ? kByteBits
                    : n >= kNibbleBucketMinPairs ? kNibbleBits
                                                 : 0;
     const size_t buckets = size_t{1} << bucket_bits_;
@@ -124,6 +128,11 @@ bool SortedPairCursor::less(const Record& a, const Record& b) const noexcept {
 SortedPairCursor::Range SortedPairCursor::nibble_range(unsigned v) const noexcept {
     const unsigned shift = bucket_bits_ - kNibbleBits;
     return Range{size_t{v} << shift, size_t{v + 1} << shift, {}};
+}
+
+SortedPairCursor::Range SortedPairCursor::byte_range(unsigned b) const noexcept {
+    const unsigned shift = bucket_bits_ - kByteBits;
+    return Range{size_t{b} << shift, size_t{b + 1} << shift, {}};
 }
 
 std::span<const KvPair> SortedPairCursor::next() { return next(all_); }

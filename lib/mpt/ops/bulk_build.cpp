@@ -18,6 +18,7 @@
 namespace mpt {
 namespace {
 
+using build_detail::ByteParts;
 using build_detail::kNotThisWay;
 using build_detail::Overlapped;
 using build_detail::PartRows;
@@ -27,7 +28,6 @@ using build_detail::RowBuffer;
 using build_detail::RowVisitor;
 using build_detail::SplitHash;
 using build_detail::SplitHasher;
-using build_detail::SubpartRows;
 using build_detail::write_trie_file;
 using build_detail::write_while_hashing;
 
@@ -201,63 +201,58 @@ struct Streamed {
     std::optional<BuildResult> file;
 };
 
-// The build split under the root branch as kv_root splits it (split_root): each part sorted
-// from the cursor's range of its first nibble on the thread that hashes it, its rows written
-// out two nibbles down (SubpartRows, write_while_hashing) while the rest is hashed. Rows above
-// the sub-parts other than the branches foreseen (deletions left the keys of one nibble only,
-// or of one second nibble under a first) are Outcome::anew.
-// REQUIRES: splits_at_root(cursor).
+// The build split two nibbles down, as the spilled deep build splits it: each of the 256
+// parts (the keys of one first byte) sorted from the cursor's range of that byte on the
+// thread that hashes it, a part to a task in key order, its rows written out (ByteParts,
+// write_while_hashing) while the later ones are hashed. Rows above the parts other than the
+// branches foreseen (deletions left the keys of one nibble only, or of one second nibble
+// under a first) are Outcome::anew.
+// REQUIRES: cursor.splits_by_byte().
 Result<Streamed> write_streamed(WholeFile& file, const KvInput& input, const BuildOptions& o,
                                 SortedPairCursor& cursor) {
     const size_t pair_bytes = input_pair_bytes(input, o.secure);
     if (row_memory(input.size(), pair_bytes) > memory_limit(o)) {
         return Streamed{Streamed::Outcome::too_large, std::nullopt};
     }
-    SubpartRows rows(o.progress, input.size(), pair_bytes);
+    ByteParts rows(o.progress, input.size(), pair_bytes);
     const PartRowsOf part_rows = [&](size_t b, const RowVisitor& f) {
         return rows.write_out(b, f);
     };
     const SplitHasher hash =
         [&](const std::function<void(size_t)>& part_done) -> Result<SplitHash> {
-        rows.on_done(part_done);
         bytes top_value;  // the empty key's value, which the root branch holds
         // Progress after every kProgressPairs pairs a thread added, as stack_trie_root gives it.
         std::vector<size_t> added(o.threads, 0);
+        std::array<NibblePart, ByteParts::kParts> parts;
+        run_tasks(o.threads, ByteParts::kParts, [&](size_t b, unsigned self) {
+            const auto progress = [&](size_t n) {
+                for (added[self] += n; added[self] >= PartSinks::kProgressPairs;
+                     added[self] -= PartSinks::kProgressPairs) {
+                    rows.advanced();
+                }
+            };
+            hash_part(parts[b], 2, rows.begin(b), [&](StackTrie& st) {
+                return add_cursor_range(cursor, cursor.byte_range(static_cast<unsigned>(b)), st,
+                                        top_value, progress);
+            });
+            rows.done(b);
+            part_done(b);
+        });
+        std::array<bytes, 17> top;
         size_t pairs = 0;
-        Result<std::optional<bytes>> top = split_root(
-            o.threads,
-            [&](size_t v, NibblePart& part, unsigned self) {
-                const auto progress = [&](size_t n) {
-                    for (added[self] += n; added[self] >= PartSinks::kProgressPairs;
-                         added[self] -= PartSinks::kProgressPairs) {
-                        rows.advanced();
-                    }
-                };
-                hash_part(part, 1, rows.part(v), [&](StackTrie& st) {
-                    return add_nibble_range(cursor, static_cast<unsigned>(v), st, top_value,
-                                            progress);
-                });
-                rows.done(v);
-            },
-            top_value, pairs);
-        rows.on_done({});
-        if (!top) return top.error();
-        MPT_RETURN_IF_ERROR(rows.status());
+        MPT_TRY(const bool branches, branches_above_byte_parts(parts, top_value, top, pairs));
         SplitHash h;
         h.result.created = true;
-        if (*top) {
-            h.result.root = keccak256(**top);
-            h.result.rows_written = rows.rows() + 1;
-            h.top_rlps.push_back(std::move(**top));
-            for (size_t v = 0; v < 16 && !rows.top(v).empty(); ++v) {
-                h.top_rlps.push_back(rows.top(v));
-            }
+        if (branches) {
+            h.result.root = keccak256(top[0]);
+            h.result.rows_written = rows.rows() + top.size();
+            h.top_rlps.assign(top.begin(), top.end());
         }
         return h;
     };
     MPT_TRY(const Overlapped written,
-            write_while_hashing(file, o, PreimageRecords(),
-                                {part_rows, {SubpartRows::kParts, true}}, hash));
+            write_while_hashing(file, o, PreimageRecords(), {part_rows, {ByteParts::kParts, true}},
+                                hash));
     if (!written.written) return Streamed{};
     return Streamed{Streamed::Outcome::written, written.file};
 }
@@ -268,7 +263,7 @@ Result<std::optional<BuildResult>> write_new_file(WholeFile& file, const KvInput
                                                   const BuildOptions& o) {
     if (o.threads > 1 && input.size() >= kParallelRootMinPairs && !(o.secure && o.preimages)) {
         SortedPairCursor cursor(input, o.secure, o.threads);
-        if (splits_at_root(cursor)) {
+        if (cursor.splits_by_byte() && splits_at_root(cursor)) {
             MPT_TRY(const Streamed streamed, write_streamed(file, input, o, cursor));
             if (streamed.outcome == Streamed::Outcome::written) return streamed.file;
             if (streamed.outcome == Streamed::Outcome::too_large) return kNotThisWay;

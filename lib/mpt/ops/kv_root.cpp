@@ -38,7 +38,8 @@ Result<std::optional<KvRoot>> nibble_split_root(SortedPairCursor& cursor, unsign
         threads,
         [&](size_t v, NibblePart& part) {
             hash_part(part, 1, nullptr, [&](StackTrie& st) {
-                return add_nibble_range(cursor, static_cast<unsigned>(v), st, top_value);
+                return add_cursor_range(cursor, cursor.nibble_range(static_cast<unsigned>(v)), st,
+                                        top_value);
             });
         },
         top_value);
@@ -55,9 +56,8 @@ bool splits_at_root(const SortedPairCursor& cursor) noexcept {
     return ranges_with_keys >= 2;
 }
 
-Status add_nibble_range(SortedPairCursor& cursor, unsigned v, StackTrie& st, bytes& top_value,
-                        const std::function<void(size_t)>& added) {
-    SortedPairCursor::Range range = cursor.nibble_range(v);
+Status add_cursor_range(SortedPairCursor& cursor, SortedPairCursor::Range range, StackTrie& st,
+                        bytes& top_value, const std::function<void(size_t)>& added) {
     for (std::span<const KvPair> run; !(run = cursor.next(range)).empty();) {
         if (run.front().key.empty()) {  // the least key: range 0's first
             top_value.assign(run.front().value.begin(), run.front().value.end());
@@ -84,6 +84,25 @@ Result<std::optional<bytes>> root_branch_of_parts(const std::array<NibblePart, 1
     bytes enc;
     encode_branch(enc, children.data(), top_value);
     return std::optional<bytes>(std::move(enc));
+}
+
+Result<bool> branches_above_byte_parts(const std::array<NibblePart, 256>& parts,
+                                       bytes_view top_value, std::array<bytes, 17>& top,
+                                       size_t& pairs) {
+    std::array<NibblePart, 16> branches;
+    for (size_t v = 0; v < 16; ++v) {
+        std::array<NibblePart, 16> below;
+        std::copy_n(parts.begin() + static_cast<ptrdiff_t>(16 * v), 16, below.begin());
+        MPT_TRY(std::optional<bytes> enc,
+                root_branch_of_parts(below, bytes_view(), branches[v].pairs));
+        if (!enc) return false;
+        branches[v].ref = NodeRef::of(*enc);
+        top[v + 1] = std::move(*enc);
+    }
+    MPT_TRY(std::optional<bytes> enc, root_branch_of_parts(branches, top_value, pairs));
+    if (!enc) return false;
+    top[0] = std::move(*enc);
+    return true;
 }
 
 Result<KvRoot> kv_root(const KvInput& input, bool secure, unsigned threads) {

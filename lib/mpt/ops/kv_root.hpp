@@ -100,13 +100,22 @@ Result<std::optional<bytes>> root_branch_of_parts(const std::array<NibblePart, 1
 // without a look at the keys, before deletions (a caller checks the branch it gets).
 bool splits_at_root(const SortedPairCursor& cursor) noexcept;
 
-// Adds to st, a builder at depth 1, the final pairs of cursor whose keys start with nibble v,
-// sorted from its nibble_range(v) as they go; the empty key (nibble 0's first) is not added,
-// its value copied to top_value instead. added, when given, is told how many pairs each batch
-// added. Ranges of different nibbles may be added on different threads at once. Errors as
+// Adds to st, a builder at depth 1 (or 2), the final pairs of cursor in its nibble_range(v)
+// (or byte_range(b)), sorted as they go; the empty key (range 0's first) is not added, its
+// value copied to top_value instead. added, when given, is told how many pairs each batch
+// added. Different ranges may be added on different threads at once. Errors as
 // StackTrie::add.
-Status add_nibble_range(SortedPairCursor& cursor, unsigned v, StackTrie& st, bytes& top_value,
-                        const std::function<void(size_t)>& added = {});
+Status add_cursor_range(SortedPairCursor& cursor, SortedPairCursor::Range range, StackTrie& st,
+                        bytes& top_value, const std::function<void(size_t)>& added = {});
+
+// The 17 branches above the 256 parts of a trie split two nibbles down (part b: the keys of
+// first byte b): top[0] the root's rlp, holding top_value, and top[1 + v] the branch of the
+// parts of first nibble v. False when they are not all branches of these parts (the caller
+// builds otherwise); pairs counts the parts' pairs and the empty key. Errors: the first
+// part's that failed.
+Result<bool> branches_above_byte_parts(const std::array<NibblePart, 256>& parts,
+                                       bytes_view top_value, std::array<bytes, 17>& top,
+                                       size_t& pairs);
 
 // Hashes one part of a split trie: add(st) puts the part's pairs into st, a builder at depth
 // whose rows go to sink (nullptr: none); the part takes add's status, the builder's count

@@ -287,96 +287,21 @@ private:
     PairProgress progress_;
 };
 
-// The rows of a build split under the root by first nibble and written two nibbles down
-// (SplitLayout::deep): a part's rows go to the sub-part of their second nibble, which is done,
-// and put in path order, as soon as a row of a later one comes (the builder hands over a
-// subtrie's rows before the next one's), so that the writer has each 256th of the rows while
-// the rest hash, and few are held at once. The row at a part's own path, its top, is kept
-// apart: the writer puts it in as a stand-in.
-class SubpartRows {
+// The rows of a build split two nibbles down (SplitLayout::deep), a part of the 256 to a task
+// in key order: each part's rows in buffers of their own, put in path order when the part is
+// done, and held until the writer has written them, so that few are held at once.
+class ByteParts {
 public:
     static constexpr size_t kParts = 256;
 
-    // progress as PartRows's; pair_bytes: the bytes of the pairs, for the sub-parts' room.
-    SubpartRows(const std::function<void(size_t, size_t)>& progress, size_t pairs,
-                size_t pair_bytes)
-        : progress_(progress, pairs), pair_bytes_(pair_bytes) {
-        for (size_t v = 0; v < 16; ++v) sinks_[v] = Sink(this, v);
-    }
+    // progress as PartRows's; pair_bytes: the bytes of the pairs, for the parts' room.
+    ByteParts(const std::function<void(size_t, size_t)>& progress, size_t pairs, size_t pair_bytes)
+        : progress_(progress, pairs), pair_bytes_(pair_bytes) {}
 
-    // The sink of part v's builder (v < 16), on the thread that builds it.
-    NodeSink* part(size_t v) noexcept { return &sinks_[v]; }
-    // Part v is built: its sub-parts not done yet are done, with no rows or with theirs.
-    void done(size_t v) { sinks_[v].end_before(16); }
-    // f(b) is called on the building thread once sub-part b is in path order.
-    void on_done(std::function<void(size_t)> f) { on_done_ = std::move(f); }
-    void advanced() { progress_.advanced(); }
-
-    // Sub-part b's writer: hands f(path, rlp) its rows in path order, then lets its buffers go
-    // to a sub-part not begun yet.
-    template <typename F>
-    Status write_out(size_t b, F& f) {
-        MPT_RETURN_IF_ERROR(parts_[b].for_each(f));
-        std::lock_guard<std::mutex> lock(spare_mutex_);
-        spares_.emplace_back().swap_out(parts_[b]);
-        return {};
-    }
-
-    // Whether every row came in the order foreseen (else an internal error). After the parts.
-    Status status() const {
-        for (const Sink& s : sinks_) MPT_RETURN_IF_ERROR(s.status);
-        return {};
-    }
-    // The row at part v's path, empty when the builder handed none (the part's top embedded
-    // in the root branch, or no pair).
-    const bytes& top(size_t v) const noexcept { return sinks_[v].top; }
-    // The rows handed over: the sub-parts' and the parts' tops.
-    size_t rows() const noexcept {
-        size_t n = 0;
-        for (const size_t r : rows_) n += r;
-        for (const Sink& s : sinks_) n += s.top.empty() ? 0 : 1;
-        return n;
-    }
-
-private:
-    struct Sink : NodeSink {
-        Sink() = default;
-        Sink(SubpartRows* owner, size_t v) : owner(owner), v(v) {}
-        void put(bytes_view path, bytes_view rlp) override {
-            if (path.size() < 2) {
-                top.assign(rlp.begin(), rlp.end());
-                return;
-            }
-            const size_t w = path[1];
-            if (w < ended || w >= 16) {
-                status = Error{Errc::internal, "a row came after its sub-part was done"};
-                return;
-            }
-            end_before(w);
-            if (!begun) {
-                owner->begin(16 * v + w);
-                begun = true;
-            }
-            owner->parts_[16 * v + w].put(path, rlp);
-        }
-        // Ends the sub-parts of part v before w.
-        void end_before(size_t w) {
-            if (ended == w) return;
-            for (; ended < w; ++ended) owner->end(16 * v + ended);
-            begun = false;
-        }
-
-        SubpartRows* owner = nullptr;
-        size_t v = 0;
-        size_t ended = 0;    // the sub-parts [16v, 16v + ended) are done
-        bool begun = false;  // sub-part 16v + ended has its buffers
-        bytes top;
-        Status status;
-    };
-
-    // Sub-part b begins in the buffers of one written out, where there is one: memory touched
-    // before, rather than fresh memory the kernel clears first.
-    void begin(size_t b) {
+    // The sink of part b's builder, on the thread that builds it. The part begins in the
+    // buffers of one written out, where there is one: memory touched before, rather than
+    // fresh memory the kernel clears first.
+    NodeSink* begin(size_t b) {
         {
             std::lock_guard<std::mutex> lock(spare_mutex_);
             if (!spares_.empty()) {
@@ -388,21 +313,39 @@ private:
         if (parts_[b].data.capacity() == 0) {
             parts_[b].reserve_share(progress_.pairs(), pair_bytes_, kParts);
         }
+        return &parts_[b];
     }
-    void end(size_t b) {
+    // Part b is built: its rows are put in path order.
+    void done(size_t b) {
         parts_[b].order_by_path();
         rows_[b] = parts_[b].order.size();
-        if (on_done_) on_done_(b);
+    }
+    void advanced() { progress_.advanced(); }
+
+    // Part b's writer: hands f(path, rlp) its rows in path order, then lets its buffers go to
+    // a part not begun yet.
+    template <typename F>
+    Status write_out(size_t b, F& f) {
+        MPT_RETURN_IF_ERROR(parts_[b].for_each(f));
+        std::lock_guard<std::mutex> lock(spare_mutex_);
+        spares_.emplace_back().swap_out(parts_[b]);
+        return {};
     }
 
+    // The rows the parts' builders handed over.
+    size_t rows() const noexcept {
+        size_t n = 0;
+        for (const size_t r : rows_) n += r;
+        return n;
+    }
+
+private:
     PairProgress progress_;
     size_t pair_bytes_;
-    std::array<Sink, 16> sinks_;
     std::array<RowBuffer, kParts> parts_;
     std::array<size_t, kParts> rows_{};
     std::mutex spare_mutex_;
-    std::vector<RowBuffer> spares_;  // the buffers of sub-parts written out
-    std::function<void(size_t)> on_done_;
+    std::vector<RowBuffer> spares_;  // the buffers of parts written out
 };
 
 }  // namespace mpt::build_detail

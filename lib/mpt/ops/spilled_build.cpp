@@ -202,20 +202,9 @@ public:
             }
             part_done(b);
         });
-        std::array<NibblePart, 16> branches;
-        for (size_t v = 0; v < 16; ++v) {
-            std::array<NibblePart, 16> below;
-            std::copy_n(parts.begin() + static_cast<ptrdiff_t>(16 * v), 16, below.begin());
-            MPT_TRY(std::optional<bytes> enc,
-                    root_branch_of_parts(below, bytes_view(), branches[v].pairs));
-            if (!enc) return false;
-            branches[v].ref = NodeRef::of(*enc);
-            top_rlps_[v + 1] = std::move(*enc);
-        }
         size_t count = 0;
-        MPT_TRY(std::optional<bytes> enc, root_branch_of_parts(branches, top_value, count));
-        if (!enc) return false;
-        top_rlps_[0] = std::move(*enc);
+        MPT_TRY(const bool branches, branches_above_byte_parts(parts, top_value, top_rlps_, count));
+        if (!branches) return false;
         result_.root = keccak256(top_rlps_[0]);
         result_.created = true;
         result_.rows_written = 17;
