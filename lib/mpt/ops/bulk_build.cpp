@@ -223,24 +223,23 @@ Result<Streamed> write_streamed(WholeFile& file, const KvInput& input, const Bui
         bytes top_value;  // the empty key's value, which the root branch holds
         // Progress after every kProgressPairs pairs a thread added, as stack_trie_root gives it.
         std::vector<size_t> added(o.threads, 0);
-        std::array<NibblePart, ByteParts::kParts> parts;
-        run_tasks(o.threads, ByteParts::kParts, [&](size_t b, unsigned self) {
+        std::array<bytes, 17> top;
+        size_t pairs = 0;
+        const auto hash_byte = [&](size_t b, NibblePart& part, unsigned self) {
             const auto progress = [&](size_t n) {
                 for (added[self] += n; added[self] >= PartSinks::kProgressPairs;
                      added[self] -= PartSinks::kProgressPairs) {
                     rows.advanced();
                 }
             };
-            hash_part(parts[b], 2, rows.begin(b), [&](StackTrie& st) {
+            hash_part(part, 2, rows.begin(b), [&](StackTrie& st) {
                 return add_cursor_range(cursor, cursor.byte_range(static_cast<unsigned>(b)), st,
                                         top_value, progress);
             });
             rows.done(b);
             part_done(b);
-        });
-        std::array<bytes, 17> top;
-        size_t pairs = 0;
-        MPT_TRY(const bool branches, branches_above_byte_parts(parts, top_value, top, pairs));
+        };
+        MPT_TRY(const bool branches, split_root_deep(o.threads, hash_byte, top_value, top, pairs));
         SplitHash h;
         h.result.created = true;
         if (branches) {

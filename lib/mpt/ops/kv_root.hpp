@@ -147,6 +147,18 @@ Result<std::optional<bytes>> split_root(unsigned threads, HashPart&& hash, const
     return root_branch_of_parts(parts, top_value, pairs);
 }
 
+// The driver of a trie split two nibbles down (the deep builds, in memory and spilled):
+// hash(b, parts[b], self) makes the part of first byte b (hash_part at depth 2), the 256 on up
+// to `threads` threads, taken in key order (run_tasks); then the branches above them, as
+// branches_above_byte_parts makes them, with top_value as set by then.
+template <typename HashPart>
+Result<bool> split_root_deep(unsigned threads, HashPart&& hash, const bytes& top_value,
+                             std::array<bytes, 17>& top, size_t& pairs) {
+    std::array<NibblePart, 256> parts;
+    run_tasks(threads, parts.size(), [&](size_t b, unsigned self) { hash(b, parts[b], self); });
+    return branches_above_byte_parts(parts, top_value, top, pairs);
+}
+
 // Adds a batch of a spilled sort's pairs (SpillingPairSorter::next, a SpilledPairStream) to
 // st, whose views end with the next batch: the builder keeps a view of the last pair until
 // the next, so that pair is copied. REQUIRES: run is not empty. Errors as StackTrie::add.

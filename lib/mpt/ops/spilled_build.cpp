@@ -172,11 +172,9 @@ public:
                      const std::function<void(size_t)>& part_done) {
         const size_t window = size_t{threads} + 2;
         const size_t part_bytes = std::max<size_t>(row_bytes / window, 1);
-        std::array<NibblePart, kParts> parts;
         std::array<size_t, kParts> part_rows{};
         bytes top_value;  // the empty key's value, which the root branch would hold
-        run_tasks(threads, kParts, [&](size_t b, unsigned) {
-            NibblePart& part = parts[b];
+        const auto hash_byte = [&](size_t b, NibblePart& part, unsigned) {
             {
                 std::unique_lock<std::mutex> lock(mutex_);
                 freed_.wait(lock, [&] { return b < written_ + window || stopped_; });
@@ -201,9 +199,10 @@ public:
                 throw;
             }
             part_done(b);
-        });
+        };
         size_t count = 0;
-        MPT_TRY(const bool branches, branches_above_byte_parts(parts, top_value, top_rlps_, count));
+        MPT_TRY(const bool branches,
+                split_root_deep(threads, hash_byte, top_value, top_rlps_, count));
         if (!branches) return false;
         result_.root = keccak256(top_rlps_[0]);
         result_.created = true;
