@@ -210,8 +210,9 @@ TEST_CASE("a new trie file sorted and hashed a subtrie at a time is the file of 
     // it. Where that turns out otherwise the file is written anew from the sorted pairs: keys
     // of two nibbles only (a smaller branch), keys of two nibbles whose one is all deleted (no
     // branch at the root at all), keys of one first nibble that share their second (an
-    // extension below the root), and a first nibble with no keys of one second (a smaller
-    // branch below the root, with a sub-part of no rows).
+    // extension below the root), a first nibble with no keys of one second (a smaller
+    // branch below the root, with a part of no rows), and keys of no, one and two bytes beside
+    // the rest (values at the root, at a part's own path and below it).
     std::mt19937_64 rng(test::seed("bulk_build_streamed"));
     struct Case {
         const char* name;
@@ -219,13 +220,17 @@ TEST_CASE("a new trie file sorted and hashed a subtrie at a time is the file of 
         bool delete_second;                // the keys of the second first byte are deleted
         uint8_t mask = 0;                  // a key whose first byte & mask is `from` ...
         uint8_t from = 0;
-        uint8_t to = 0;  // ... gets first byte `to` (when mask is set)
+        uint8_t to = 0;                      // ... gets first byte `to` (when mask is set)
+        std::vector<bytes> short_keys = {};  // added beside the rest
     };
+    const std::vector<bytes> short_keys = {{0x00}, {0x12}, {0xff}, {0x12, 0x34}, {0x00, 0xff}};
     const Case cases[] = {{"every nibble", {}, false},
                           {"two nibbles", {0x1f, 0xe0}, false},
                           {"one nibble left after deletions", {0x1f, 0xe0}, true},
                           {"one second nibble under a first", {}, false, 0xf0, 0x30, 0x37},
-                          {"a second nibble missing under a first", {}, false, 0xff, 0x5a, 0x5b}};
+                          {"a second nibble missing under a first", {}, false, 0xff, 0x5a, 0x5b},
+                          {"keys of one and two bytes", {}, false, 0, 0, 0, short_keys},
+                          {"the empty key", {}, false, 0, 0, 0, {bytes{}, bytes{0x12}}}};
     for (const Case& c : cases) {
         INFO(c.name);
         std::map<bytes, bytes> content;
@@ -240,6 +245,11 @@ TEST_CASE("a new trie file sorted and hashed a subtrie at a time is the file of 
             if (!deleted) content[key] = value;
             json += std::string(i == 0 ? "" : ",") + "\"" + to_hex(key) +
                     "\":" + (deleted ? "null" : "\"" + to_hex(value) + "\"");
+        }
+        for (const bytes& key : c.short_keys) {
+            const bytes value = test::random_bytes(rng, 1 + rng() % 40);
+            content[key] = value;
+            json += ",\"" + to_hex(key) + "\":\"" + to_hex(value) + "\"";
         }
         const KvInput input = parse_kv_ok(json + "}");
         BuildOptions two;
