@@ -9,8 +9,9 @@
 // children of its ancestors' branches, each no longer than it (a branch's children are one
 // nibble longer than the branch, and an extension's one child is on the way to the row). So
 // the row tops the run of longer subtrees just before it. That holds for any stretch of the
-// builder's rows too (SpillingRows). Rows in any other order come out of order here, which
-// the b-tree writers check (trie_file_writer): no row is lost either way.
+// builder's rows too (SpillingRows). Rows in any other order come out of order here: the
+// key/value builds' writers check the order (trie_file_writer), the state build's
+// (state_bulk) rely on the StackTrie's. No row is lost either way.
 //
 // Thread safety: a pure function.
 #pragma once
