@@ -322,16 +322,17 @@ void hash_scalar(std::span<const bytes_view> inputs, std::span<Hash256> out) noe
 }
 
 #if defined(MPT_KECCAK_LANES)
-// The multi-buffer loop: each of the L lanes holds one input's state and absorbs its next
-// block; all lanes are permuted together; a lane whose last (padded) block went in gives
-// its digest and takes the next input. The lanes need not be in step, so inputs of any
-// lengths mix. When few inputs are left they finish one at a time.
+// The multi-buffer loop (the AVX2 kernel's; keccak256_x8 is the AVX-512 one, its states kept
+// in registers): each of the L lanes holds one input's state and absorbs its next block; all
+// lanes are permuted together; a lane whose last (padded) block went in gives its digest and
+// takes the next input. The lanes need not be in step, so inputs of any lengths mix. When
+// few inputs are left they finish one at a time.
 template <size_t L, void (*Permute)(uint64_t (*)[L]) noexcept>
 void hash_lanes(std::span<const bytes_view> inputs, std::span<Hash256> out) noexcept {
     constexpr size_t kWords = Keccak256::kRate / 8;
-    // At most this many inputs left go one at a time: eight lanes cost about what 2.4 single
-    // permutations do (mpt_micro_bench BM_keccak256_batch_avx512 against BM_keccak256).
-    constexpr size_t kScalarTail = L == 8 ? 2 : 1;
+    // At most this many inputs left go one at a time: four lanes cost about what 1.5 single
+    // permutations do (mpt_micro_bench BM_keccak256_batch_avx2 against BM_keccak256).
+    constexpr size_t kScalarTail = 1;
     alignas(64) uint64_t state[25][L];
     size_t input[L];
     size_t pos[L];  // bytes of the input absorbed
@@ -385,6 +386,10 @@ void hash_lanes(std::span<const bytes_view> inputs, std::span<Hash256> out) noex
     }
 }
 
+void hash_x8(std::span<const bytes_view> inputs, std::span<Hash256> out) noexcept {
+    detail::keccak256_x8(inputs, out, absorb_and_finish);
+}
+
 bool cpu_has_avx2() noexcept {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") != 0;
@@ -417,7 +422,7 @@ std::span<const KeccakBatchKernel> keccak256_batch_kernels() noexcept {
         {"scalar", hash_scalar, true},
 #if defined(MPT_KECCAK_LANES)
         {"avx2", hash_lanes<4, detail::keccakf1600_x4>, cpu_has_avx2()},
-        {"avx512", hash_lanes<8, detail::keccakf1600_x8>, cpu_has_avx512()},
+        {"avx512", hash_x8, cpu_has_avx512()},
 #endif
     };
     return kernels;

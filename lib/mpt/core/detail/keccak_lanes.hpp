@@ -10,8 +10,11 @@
 // have them.
 #pragma once
 
+#include <mpt/core/bytes.hpp>
+
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace mpt::detail {
 
@@ -26,10 +29,17 @@ inline constexpr uint64_t kKeccakRoundConstants[24] = {
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MPT_KECCAK_LANES 1
-// Four states in AVX2 registers, and eight in AVX-512 ones. REQUIRES: the CPU has the
-// instruction set; state aligned to 32 and 64 bytes.
+// Four states in AVX2 registers. REQUIRES: the CPU has AVX2; state aligned to 32 bytes.
 void keccakf1600_x4(uint64_t (*state)[4]) noexcept;
-void keccakf1600_x8(uint64_t (*state)[8]) noexcept;
+
+// The digest of the n bytes at p absorbed into s from a block boundary on, padded and
+// squeezed: how a batch finishes its last few inputs one at a time.
+using FinishOne = Hash256 (*)(uint64_t s[25], const uint8_t* p, size_t n) noexcept;
+// Each input's digest into out, eight inputs at a time in AVX-512 registers: a lane whose
+// input is done takes the next, so that inputs of any lengths mix; the last few go to
+// finish. REQUIRES: the CPU has AVX-512F; out.size() == inputs.size().
+void keccak256_x8(std::span<const bytes_view> inputs, std::span<Hash256> out,
+                  FinishOne finish) noexcept;
 #endif
 
 // The 24 rounds on 25 registers, lane (x, y) in s[x + 5y], as in the scalar permutation.
