@@ -263,18 +263,19 @@ std::string kv_document(std::mt19937_64& rng, size_t n, Pairs& final_content) {
     std::string text = "[";
     for (size_t i = 0; i < n; ++i) {
         bytes key = mpt::test::random_bytes(rng, 1 + rng() % 5);
-        for (auto& x : key) x &= 0x3f;                           // a narrow alphabet: keys repeat
-        if (rng() % 4 == 0) key.insert(key.end(), 8, 0x11);      // long shared paths
-        if (rng() % 64 == 0) key.resize(60 + rng() % 20, 0x22);  // paths of 56+ bytes
+        for (auto& x : key) x &= 0x3f;                             // a narrow alphabet: keys repeat
+        if (rng() % 4 == 0) key.insert(key.end(), 8, 0x11);        // long shared paths
+        if (rng() % 64 == 0) key.resize(60 + rng() % 20, 0x22);    // paths of 56+ bytes
+        if (rng() % 256 == 0) key.resize(250 + rng() % 10, 0x33);  // keys of 255+ bytes too
         text += i == 0 ? "[\"" : ",[\"";
         text += to_hex(key) + "\",";
         if (rng() % 6 == 0) {
             text += "null]";
             final_content.erase(key);
         } else {
-            // Now and then a value of 56+ bytes: a two-byte header.
+            // Now and then a value of 56+ bytes (a two-byte header), some of 256+.
             const bytes value =
-                rng() % 32 == 0 ? mpt::test::random_bytes(rng, 56 + rng() % 200) : value_of(rng);
+                rng() % 32 == 0 ? mpt::test::random_bytes(rng, 56 + rng() % 260) : value_of(rng);
             text += "\"" + to_hex(value) + "\"]";
             final_content[key] = value;
         }
@@ -319,16 +320,24 @@ TEST_CASE("kv_root equals the root of the final content, on any number of thread
 
 TEST_CASE("SortedPairCursor's runs are the final content in key order, their views all valid") {
     std::mt19937_64 rng(mpt::test::seed("sorted_pair_cursor"));
-    // 90000 entries: the cursor made in slices of the input on more than one thread.
-    for (const auto& [size, on] : std::vector<std::pair<size_t, unsigned>>{
-             {0, 1}, {40, 1}, {90000, 1}, {90000, 2}, {90000, 3}}) {
-        // Plain copies: clang 14 lambdas (CAPTURE's) cannot take structured bindings.
-        const size_t n = size;
-        const unsigned threads = on;
+    // 90000 entries: the cursor made in slices of the input on more than one thread; parsed
+    // in two halves (two arenas), with keys written in both. The writes of a key compare by
+    // their place in the input whether the cursor keeps the pair's address (keys under 255
+    // bytes, values under 256) or its entry's position (the rest), or one of each.
+    struct Case {
+        size_t n;
+        unsigned threads;
+        bool halves;
+    };
+    for (const Case c : {Case{0, 1, false}, Case{40, 1, false}, Case{90000, 1, false},
+                         Case{90000, 2, false}, Case{90000, 3, false}, Case{90000, 2, true}}) {
+        const size_t n = c.n;
+        const unsigned threads = c.threads;
         CAPTURE(threads);
+        CAPTURE(c.halves);
         Pairs content;
         const std::string text = kv_document(rng, n, content);
-        auto input = parse_kv(text);
+        auto input = c.halves ? parse_kv(text, 2, 4096) : parse_kv(text);
         REQUIRE(input.ok());
         SortedPairCursor cursor(*input, false, threads);
         std::vector<KvPair> all;  // the views, kept past the runs that gave them

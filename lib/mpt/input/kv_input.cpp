@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <mpt/core/hex.hpp>
 #include <mpt/core/keccak.hpp>
@@ -57,8 +58,9 @@ public:
         // digits make a byte, an escape of 2 to 12 characters at most 4), so one arena the
         // size of the text holds them all and writes need no bounds checks. Pages the
         // decoding never reaches are never touched.
-        out_.arenas_.emplace_back(new uint8_t[std::max<size_t>(text_size(), 1)]);
-        w_ = out_.arenas_.back().get();
+        const size_t arena_bytes = std::max<size_t>(text_size(), 1);
+        out_.arenas_.push_back({std::unique_ptr<uint8_t[]>(new uint8_t[arena_bytes]), arena_bytes});
+        w_ = out_.arenas_.back().bytes.get();
         advise_huge_pages(w_, text_size());
         // Room for an entry per 32 bytes of text (a pair of 32-byte hex strings takes 140): a
         // larger document grows the vector; the unused part of this is never touched.
@@ -347,6 +349,23 @@ void KvInput::append(KvInput&& other) {
         more_.insert(more_.end(), other.more_.begin(), other.more_.end());
     }
     other = KvInput();
+}
+
+size_t KvInput::arena_of(const uint8_t* p) const noexcept {
+    // A key ends before its arena does (a string decodes into fewer bytes than its text
+    // takes), so an empty key's address is inside its arena too.
+    const std::less<const uint8_t*> below;
+    for (size_t i = 0; i < arenas_.size(); ++i) {
+        const uint8_t* first = arenas_[i].bytes.get();
+        if (!below(p, first) && below(p, first + arenas_[i].size)) return i;
+    }
+    return arenas_.size();
+}
+
+bool KvInput::before(const uint8_t* p, const uint8_t* q) const noexcept {
+    const size_t a = arena_of(p);
+    const size_t b = arena_of(q);
+    return a != b ? a < b : std::less<const uint8_t*>()(p, q);
 }
 
 namespace {

@@ -40,6 +40,10 @@ public:
     bool ordered() const noexcept { return ordered_; }
     // Appends the entries of other, the next part of the same document, taking its buffers.
     void append(KvInput&& other);
+    // Whether the entry whose key's bytes begin at p comes before the one whose key's begin
+    // at q, for a reader that keeps keys' addresses rather than positions. REQUIRES: p and q
+    // are the keys of two entries of this input.
+    bool before(const uint8_t* p, const uint8_t* q) const noexcept;
 
 private:
     friend class KvParser;
@@ -57,8 +61,14 @@ private:
         const Entry* base = first ? entries_.data() : more_.data();
         return base[first ? i : i - entries_.size()];
     }
-    // The decoded strings. Entries point into these buffers, which never move.
-    std::vector<std::unique_ptr<uint8_t[]>> arenas_;
+    // The decoded strings, in the order of the document's parts. Entries point into these
+    // buffers, which never move; a part's strings lie in its buffer in the document's order.
+    struct Arena {
+        std::unique_ptr<uint8_t[]> bytes;
+        size_t size = 0;
+    };
+    size_t arena_of(const uint8_t* p) const noexcept;
+    std::vector<Arena> arenas_;
     std::vector<Entry> entries_;
     // The entries of the pieces appended, in order: the first piece appended's are kept where
     // its parse put them, not copied into new memory.
@@ -225,11 +235,20 @@ public:
     std::span<const KvPair> next(Range& range);
 
 private:
+    // A pair in place: its key's address in the low 48 bits of ref, the key's length in the
+    // next 8 and the value's (which follows the key) in the top 8, so that the pair is read
+    // without its entry. Else (a hashed key, a key of 255 bytes or more, a value of 256 or
+    // more) kByIndex and the entry's position in the input.
     struct Record {
         uint64_t prefix;  // the key's first 8 bytes, big-endian, zero-padded
-        uint32_t index;   // the entry's position in the input: later writes have larger ones
+        uint64_t ref;
     };
+    static constexpr uint64_t kByIndex = uint64_t{0xff} << 48;
+    Record record(uint32_t i, uint64_t prefix) const noexcept;
+    static bool by_index(const Record& r) noexcept { return (r.ref & kByIndex) == kByIndex; }
     bytes_view key_of(uint32_t i) const noexcept;
+    bytes_view key_of(const Record& r) const noexcept;
+    KvPair pair_of(const Record& r) const noexcept;
     bool less(const Record& a, const Record& b) const noexcept;
     size_t bucket_of(uint64_t prefix) const noexcept;
 

@@ -105,7 +105,7 @@ SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure, unsigned t
         for (size_t i = begin; i < end; ++i) {
             const auto index = static_cast<uint32_t>(i);
             const uint64_t prefix = key_prefix(key_of(index));
-            records_[next[bucket_of(prefix)]++] = {prefix, index};
+            records_[next[bucket_of(prefix)]++] = record(index, prefix);
         }
     });
     all_.end = buckets;
@@ -115,14 +115,43 @@ bytes_view SortedPairCursor::key_of(uint32_t i) const noexcept {
     return hashed_keys_.empty() ? (*input_)[i].key : bytes_view(hashed_keys_[i]);
 }
 
+SortedPairCursor::Record SortedPairCursor::record(uint32_t i, uint64_t prefix) const noexcept {
+    const KvPair p = (*input_)[i];
+    const auto at = reinterpret_cast<uintptr_t>(p.key.data());
+    if (!hashed_keys_.empty() || p.key.size() >= 0xff || p.value.size() > 0xff || at >> 48 != 0) {
+        return {prefix, kByIndex | i};
+    }
+    return {prefix, at | uint64_t{p.key.size()} << 48 | uint64_t{p.value.size()} << 56};
+}
+
+bytes_view SortedPairCursor::key_of(const Record& r) const noexcept {
+    if (by_index(r)) return key_of(static_cast<uint32_t>(r.ref));
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): the address kept beside the lengths
+    return {reinterpret_cast<const uint8_t*>(r.ref & ((uint64_t{1} << 48) - 1)),
+            r.ref >> 48 & 0xff};
+}
+
+KvPair SortedPairCursor::pair_of(const Record& r) const noexcept {
+    if (by_index(r)) {
+        const auto i = static_cast<uint32_t>(r.ref);
+        return {key_of(i), (*input_)[i].value};
+    }
+    const bytes_view key = key_of(r);
+    return {key, {key.data() + key.size(), r.ref >> 56}};
+}
+
 size_t SortedPairCursor::bucket_of(uint64_t prefix) const noexcept {
     return bucket_bits_ == 0 ? 0 : static_cast<size_t>(prefix >> (64 - bucket_bits_));
 }
 
 bool SortedPairCursor::less(const Record& a, const Record& b) const noexcept {
     if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    const int c = compare_bytes(key_of(a.index), key_of(b.index));
-    return c != 0 ? c < 0 : a.index < b.index;  // equal keys: later writes last
+    const int c = compare_bytes(key_of(a), key_of(b));
+    if (c != 0) return c < 0;
+    // Equal keys: later writes last.
+    if (by_index(a) && by_index(b))
+        return static_cast<uint32_t>(a.ref) < static_cast<uint32_t>(b.ref);
+    return input_->before(pair_of(a).key.data(), pair_of(b).key.data());
 }
 
 SortedPairCursor::Range SortedPairCursor::nibble_range(unsigned v) const noexcept {
@@ -153,12 +182,19 @@ std::span<const KvPair> SortedPairCursor::next(Range& range) {
             // ahead, past this bucket too (the range's next bucket, unsorted, holds the
             // records read next), but not past the range (another thread may be sorting it).
             constexpr ptrdiff_t kAhead = 48;
-            if (end - r > kAhead) input_->prefetch(r[kAhead].index);
-            const bool last_of_key = r + 1 == last || r[1].prefix != r->prefix ||
-                                     !bytes_equal(key_of(r->index), key_of(r[1].index));
+            if (end - r > kAhead) {
+                const Record& ahead = r[kAhead];
+                if (by_index(ahead)) {
+                    input_->prefetch(static_cast<uint32_t>(ahead.ref));
+                } else {
+                    __builtin_prefetch(key_of(ahead).data());
+                }
+            }
+            const bool last_of_key =
+                r + 1 == last || r[1].prefix != r->prefix || !bytes_equal(key_of(*r), key_of(r[1]));
             if (!last_of_key) continue;
-            const KvPair p = (*input_)[r->index];
-            if (!p.value.empty()) run.push_back({key_of(r->index), p.value});
+            const KvPair p = pair_of(*r);
+            if (!p.value.empty()) run.push_back(p);
         }
     }
     return run;
