@@ -249,7 +249,8 @@ private:
     bytes_view key_of(uint32_t i) const noexcept;
     bytes_view key_of(const Record& r) const noexcept;
     KvPair pair_of(const Record& r) const noexcept;
-    bool less(const Record& a, const Record& b) const noexcept;
+    // The order of two records whose keys share their first 8 bytes.
+    bool less_same_prefix(const Record& a, const Record& b) const noexcept;
     size_t bucket_of(uint64_t prefix) const noexcept;
 
     const KvInput* input_;

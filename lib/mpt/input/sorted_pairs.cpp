@@ -144,8 +144,7 @@ size_t SortedPairCursor::bucket_of(uint64_t prefix) const noexcept {
     return bucket_bits_ == 0 ? 0 : static_cast<size_t>(prefix >> (64 - bucket_bits_));
 }
 
-bool SortedPairCursor::less(const Record& a, const Record& b) const noexcept {
-    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+bool SortedPairCursor::less_same_prefix(const Record& a, const Record& b) const noexcept {
     const int c = compare_bytes(key_of(a), key_of(b));
     if (c != 0) return c < 0;
     // Equal keys: later writes last.
@@ -174,7 +173,10 @@ std::span<const KvPair> SortedPairCursor::next(Range& range) {
         Record* const last = records_.get() + start_[range.bucket + 1];
         Record* const end = records_.get() + start_[range.end];
         if (last - first > 1) {
-            std::sort(first, last, [this](const Record& a, const Record& b) { return less(a, b); });
+            // Keys differ in their first 8 bytes but for a few: that test stays in the loop.
+            std::sort(first, last, [this](const Record& a, const Record& b) {
+                return a.prefix != b.prefix ? a.prefix < b.prefix : less_same_prefix(a, b);
+            });
         }
         // Equal keys share a bucket, next to one another with the last write last.
         for (Record* r = first; r != last; ++r) {
