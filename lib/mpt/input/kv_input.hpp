@@ -237,8 +237,8 @@ public:
 private:
     // A pair in place: its key's address in the low 48 bits of ref, the key's length in the
     // next 8 and the value's (which follows the key) in the top 8, so that the pair is read
-    // without its entry. Else (a hashed key, a key of 255 bytes or more, a value of 256 or
-    // more) kByIndex and the entry's position in the input.
+    // without its entry. Else (a hashed key, the empty key, a key of 255 bytes or more, a
+    // value of 256 or more) kByIndex and the entry's position in the input.
     struct Record {
         uint64_t prefix;  // the key's first 8 bytes, big-endian, zero-padded
         uint64_t ref;

@@ -118,7 +118,10 @@ bytes_view SortedPairCursor::key_of(uint32_t i) const noexcept {
 SortedPairCursor::Record SortedPairCursor::record(uint32_t i, uint64_t prefix) const noexcept {
     const KvPair p = (*input_)[i];
     const auto at = reinterpret_cast<uintptr_t>(p.key.data());
-    if (!hashed_keys_.empty() || p.key.size() >= 0xff || p.value.size() > 0xff || at >> 48 != 0) {
+    // A pair in place has a key of at least one byte, so that no two share an address (an
+    // empty key with an empty value takes no bytes: the next pair's key begins there too).
+    if (!hashed_keys_.empty() || p.key.empty() || p.key.size() >= 0xff || p.value.size() > 0xff ||
+        at >> 48 != 0) {
         return {prefix, kByIndex | i};
     }
     return {prefix, at | uint64_t{p.key.size()} << 48 | uint64_t{p.value.size()} << 56};
