@@ -244,7 +244,7 @@ private:
         uint64_t ref;
     };
     static constexpr uint64_t kByIndex = uint64_t{0xff} << 48;
-    Record record(uint32_t i, uint64_t prefix) const noexcept;
+    Record record(uint32_t i) const noexcept;
     static bool by_index(const Record& r) noexcept { return (r.ref & kByIndex) == kByIndex; }
     bytes_view key_of(uint32_t i) const noexcept;
     bytes_view key_of(const Record& r) const noexcept;

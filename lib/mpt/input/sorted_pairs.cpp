@@ -103,9 +103,8 @@ SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure, unsigned t
     for_slices(parts, n, [&](unsigned p, size_t begin, size_t end) {
         std::vector<uint32_t>& next = counts[p];
         for (size_t i = begin; i < end; ++i) {
-            const auto index = static_cast<uint32_t>(i);
-            const uint64_t prefix = key_prefix(key_of(index));
-            records_[next[bucket_of(prefix)]++] = record(index, prefix);
+            const Record r = record(static_cast<uint32_t>(i));
+            records_[next[bucket_of(r.prefix)]++] = r;
         }
     });
     all_.end = buckets;
@@ -115,8 +114,9 @@ bytes_view SortedPairCursor::key_of(uint32_t i) const noexcept {
     return hashed_keys_.empty() ? (*input_)[i].key : bytes_view(hashed_keys_[i]);
 }
 
-SortedPairCursor::Record SortedPairCursor::record(uint32_t i, uint64_t prefix) const noexcept {
+SortedPairCursor::Record SortedPairCursor::record(uint32_t i) const noexcept {
     const KvPair p = (*input_)[i];
+    const uint64_t prefix = key_prefix(key_of(i));
     const auto at = reinterpret_cast<uintptr_t>(p.key.data());
     // A pair in place has a key of at least one byte, so that no two share an address (an
     // empty key with an empty value takes no bytes: the next pair's key begins there too).
@@ -148,12 +148,15 @@ size_t SortedPairCursor::bucket_of(uint64_t prefix) const noexcept {
 }
 
 bool SortedPairCursor::less_same_prefix(const Record& a, const Record& b) const noexcept {
-    const int c = compare_bytes(key_of(a), key_of(b));
+    const bytes_view ka = key_of(a);
+    const bytes_view kb = key_of(b);
+    const int c = compare_bytes(ka, kb);
     if (c != 0) return c < 0;
-    // Equal keys: later writes last.
+    // Equal keys: later writes last. A secure cursor's records all go by index, so the keys'
+    // addresses compared below are the input's.
     if (by_index(a) && by_index(b))
         return static_cast<uint32_t>(a.ref) < static_cast<uint32_t>(b.ref);
-    return input_->before(pair_of(a).key.data(), pair_of(b).key.data());
+    return input_->before(ka.data(), kb.data());
 }
 
 SortedPairCursor::Range SortedPairCursor::nibble_range(unsigned v) const noexcept {
