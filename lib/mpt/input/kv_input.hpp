@@ -16,6 +16,7 @@
 #include <mpt/core/error.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -252,6 +253,13 @@ private:
     // The order of two records whose keys share their first 8 bytes.
     bool less_same_prefix(const Record& a, const Record& b) const noexcept;
     size_t bucket_of(uint64_t prefix) const noexcept;
+    // Puts the records of the input in their buckets (start_): slice p of `parts` at
+    // where[p][b] on in bucket b; or, for 65536 buckets, through the buckets of the first
+    // byte, where slice p has firsts[p][f] records of first byte f. One pass writes to 65536
+    // places at once, more lines than the cache holds; two write to 256 at a time.
+    void scatter_once(unsigned parts, size_t n, std::vector<std::vector<uint32_t>>& where);
+    void scatter_twice(unsigned parts, size_t n,
+                       const std::vector<std::array<uint32_t, 256>>& firsts);
 
     const KvInput* input_;
     std::vector<Hash256> hashed_keys_;

@@ -42,6 +42,11 @@ constexpr size_t kNibbleBucketMinPairs = 16;
 // last: the records sorted for it are still in cache when their entries are read.
 constexpr size_t kRunPairs = 1024;
 
+// With 65536 buckets, the records are put in the buckets of their first byte, and then those
+// of each first byte in the buckets of their second (SortedPairCursor::scatter_twice), where
+// no first byte has more than this many: a copy of one then stays in the cache.
+constexpr size_t kByteGroupMax = size_t{1} << 20;
+
 // Below this many pairs the cursor is made on the calling thread alone: a thread started costs
 // about what counting a few thousand keys does.
 constexpr size_t kSliceMinPairs = size_t{1} << 16;
@@ -90,6 +95,13 @@ SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure, unsigned t
             ++count[bucket_of(key_prefix(key_of(static_cast<uint32_t>(i))))];
         }
     });
+    // The records of each slice by first byte, for scatter_twice.
+    std::vector<std::array<uint32_t, 256>> firsts(parts);
+    if (bucket_bits_ == kBucketBits) {
+        for (unsigned p = 0; p < parts; ++p) {
+            for (size_t b = 0; b < buckets; ++b) firsts[p][b >> 8] += counts[p][b];
+        }
+    }
     start_.assign(buckets + 1, 0);
     for (size_t b = 0; b < buckets; ++b) {
         uint32_t at = start_[b];
@@ -97,17 +109,61 @@ SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure, unsigned t
         start_[b + 1] = at;
     }
     // The records go straight to their buckets: no copy in input order is kept, and the
-    // array is not zeroed first. A bucket holds slice 0's records, then slice 1's...
+    // array is not zeroed first.
     records_ = std::make_unique_for_overwrite<Record[]>(std::max<size_t>(n, 1));
     advise_huge_pages(records_.get(), n * sizeof(Record));
+    size_t largest_byte = 0;
+    for (size_t b = 0; bucket_bits_ == kBucketBits && b < buckets; b += 256)
+        largest_byte = std::max<size_t>(largest_byte, start_[b + 256] - start_[b]);
+    if (bucket_bits_ == kBucketBits && largest_byte <= kByteGroupMax) {
+        scatter_twice(parts, n, firsts);
+    } else {
+        scatter_once(parts, n, counts);
+    }
+    all_.end = buckets;
+}
+
+void SortedPairCursor::scatter_once(unsigned parts, size_t n,
+                                    std::vector<std::vector<uint32_t>>& where) {
+    // A bucket holds slice 0's records, then slice 1's...
     for_slices(parts, n, [&](unsigned p, size_t begin, size_t end) {
-        std::vector<uint32_t>& next = counts[p];
+        std::vector<uint32_t>& next = where[p];
         for (size_t i = begin; i < end; ++i) {
             const Record r = record(static_cast<uint32_t>(i));
             records_[next[bucket_of(r.prefix)]++] = r;
         }
     });
-    all_.end = buckets;
+}
+
+void SortedPairCursor::scatter_twice(unsigned parts, size_t n,
+                                     const std::vector<std::array<uint32_t, 256>>& firsts) {
+    // next[p][f]: where slice p's next record whose key starts with byte f goes; a first
+    // byte's records are slice 0's, then slice 1's...
+    std::vector<std::array<uint32_t, 256>> next(parts);
+    for (size_t f = 0; f < 256; ++f) {
+        uint32_t at = start_[f << 8];
+        for (unsigned p = 0; p < parts; ++p) {
+            next[p][f] = at;
+            at += firsts[p][f];
+        }
+    }
+    for_slices(parts, n, [&](unsigned p, size_t begin, size_t end) {
+        std::array<uint32_t, 256>& at = next[p];
+        for (size_t i = begin; i < end; ++i) {
+            const Record r = record(static_cast<uint32_t>(i));
+            records_[at[r.prefix >> 56]++] = r;
+        }
+    });
+    // Each first byte's records, from a copy, to the buckets of their second byte.
+    for_slices(parts, 256, [&](unsigned, size_t first, size_t last) {
+        std::vector<Record> group;
+        for (size_t f = first; f < last; ++f) {
+            group.assign(records_.get() + start_[f << 8], records_.get() + start_[(f + 1) << 8]);
+            uint32_t at[256];
+            std::copy_n(start_.begin() + static_cast<ptrdiff_t>(f << 8), 256, at);
+            for (const Record& r : group) records_[at[r.prefix >> 48 & 0xff]++] = r;
+        }
+    });
 }
 
 bytes_view SortedPairCursor::key_of(uint32_t i) const noexcept {
