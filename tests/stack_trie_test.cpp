@@ -356,6 +356,49 @@ TEST_CASE("SortedPairCursor's runs are the final content in key order, their vie
     }
 }
 
+TEST_CASE("SortedPairCursor: buckets of many random keys, rewritten and deleted, in order") {
+    // Random 32-byte keys as hashed keys are: 8,000 to 60,000 entries make 256 buckets of 31
+    // to 234 records, sorted by their next byte before an insertion sort; a fifth of the
+    // writes go to an earlier key again (a new value or a deletion), so that writes of one key
+    // meet in a bucket. Their values, short or past 255 bytes, keep some pairs in place and
+    // the others by their entries.
+    std::mt19937_64 rng(mpt::test::seed("cursor_random_buckets"));
+    for (size_t n : {size_t{8000}, size_t{60000}}) {
+        std::vector<bytes> keys;
+        Pairs content;
+        std::string text = "[";
+        for (size_t i = 0; i < n; ++i) {
+            const bool again = !keys.empty() && rng() % 5 == 0;
+            const bytes key = again ? keys[rng() % keys.size()] : mpt::test::random_bytes(rng, 32);
+            if (!again) keys.push_back(key);
+            text += i == 0 ? "[\"" : ",[\"";
+            text += to_hex(key) + "\",";
+            if (again && rng() % 2 == 0) {
+                text += "null]";
+                content.erase(key);
+                continue;
+            }
+            const bytes value = mpt::test::random_bytes(rng, rng() % 8 == 0 ? 300 : 32);
+            text += "\"" + to_hex(value) + "\"]";
+            content[key] = value;
+        }
+        text += "]";
+        auto input = parse_kv(text);
+        REQUIRE(input.ok());
+        SortedPairCursor cursor(*input, false);
+        std::vector<KvPair> all;
+        for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
+            all.insert(all.end(), run.begin(), run.end());
+        REQUIRE(all.size() == content.size());
+        size_t i = 0;
+        for (const auto& [k, v] : content) {
+            CHECK(bytes(all[i].key.begin(), all[i].key.end()) == k);
+            CHECK(bytes(all[i].value.begin(), all[i].value.end()) == v);
+            ++i;
+        }
+    }
+}
+
 TEST_CASE("SortedPairCursor: writes of the empty key, some with an empty value, keep their order") {
     // An empty key with an empty value takes no bytes of the arena: the next pair's key begins
     // at the same address, so that the address alone cannot order two writes of the empty key.

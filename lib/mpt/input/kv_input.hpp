@@ -252,6 +252,8 @@ private:
     KvPair pair_of(const Record& r) const noexcept;
     // The order of two records whose keys share their first 8 bytes.
     bool less_same_prefix(const Record& a, const Record& b) const noexcept;
+    // Puts the records of a bucket in key order, later writes of a key after earlier ones.
+    void sort_bucket(Record* first, Record* last) const noexcept;
     size_t bucket_of(uint64_t prefix) const noexcept;
     // Puts the records of the input in their buckets (start_): slice p of `parts` at
     // where[p][b] on in bucket b; or, for 65536 buckets, through the buckets of the first
