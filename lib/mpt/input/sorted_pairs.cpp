@@ -47,11 +47,13 @@ constexpr size_t kRunPairs = 1024;
 // no first byte has more than this many: a copy of one then stays in the cache.
 constexpr size_t kByteGroupMax = size_t{1} << 20;
 
-// A bucket of kCountedMin to kCountedMax records is sorted by the byte after its bits first,
-// into a copy on the stack, where hashed keys leave one or two to a value; an insertion sort
-// then finds them nearly in order. Where more than kCountedSame share that byte, std::sort,
-// which otherwise takes 2 us a bucket of 150, its comparisons mispredicted half the time.
-constexpr size_t kCountedMin = 32;
+// A bucket of kCountedMin to kCountedMax records is sorted by the byte after its bits first
+// (below kCountedByteMin records, by the nibble), into a copy on the stack, where hashed keys
+// leave a few to a value; an insertion sort then finds them nearly in order. Where more than
+// kCountedSame share that value, std::sort, which otherwise takes 2 us a bucket of 150, its
+// comparisons mispredicted half the time.
+constexpr size_t kCountedMin = 8;
+constexpr size_t kCountedByteMin = 64;
 constexpr size_t kCountedMax = 1024;
 constexpr uint32_t kCountedSame = 16;
 
@@ -233,13 +235,17 @@ void SortedPairCursor::sort_bucket(Record* first, Record* last) const noexcept {
         std::sort(first, last, less);
         return;
     }
-    // The byte after the bucket's bits.
-    const unsigned shift = 56 - bucket_bits_;
-    const auto byte = [shift](const Record& r) { return r.prefix >> shift & 0xff; };
-    std::array<uint32_t, 257> at{};
-    for (const Record* r = first; r != last; ++r) ++at[byte(*r) + 1];
+    // The byte after the bucket's bits, or in a small bucket the nibble (fewer counts).
+    const unsigned width = n < kCountedByteMin ? 4 : 8;
+    const unsigned shift = 64 - bucket_bits_ - width;
+    const uint64_t mask = (uint64_t{1} << width) - 1;
+    const size_t values = size_t{1} << width;
+    const auto digit = [shift, mask](const Record& r) { return r.prefix >> shift & mask; };
+    std::array<uint32_t, 257> at;
+    std::fill_n(at.begin(), values + 1, 0);
+    for (const Record* r = first; r != last; ++r) ++at[digit(*r) + 1];
     uint32_t most = 0;
-    for (size_t v = 1; v <= 256; ++v) {
+    for (size_t v = 1; v <= values; ++v) {
         most = std::max(most, at[v]);
         at[v] += at[v - 1];
     }
@@ -247,11 +253,11 @@ void SortedPairCursor::sort_bucket(Record* first, Record* last) const noexcept {
         std::sort(first, last, less);
         return;
     }
-    std::array<Record, kCountedMax> by_byte;
-    for (const Record* r = first; r != last; ++r) by_byte[at[byte(*r)]++] = *r;
-    // In order but within each byte's few.
+    std::array<Record, kCountedMax> by_digit;
+    for (const Record* r = first; r != last; ++r) by_digit[at[digit(*r)]++] = *r;
+    // In order but within each value's few.
     for (size_t i = 0; i < n; ++i) {
-        const Record r = by_byte[i];
+        const Record r = by_digit[i];
         size_t j = i;
         for (; j > 0 && less(r, first[j - 1]); --j) first[j] = first[j - 1];
         first[j] = r;
