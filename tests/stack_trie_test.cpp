@@ -358,10 +358,10 @@ TEST_CASE("SortedPairCursor's runs are the final content in key order, their vie
 
 TEST_CASE("SortedPairCursor: buckets of many random keys, rewritten and deleted, in order") {
     // Random 32-byte keys as hashed keys are: 8,000 to 60,000 entries make 256 buckets of 31
-    // to 234 records, sorted by their next byte before an insertion sort; a fifth of the
-    // writes go to an earlier key again (a new value or a deletion), so that writes of one key
-    // meet in a bucket. Their values, short or past 255 bytes, keep some pairs in place and
-    // the others by their entries.
+    // to 234 records, sorted by their next nibble (under 64 records) or byte before an
+    // insertion sort; a fifth of the writes go to an earlier key again (a new value or a
+    // deletion), so that writes of one key meet in a bucket. Their values, short or past 255
+    // bytes, keep some pairs in place and the others by their entries.
     std::mt19937_64 rng(mpt::test::seed("cursor_random_buckets"));
     for (size_t n : {size_t{8000}, size_t{60000}}) {
         std::vector<bytes> keys;
