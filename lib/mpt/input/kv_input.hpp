@@ -16,7 +16,6 @@
 #include <mpt/core/error.hpp>
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -255,13 +254,12 @@ private:
     // Puts the records of a bucket in key order, later writes of a key after earlier ones.
     void sort_bucket(Record* first, Record* last) const noexcept;
     size_t bucket_of(uint64_t prefix) const noexcept;
-    // Puts the records of the input in their buckets (start_): slice p of `parts` at
-    // where[p][b] on in bucket b; or, for 65536 buckets, through the buckets of the first
-    // byte, where slice p has firsts[p][f] records of first byte f. One pass writes to 65536
-    // places at once, more lines than the cache holds; two write to 256 at a time.
+    // Puts the records of the input in their buckets (start_), slice p of `parts` at
+    // where[p][b] on in bucket b; for 65536 buckets, twice through the buckets of the first
+    // byte. One pass writes to 65536 places at once, more lines than the cache holds; two
+    // write to 256 at a time.
     void scatter_once(unsigned parts, size_t n, std::vector<std::vector<uint32_t>>& where);
-    void scatter_twice(unsigned parts, size_t n,
-                       const std::vector<std::array<uint32_t, 256>>& firsts);
+    void scatter_twice(unsigned parts, size_t n, const std::vector<std::vector<uint32_t>>& where);
 
     const KvInput* input_;
     std::vector<Hash256> hashed_keys_;

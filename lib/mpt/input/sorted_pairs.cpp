@@ -105,13 +105,6 @@ SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure, unsigned t
             ++count[bucket_of(key_prefix(key_of(static_cast<uint32_t>(i))))];
         }
     });
-    // The records of each slice by first byte, for scatter_twice.
-    std::vector<std::array<uint32_t, 256>> firsts(parts);
-    if (bucket_bits_ == kBucketBits) {
-        for (unsigned p = 0; p < parts; ++p) {
-            for (size_t b = 0; b < buckets; ++b) firsts[p][b >> 8] += counts[p][b];
-        }
-    }
     start_.assign(buckets + 1, 0);
     for (size_t b = 0; b < buckets; ++b) {
         uint32_t at = start_[b];
@@ -126,7 +119,7 @@ SortedPairCursor::SortedPairCursor(const KvInput& input, bool secure, unsigned t
     for (size_t b = 0; bucket_bits_ == kBucketBits && b < buckets; b += 256)
         largest_byte = std::max<size_t>(largest_byte, start_[b + 256] - start_[b]);
     if (bucket_bits_ == kBucketBits && largest_byte <= kByteGroupMax) {
-        scatter_twice(parts, n, firsts);
+        scatter_twice(parts, n, counts);
     } else {
         scatter_once(parts, n, counts);
     }
@@ -146,15 +139,16 @@ void SortedPairCursor::scatter_once(unsigned parts, size_t n,
 }
 
 void SortedPairCursor::scatter_twice(unsigned parts, size_t n,
-                                     const std::vector<std::array<uint32_t, 256>>& firsts) {
+                                     const std::vector<std::vector<uint32_t>>& where) {
     // next[p][f]: where slice p's next record whose key starts with byte f goes; a first
-    // byte's records are slice 0's, then slice 1's...
+    // byte's records are slice 0's, then slice 1's... Those of the slices before p number
+    // what they put before p's in each of f's buckets.
     std::vector<std::array<uint32_t, 256>> next(parts);
-    for (size_t f = 0; f < 256; ++f) {
-        uint32_t at = start_[f << 8];
-        for (unsigned p = 0; p < parts; ++p) {
+    for (unsigned p = 0; p < parts; ++p) {
+        for (size_t f = 0; f < 256; ++f) {
+            uint32_t at = start_[f << 8];
+            for (size_t b = f << 8; b < (f + 1) << 8; ++b) at += where[p][b] - start_[b];
             next[p][f] = at;
-            at += firsts[p][f];
         }
     }
     for_slices(parts, n, [&](unsigned p, size_t begin, size_t end) {
