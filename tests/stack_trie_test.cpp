@@ -305,6 +305,28 @@ void check_kv_root_of(const std::string& text, const Pairs& content, const std::
     }
 }
 
+// All the pairs of a cursor's runs, in order (the views kept past the runs that gave them);
+// runs, when given, counts the runs.
+std::vector<KvPair> all_runs(SortedPairCursor& cursor, size_t* runs = nullptr) {
+    std::vector<KvPair> all;
+    for (std::span<const KvPair> run; !(run = cursor.next()).empty();) {
+        all.insert(all.end(), run.begin(), run.end());
+        if (runs != nullptr) ++*runs;
+    }
+    return all;
+}
+
+// Checks that pairs are content, in key order.
+void check_pairs_are(const std::vector<KvPair>& pairs, const Pairs& content) {
+    REQUIRE(pairs.size() == content.size());
+    size_t i = 0;
+    for (const auto& [k, v] : content) {
+        CHECK(bytes(pairs[i].key.begin(), pairs[i].key.end()) == k);
+        CHECK(bytes(pairs[i].value.begin(), pairs[i].value.end()) == v);
+        ++i;
+    }
+}
+
 }  // namespace
 
 TEST_CASE("kv_root equals the root of the final content, on any number of threads") {
@@ -340,19 +362,11 @@ TEST_CASE("SortedPairCursor's runs are the final content in key order, their vie
         auto input = c.halves ? parse_kv(text, 2, 4096) : parse_kv(text);
         REQUIRE(input.ok());
         SortedPairCursor cursor(*input, false, threads);
-        std::vector<KvPair> all;  // the views, kept past the runs that gave them
         size_t runs = 0;
-        for (std::span<const KvPair> run; !(run = cursor.next()).empty(); ++runs)
-            all.insert(all.end(), run.begin(), run.end());
+        const std::vector<KvPair> all = all_runs(cursor, &runs);
         CHECK(cursor.next().empty());
         CHECK(runs <= std::max<size_t>(1, content.size() / 1024 + 1));
-        REQUIRE(all.size() == content.size());
-        size_t i = 0;
-        for (const auto& [k, v] : content) {
-            CHECK(bytes(all[i].key.begin(), all[i].key.end()) == k);
-            CHECK(bytes(all[i].value.begin(), all[i].value.end()) == v);
-            ++i;
-        }
+        check_pairs_are(all, content);
     }
 }
 
@@ -386,16 +400,7 @@ TEST_CASE("SortedPairCursor: buckets of many random keys, rewritten and deleted,
         auto input = parse_kv(text);
         REQUIRE(input.ok());
         SortedPairCursor cursor(*input, false);
-        std::vector<KvPair> all;
-        for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
-            all.insert(all.end(), run.begin(), run.end());
-        REQUIRE(all.size() == content.size());
-        size_t i = 0;
-        for (const auto& [k, v] : content) {
-            CHECK(bytes(all[i].key.begin(), all[i].key.end()) == k);
-            CHECK(bytes(all[i].value.begin(), all[i].value.end()) == v);
-            ++i;
-        }
+        check_pairs_are(all_runs(cursor), content);
     }
 }
 
@@ -423,9 +428,7 @@ TEST_CASE("SortedPairCursor: writes of the empty key, some with an empty value, 
         auto input = parse_kv(text);
         REQUIRE(input.ok());
         SortedPairCursor cursor(*input, false);
-        std::vector<KvPair> all;
-        for (std::span<const KvPair> run; !(run = cursor.next()).empty();)
-            all.insert(all.end(), run.begin(), run.end());
+        const std::vector<KvPair> all = all_runs(cursor);
         CAPTURE(round);
         REQUIRE(!all.empty());
         REQUIRE(all[0].key.empty());
