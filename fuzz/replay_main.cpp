@@ -1,10 +1,12 @@
-// Runs a fuzz target over the files of corpus folders (or single files), without libFuzzer:
-// the regression run of the committed corpus in every build, sanitized or not.
+// Runs the fuzz targets over the files of corpus folders (or single files), without
+// libFuzzer: the regression run of the committed corpus in every build, sanitized or not. One
+// program holds every target (each compiled with its LLVMFuzzerTestOneInput renamed
+// mpt_fuzz_one_<name>, CMakeLists.txt), so that a build links it once.
 //
-//   mpt_fuzz_<name>_replay PATH...
+//   mpt_fuzz_replay TARGET PATH...
 //
-// Prints "<name>: N inputs". A failed check aborts (non-zero exit, the input's path printed
-// first); a missing path or a corpus without inputs is exit 2.
+// Prints "<target>: N inputs". A failed check aborts (non-zero exit, the input's path printed
+// first); an unknown target, a missing path or a corpus without inputs is exit 2.
 #include <signal.h>
 #include <unistd.h>
 
@@ -19,9 +21,13 @@
 
 #include "fuzz_check.hpp"
 
-#ifndef MPT_FUZZ_TARGET
-#define MPT_FUZZ_TARGET "fuzz"
+// MPT_FUZZ_TARGETS is X(rlp) X(node)...: the targets linked in (CMakeLists.txt).
+#ifndef MPT_FUZZ_TARGETS
+#error "MPT_FUZZ_TARGETS must list the targets: -DMPT_FUZZ_TARGETS=X(rlp)X(node)..."
 #endif
+#define X(name) extern "C" int mpt_fuzz_one_##name(const uint8_t* data, size_t size);
+MPT_FUZZ_TARGETS
+#undef X
 
 namespace fs = std::filesystem;
 
@@ -56,15 +62,31 @@ void on_fatal_signal(int sig) {
     ::raise(sig);
 }
 
+struct Target {
+    const char* name;
+    int (*run)(const uint8_t* data, size_t size);
+};
+#define X(name) {#name, mpt_fuzz_one_##name},
+constexpr Target kTargets[] = {MPT_FUZZ_TARGETS};
+#undef X
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: %s CORPUS_DIR_OR_FILE...\n", argv[0]);
+    const Target* target = nullptr;
+    for (const Target& t : kTargets) {
+        if (argc >= 2 && std::strcmp(argv[1], t.name) == 0) target = &t;
+    }
+    if (argc < 3 || target == nullptr) {
+        std::fprintf(stderr, "usage: %s TARGET CORPUS_DIR_OR_FILE...\n", argv[0]);
+        std::fprintf(stderr, "targets:");
+        for (const Target& t : kTargets) std::fprintf(stderr, " %s", t.name);
+        std::fprintf(stderr, "\n");
         return 2;
     }
+    const char* const name = target->name;
     std::vector<fs::path> files;
-    for (int i = 1; i < argc; ++i) {
+    for (int i = 2; i < argc; ++i) {
         const fs::path p(argv[i]);
         std::error_code ec;
         if (fs::is_directory(p, ec)) {
@@ -74,13 +96,12 @@ int main(int argc, char** argv) {
         } else if (fs::is_regular_file(p, ec)) {
             files.push_back(p);
         } else {
-            std::fprintf(stderr, "%s: error: %s: no such file or folder\n", MPT_FUZZ_TARGET,
-                         argv[i]);
+            std::fprintf(stderr, "%s: error: %s: no such file or folder\n", name, argv[i]);
             return 2;
         }
     }
     if (files.empty()) {
-        std::fprintf(stderr, "%s: error: no inputs\n", MPT_FUZZ_TARGET);
+        std::fprintf(stderr, "%s: error: no inputs\n", name);
         return 2;
     }
     std::sort(files.begin(), files.end());
@@ -93,18 +114,18 @@ int main(int argc, char** argv) {
         const std::vector<char> data((std::istreambuf_iterator<char>(in)),
                                      std::istreambuf_iterator<char>());
         if (!in.good() && !in.eof()) {
-            std::fprintf(stderr, "%s: error: %s: cannot read\n", MPT_FUZZ_TARGET, f.c_str());
+            std::fprintf(stderr, "%s: error: %s: cannot read\n", name, f.c_str());
             return 2;
         }
         // An exact-size heap copy, so that AddressSanitizer sees a read past the end.
         std::unique_ptr<uint8_t[]> buf(new uint8_t[data.size()]);
         std::copy(data.begin(), data.end(), buf.get());
-        const std::string name = f.string();
-        const size_t n = std::min(name.size(), sizeof g_current - 1);
-        std::memcpy(g_current, name.data(), n);
+        const std::string path = f.string();
+        const size_t n = std::min(path.size(), sizeof g_current - 1);
+        std::memcpy(g_current, path.data(), n);
         g_current[n] = '\0';
-        LLVMFuzzerTestOneInput(buf.get(), data.size());
+        target->run(buf.get(), data.size());
     }
-    std::printf("%s: %zu inputs\n", MPT_FUZZ_TARGET, files.size());
+    std::printf("%s: %zu inputs\n", name, files.size());
     return 0;
 }
