@@ -6,4 +6,5 @@ set_tests_properties(
     "unit/spill: a sort of runs of a few keys gives the in-memory path's final pairs"
     "unit/spill: a build split at depth 2 is the in-memory build's, byte for byte"
     "unit/fault injection: a build split two nibbles down fails each temporary write in turn"
+    "unit/fault injection: failed writes of temporary files, in turn, leave nothing behind"
     PROPERTIES COST 60)
