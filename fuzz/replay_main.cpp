@@ -75,9 +75,9 @@ constexpr Target kTargets[] = {MPT_FUZZ_TARGETS};
 int main(int argc, char** argv) {
     const Target* target = nullptr;
     for (const Target& t : kTargets) {
-        if (argc >= 2 && std::strcmp(argv[1], t.name) == 0) target = &t;
+        if (argc >= 3 && std::strcmp(argv[1], t.name) == 0) target = &t;
     }
-    if (argc < 3 || target == nullptr) {
+    if (target == nullptr) {
         std::fprintf(stderr, "usage: %s TARGET CORPUS_DIR_OR_FILE...\n", argv[0]);
         std::fprintf(stderr, "targets:");
         for (const Target& t : kTargets) std::fprintf(stderr, " %s", t.name);
