@@ -305,14 +305,12 @@ void check_kv_root_of(const std::string& text, const Pairs& content, const std::
     }
 }
 
-// All the pairs of a cursor's runs, in order (the views kept past the runs that gave them);
-// runs, when given, counts the runs.
-std::vector<KvPair> all_runs(SortedPairCursor& cursor, size_t* runs = nullptr) {
+// All the pairs of a cursor's runs, in order (the views kept past the runs that gave them),
+// and in runs the number of runs; cursor.rest() where the runs are not counted.
+std::vector<KvPair> all_runs(SortedPairCursor& cursor, size_t& runs) {
     std::vector<KvPair> all;
-    for (std::span<const KvPair> run; !(run = cursor.next()).empty();) {
+    for (std::span<const KvPair> run; !(run = cursor.next()).empty(); ++runs)
         all.insert(all.end(), run.begin(), run.end());
-        if (runs != nullptr) ++*runs;
-    }
     return all;
 }
 
@@ -363,7 +361,7 @@ TEST_CASE("SortedPairCursor's runs are the final content in key order, their vie
         REQUIRE(input.ok());
         SortedPairCursor cursor(*input, false, threads);
         size_t runs = 0;
-        const std::vector<KvPair> all = all_runs(cursor, &runs);
+        const std::vector<KvPair> all = all_runs(cursor, runs);
         CHECK(cursor.next().empty());
         CHECK(runs <= std::max<size_t>(1, content.size() / 1024 + 1));
         check_pairs_are(all, content);
@@ -400,7 +398,7 @@ TEST_CASE("SortedPairCursor: buckets of many random keys, rewritten and deleted,
         auto input = parse_kv(text);
         REQUIRE(input.ok());
         SortedPairCursor cursor(*input, false);
-        check_pairs_are(all_runs(cursor), content);
+        check_pairs_are(cursor.rest(), content);
     }
 }
 
@@ -428,7 +426,7 @@ TEST_CASE("SortedPairCursor: writes of the empty key, some with an empty value, 
         auto input = parse_kv(text);
         REQUIRE(input.ok());
         SortedPairCursor cursor(*input, false);
-        const std::vector<KvPair> all = all_runs(cursor);
+        const std::vector<KvPair> all = cursor.rest();
         CAPTURE(round);
         REQUIRE(!all.empty());
         REQUIRE(all[0].key.empty());
