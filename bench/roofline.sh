@@ -12,7 +12,7 @@
 # parsing needs but every root does (the sort, the encoding of nodes, process start, page
 # faults) and, for build, the writing of the file.
 #
-#   bench/roofline.sh [N...]     (RUNS=k: k interleaved rounds, default 3; the least is printed)
+#   bench/roofline.sh [N...]     (RUNS=k: k runs of each, default 3; the least is printed)
 #
 # The data comes from bench/dataset.sh (DATA_DIR=DIR for the large ones); the build's file is
 # written beside it and removed. Needs Google Benchmark (scripts/setup.sh installs it).
@@ -67,11 +67,19 @@ for n in "${ns[@]}"; do
     "$bench" --kv_file="$data" --benchmark_filter='^file/parse' --benchmark_format=json \
         >"$tmp/parse_$n.json" 2>/dev/null
     db=$data.roofline.db
-    for ((r = 0; r < runs; ++r)); do
-        /usr/bin/time -f '%e' -a -o "$tmp/root_$n" "$mpt" root "$data" >/dev/null
-        /usr/bin/time -f '%e' -a -o "$tmp/root1_$n" "$mpt" root --threads 1 "$data" >/dev/null
-        rm -f "$db"
-        /usr/bin/time -f '%e' -a -o "$tmp/build_$n" "$mpt" build "$data" -o "$db" >/dev/null
+    # Each command's runs in a row after an untimed one: in a virtual machine, a process that
+    # touches more memory than the one before it pays for backing the difference anew.
+    for what in root root1 build; do
+        for ((r = -1; r < runs; ++r)); do
+            out=$tmp/${what}_$n
+            [ "$r" -ge 0 ] || out=/dev/null
+            rm -f "$db"
+            case $what in
+            root) /usr/bin/time -f '%e' -a -o "$out" "$mpt" root "$data" >/dev/null ;;
+            root1) /usr/bin/time -f '%e' -a -o "$out" "$mpt" root --threads 1 "$data" >/dev/null ;;
+            build) /usr/bin/time -f '%e' -a -o "$out" "$mpt" build "$data" -o "$db" >/dev/null ;;
+            esac
+        done
     done
     rm -f "$db"
 done
