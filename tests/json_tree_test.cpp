@@ -88,6 +88,21 @@ TEST_CASE("json_tree: member names that differ only in case are refused, at ever
           R"((a reader that ignores case would take either))");
     // The same spelling twice is one reading for every decoder (the last); other names pass.
     CHECK(JsonTree::parse(R"({"a": 1, "a": 2, "b": 3, "ab": 4, "\u00c4": 5, "\u00e4": 6})").ok());
+    // A text that is no JSON is a syntax error whatever it holds: the twins, seen first where
+    // their object ends, do not hide what follows.
+    for (const std::string text : {R"({"5y": [], "5Y": []}u)", R"({"x": {"a": 1, "A": 2}, "y": })",
+                                   R"([{"a": 1, "A": 2}, tru])"}) {
+        CAPTURE(text);
+        auto bad = JsonTree::parse(text);
+        REQUIRE_FALSE(bad.ok());
+        CHECK(bad.error().code == Errc::bad_json);
+    }
+    auto sequence = JsonTree::parse_sequence(R"({"a": 1, "A": 2} {"b": )");
+    REQUIRE_FALSE(sequence.ok());
+    CHECK(sequence.error().code == Errc::bad_json);
+    sequence = JsonTree::parse_sequence(R"([1] {"a": 1, "A": 2} [2])");
+    REQUIRE_FALSE(sequence.ok());
+    CHECK(sequence.error().code == Errc::bad_input);
 }
 
 TEST_CASE("json_tree: a sequence of values is an array of them, each with its source") {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 namespace mpt {
 
@@ -28,6 +29,7 @@ public:
         MPT_RETURN_IF_ERROR(parse_value(0, {}));
         skip_ws();
         if (p_ != end_) return fail("unexpected data after the document");
+        if (twins_) return std::move(*twins_);
         return std::move(tree_);
     }
 
@@ -46,6 +48,7 @@ public:
             pending_.push_back(item);
             skip_ws();
         }
+        if (twins_) return std::move(*twins_);
         JsonTree::Node& n = tree_.nodes_[0];
         n.first = static_cast<uint32_t>(tree_.kids_.size());
         n.count = static_cast<uint32_t>(pending_.size());
@@ -126,14 +129,14 @@ private:
                 if (!more) break;
             }
         }
-        if (object && pending_.size() - mark > 1 && (!flat_ || depth == 0)) {
+        if (object && !twins_ && pending_.size() - mark > 1 && (!flat_ || depth == 0)) {
             names_.clear();
             for (size_t i = mark; i < pending_.size(); ++i) {
                 names_.push_back(tree_.nodes_[pending_[i]].name);
             }
             if (Status s = json_detail::check_case_twins(names_); !s) {
-                return Error{Errc::bad_input,
-                             "the object at " + where(at) + ": " + s.error().detail};
+                twins_ =
+                    Error{Errc::bad_input, "the object at " + where(at) + ": " + s.error().detail};
             }
         }
         JsonTree::Node& n = tree_.nodes_[index];
@@ -167,6 +170,9 @@ private:
     JsonTree tree_;
     std::vector<uint32_t> pending_;        // children of the open containers, innermost last
     std::vector<std::string_view> names_;  // an object's member names, for check_case_twins
+    // The first object whose names differ only in case: the document's error once the rest
+    // of it is read, so that a text that is no JSON at all is a syntax error whatever it holds.
+    std::optional<Error> twins_;
 };
 
 Result<JsonTree> JsonTree::parse(std::string_view text) {

@@ -73,7 +73,9 @@ public:
     static constexpr int kMaxDepth = 256;
 
     // The text must outlive the tree. Any JSON value is a document. Errc::bad_json, naming
-    // the line and column, for a syntax error, invalid UTF-8 or nesting past kMaxDepth.
+    // the line and column, for a syntax error, invalid UTF-8 or nesting past kMaxDepth; else
+    // Errc::bad_input for the first object whose member names differ only in case
+    // (json_detail::check_case_twins), once the whole text is read.
     static Result<JsonTree> parse(std::string_view text);
     // As parse, for a reader of one kind of document that reads no deeper than the members of
     // the top-level object (json_doc.hpp): an empty text is "empty document; expected
