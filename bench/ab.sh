@@ -116,8 +116,8 @@ hyperfine -N -i --warmup 3 --runs "$runs" --style none --export-csv "$work/q.csv
 # Each timed run follows an untimed one of the same command: memory a process gives back is
 # returned to the host of a virtual machine after a while, and a process that touches more
 # memory than the one before it pays for backing the difference anew (at 10M pairs, a root
-# taking 640 MB more than the other measured 0.5 s faster alternated and 0.5 s slower each
-# after itself).
+# taking 640 MB less than the other measured 0.3 to 0.6 s faster alternated, and 0.5 s
+# slower each run after itself).
 big_runs=$(((runs + 3) / 4))
 [ "$big_runs" -ge 3 ] || big_runs=3
 OLD=$old NEW=$new KV=$kv WORK=$work ROUNDS=$big_runs python3 - >"$work/b.csv" <<'PY'
