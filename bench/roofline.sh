@@ -70,15 +70,16 @@ for n in "${ns[@]}"; do
     # Each command's runs in a row after an untimed one: in a virtual machine, a process that
     # touches more memory than the one before it pays for backing the difference anew.
     for what in root root1 build; do
+        case $what in
+        root) args=(root "$data") ;;
+        root1) args=(root --threads 1 "$data") ;;
+        build) args=(build "$data" -o "$db") ;;
+        esac
         for ((r = -1; r < runs; ++r)); do
             out=$tmp/${what}_$n
             [ "$r" -ge 0 ] || out=/dev/null
             rm -f "$db"
-            case $what in
-            root) /usr/bin/time -f '%e' -a -o "$out" "$mpt" root "$data" >/dev/null ;;
-            root1) /usr/bin/time -f '%e' -a -o "$out" "$mpt" root --threads 1 "$data" >/dev/null ;;
-            build) /usr/bin/time -f '%e' -a -o "$out" "$mpt" build "$data" -o "$db" >/dev/null ;;
-            esac
+            /usr/bin/time -f '%e' -a -o "$out" "$mpt" "${args[@]}" >/dev/null
         done
     done
     rm -f "$db"
