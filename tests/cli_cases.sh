@@ -285,6 +285,12 @@ expect "root of a FIFO whose writer comes later" 0 '^0xed6e08740e4a267eca9d4740f
 expect "root of /dev/zero ends" 2 '^$' '^mpt: error: malformed JSON: /dev/zero: line 1, column 1: ' -- timeout 5 "$MPT" root /dev/zero
 expect "proof --verify of an endless stream ends" 2 '^$' '^mpt: error: malformed JSON: -: line 1, column 1: expected a value$' -- timeout 5 sh -c "yes | '$MPT' proof --verify -"
 expect "diff names the kind once" 2 '^$' '^mpt: error: malformed JSON: /dev/zero: line 1, column 1: expected an object' -- timeout 5 "$MPT" diff /dev/zero "$FIX/dogs.json"
+# A trie file where a document goes is named as one, by every reader of documents.
+sqlite_doc='^mpt: error: malformed JSON: [^ ]*dogs.db: an SQLite database \(a trie file\?\), not a document$'
+expect "build of a trie file" 2 '^$' "$sqlite_doc" -- "$MPT" build "$tmp/dogs.db" -o "$tmp/from-trie.db"
+expect "root --state of a trie file" 2 '^$' "$sqlite_doc" -- "$MPT" root --state "$tmp/dogs.db"
+expect "proof --verify of a trie file" 2 '^$' "$sqlite_doc" -- "$MPT" proof --verify "$tmp/dogs.db"
+expect "verify-range of a trie file from stdin" 2 '^$' '^mpt: error: malformed JSON: -: an SQLite database' -- sh -c "'$MPT' verify-range - < '$tmp/dogs.db'"
 # Trie file names are file names: not SQLite URIs, not ":memory:", not a device.
 expect "build -o file:NAME writes the file of that name" 0 '^0x8aad789d' '^$' -- sh -c "cd '$tmp' && '$MPT' build '$FIX/dogs.json' -o file:uri.db && test -s 'file:uri.db' && test ! -e uri.db"
 expect "build -o :memory: writes a file" 0 '^0x8aad789d' '^$' -- sh -c "cd '$tmp' && '$MPT' build '$FIX/dogs.json' -o :memory: && test -s ./:memory:"

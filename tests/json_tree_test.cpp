@@ -55,6 +55,20 @@ TEST_CASE("json_tree: malformed documents name the place") {
     CHECK(JsonTree::parse("[1,]").error().detail.find("line 1, column 4") != std::string::npos);
 }
 
+TEST_CASE("json_tree: an SQLite database is named as one, only at the document's start") {
+    const std::string header("SQLite format 3\0\x10\x00\x02\x02", 20);
+    for (auto parse : {&JsonTree::parse, &JsonTree::parse_sequence}) {
+        auto t = parse(header);
+        REQUIRE_FALSE(t.ok());
+        CHECK(t.error().code == Errc::bad_json);
+        CHECK(t.error().detail == "an SQLite database (a trie file?), not a document");
+    }
+    // Without its NUL, or after a first byte, it is text like any other.
+    CHECK(JsonTree::parse("SQLite format 3").error().detail ==
+          "line 1, column 1: expected a value");
+    CHECK(JsonTree::parse(" " + header).error().detail == "line 1, column 2: expected a value");
+}
+
 TEST_CASE("json_tree: nesting is bounded, not followed into the stack") {
     const std::string ok_depth(JsonTree::kMaxDepth, '[');
     CHECK(JsonTree::parse(ok_depth + std::string(JsonTree::kMaxDepth, ']')).ok());

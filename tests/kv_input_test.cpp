@@ -414,6 +414,19 @@ TEST_CASE("error messages name line, column and entry exactly") {
     }
 }
 
+TEST_CASE("a trie file given as key/value input is named as one, on either parse") {
+    // A file larger than the two-thread parse's split is read again whole for its error.
+    std::string file("SQLite format 3\0", 16);
+    file.resize(size_t{1} << 20, '\0');
+    for (unsigned threads : {1u, 2u}) {
+        auto r = parse_kv(file, threads, 4096);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().code == Errc::bad_json);
+        CHECK(r.error().detail == "an SQLite database (a trie file?), not a document");
+    }
+    CHECK(parse_kv("SQLite format 3").error().detail.starts_with("line 1, column 1: expected an"));
+}
+
 namespace {
 
 // A random JSON string and the bytes it must decode to: 0x hex in mixed case, plain text with

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <mpt/input/json_lexer.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -322,6 +323,15 @@ Status JsonLexer::skip_number() {
         if (!digits()) return fail("expected a digit");
     }
     return {};
+}
+
+Error JsonLexer::fail_at(const char* at, const std::string& what) const {
+    constexpr std::string_view kSqliteHeader{"SQLite format 3\0", 16};
+    const bool document_start = at == begin_ && base_line_ == 1 && base_column_ == 0;
+    if (document_start && std::string_view(begin_, end_).starts_with(kSqliteHeader)) {
+        return {Errc::bad_json, "an SQLite database (a trie file?), not a document"};
+    }
+    return {Errc::bad_json, where(at) + ": " + what};
 }
 
 std::string JsonLexer::where(const char* at) const {

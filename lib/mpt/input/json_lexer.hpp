@@ -168,9 +168,9 @@ protected:
 
     // "line L, column C" of at (columns count bytes from 1).
     std::string where(const char* at) const;
-    Error fail_at(const char* at, const std::string& what) const {
-        return {Errc::bad_json, where(at) + ": " + what};
-    }
+    // Errc::bad_json, where(at) and what; a document that is an SQLite database (a trie file
+    // given where a document goes) fails at its first byte, and is named as such instead.
+    Error fail_at(const char* at, const std::string& what) const;
     Error fail(const std::string& what) const { return fail_at(p_, what); }
 
     const char* p_;
