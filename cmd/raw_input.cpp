@@ -1,6 +1,7 @@
 #include "raw_input.hpp"
 
 #include <mpt/core/hex.hpp>
+#include <mpt/input/json_lexer.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -76,6 +77,9 @@ Error json_not_rlp(Error e, std::string_view text) {
 }
 
 Result<bytes> hex_or_binary(std::string_view input) {
+    if (is_sqlite_database(input)) {
+        return Error{Errc::bad_input, "an SQLite database (a trie file?), not RLP"};
+    }
     const std::string_view t = without_space(input);
     if (t.size() >= 2 && t[0] == '0' && t[1] == 'x') return from_hex(t);
     const bytes_view b = as_bytes(input);

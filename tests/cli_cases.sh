@@ -291,6 +291,9 @@ expect "build of a trie file" 2 '^$' "$sqlite_doc" -- "$MPT" build "$tmp/dogs.db
 expect "root --state of a trie file" 2 '^$' "$sqlite_doc" -- "$MPT" root --state "$tmp/dogs.db"
 expect "proof --verify of a trie file" 2 '^$' "$sqlite_doc" -- "$MPT" proof --verify "$tmp/dogs.db"
 expect "verify-range of a trie file from stdin" 2 '^$' '^mpt: error: malformed JSON: -: an SQLite database' -- sh -c "'$MPT' verify-range - < '$tmp/dogs.db'"
+expect "root --block of a trie file" 2 '^$' '^mpt: error: bad input: [^ ]*dogs.db: an SQLite database \(a trie file\?\), not RLP$' -- "$MPT" root --block "$tmp/dogs.db"
+expect "rlp decode of a trie file from stdin" 2 '^$' '^mpt: error: bad input: -: an SQLite database \(a trie file\?\), not RLP$' -- sh -c "'$MPT' rlp decode - < '$tmp/dogs.db'"
+expect "witness check of a trie file" 2 '^$' '^mpt: error: bad input: [^ ]*dogs.db: an SQLite database \(a trie file\?\), not a witness$' -- "$MPT" witness check "$tmp/dogs.db"
 # Trie file names are file names: not SQLite URIs, not ":memory:", not a device.
 expect "build -o file:NAME writes the file of that name" 0 '^0x8aad789d' '^$' -- sh -c "cd '$tmp' && '$MPT' build '$FIX/dogs.json' -o file:uri.db && test -s 'file:uri.db' && test ! -e uri.db"
 expect "build -o :memory: writes a file" 0 '^0x8aad789d' '^$' -- sh -c "cd '$tmp' && '$MPT' build '$FIX/dogs.json' -o :memory: && test -s ./:memory:"

@@ -326,9 +326,8 @@ Status JsonLexer::skip_number() {
 }
 
 Error JsonLexer::fail_at(const char* at, const std::string& what) const {
-    constexpr std::string_view kSqliteHeader{"SQLite format 3\0", 16};
     const bool document_start = at == begin_ && base_line_ == 1 && base_column_ == 0;
-    if (document_start && std::string_view(begin_, end_).starts_with(kSqliteHeader)) {
+    if (document_start && is_sqlite_database(std::string_view(begin_, end_))) {
         return {Errc::bad_json, "an SQLite database (a trie file?), not a document"};
     }
     return {Errc::bad_json, where(at) + ": " + what};

@@ -14,6 +14,16 @@
 #include <string>
 #include <string_view>
 
+namespace mpt {
+
+// Whether text starts as an SQLite database does: a trie file given where a document (or RLP)
+// goes, which the readers name as such rather than as text that fails at its first byte.
+inline bool is_sqlite_database(std::string_view text) noexcept {
+    return text.starts_with(std::string_view("SQLite format 3\0", 16));
+}
+
+}  // namespace mpt
+
 namespace mpt::json_detail {
 
 // The UTF-8 byte order mark, which RFC 8259 (section 8.1) lets a parser ignore before a

@@ -248,6 +248,9 @@ Result<Witness> read_witness(std::string_view input) {
     }
     const auto* p = reinterpret_cast<const uint8_t*>(input.data());
     if (!input.empty() && p[0] >= 0xc0) return read_rlp(bytes_view(p, input.size()));
+    if (is_sqlite_database(input)) {
+        return Error{Errc::bad_input, "an SQLite database (a trie file?), not a witness"};
+    }
     return Error{Errc::bad_input,
                  "not a witness: JSON ({\"state\": [...], ...}), RLP or 0x hex RLP expected"};
 }
