@@ -526,6 +526,13 @@ TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors"
             doc.pop_back();
             docs.push_back(doc + ", \"0x12\": \"0x1\"}");
         }
+        // On the first line, past the first piece.
+        std::string first_line = "{";
+        for (int i = 0; i < 20; ++i)
+            first_line += "\"0x" + std::to_string(10 + i) + "\": \"0x01\", ";
+        docs.push_back(first_line + "\"0x12\": \"0x1\"}");
+        // And after a byte order mark, which a whole parse counts no column for.
+        for (size_t i = 0, n = docs.size(); i < n; ++i) docs.push_back("\xEF\xBB\xBF" + docs[i]);
         for (const std::string& doc : docs) {
             auto want = parse_kv(doc);
             REQUIRE_FALSE(want.ok());

@@ -224,6 +224,14 @@ Result<bool> KvStreamReader::next_here(KvInput& piece) {
     if (done_) return false;
     size_t want = in_->piece_bytes();
     MPT_RETURN_IF_ERROR(in_->fill(want));
+    if (!began_) {
+        // Lines and columns count from after a byte order mark, as a whole parse counts them:
+        // it goes before the first piece, not into its bytes.
+        began_ = true;
+        if (text().starts_with(json_detail::kByteOrderMark)) {
+            in_->drop(json_detail::kByteOrderMark.size());
+        }
+    }
     if (guesses_left_ > 0 && form_ == Form::json && state_.started && !state_.closed) {
         // Past the first piece of JSON the places to cut are guessed, and the parse of the
         // pieces cut there checks the guesses: what parses as the entries of a piece ends
