@@ -533,6 +533,8 @@ TEST_CASE("spill: a document read in pieces gives parse_kv's entries and errors"
         docs.push_back(first_line + "\"0x12\": \"0x1\"}");
         // And after a byte order mark, which a whole parse counts no column for.
         for (size_t i = 0, n = docs.size(); i < n; ++i) docs.push_back("\xEF\xBB\xBF" + docs[i]);
+        // Two marks: the second is the document's first byte, and its error.
+        docs.push_back("\xEF\xBB\xBF" + docs.back());
         for (const std::string& doc : docs) {
             auto want = parse_kv(doc);
             REQUIRE_FALSE(want.ok());

@@ -162,8 +162,9 @@ void KvStreamReader::drop(size_t n) noexcept {
     const LineFeeds lines = lines_.bytes == n ? lines_ : LineFeeds::of(text().substr(0, n));
     lines_ = LineFeeds{};
     if (lines.count == 0) {
-        state_.column += n;
+        state_.column += n - std::exchange(uncounted_, 0);
     } else {
+        uncounted_ = 0;
         state_.line += lines.count;
         state_.column = n - lines.after_last;
     }
@@ -225,11 +226,11 @@ Result<bool> KvStreamReader::next_here(KvInput& piece) {
     size_t want = in_->piece_bytes();
     MPT_RETURN_IF_ERROR(in_->fill(want));
     if (!began_) {
-        // Lines and columns count from after a byte order mark, as a whole parse counts them:
-        // it goes before the first piece, not into its bytes.
+        // The first piece's parse passes over a byte order mark, and lines and columns count
+        // from after it, as a whole parse counts them: drop() counts it in no column.
         began_ = true;
         if (text().starts_with(json_detail::kByteOrderMark)) {
-            in_->drop(json_detail::kByteOrderMark.size());
+            uncounted_ = json_detail::kByteOrderMark.size();
         }
     }
     if (guesses_left_ > 0 && form_ == Form::json && state_.started && !state_.closed) {
