@@ -365,6 +365,9 @@ TEST_CASE("error messages name line, column and entry exactly") {
         {"{\"a\": \"\\x\"}", Errc::bad_json, "line 1, column 9: invalid escape"},
         {"{\"a\": \"\\u12\"}", Errc::bad_json, "line 1, column 10: invalid \\u escape"},
         {"{\"a\": \"\\u12g4\"}", Errc::bad_json, "line 1, column 10: invalid \\u escape"},
+        // At the end of the text: a byte held that is no digit first, as if the text went on.
+        {"{\"a\": \"\\u\"", Errc::bad_json, "line 1, column 10: invalid \\u escape"},
+        {"{\"a\": \"\\u12", Errc::bad_json, "line 1, column 10: truncated \\u escape"},
         {"{\"a\": \"abc", Errc::bad_json, "line 1, column 7: unterminated string"},
         {"{\"a\": \"abc\\", Errc::bad_json, "line 1, column 12: unterminated escape"},
         {"\"abc\"", Errc::bad_json,

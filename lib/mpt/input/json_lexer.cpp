@@ -232,13 +232,16 @@ Status JsonLexer::parse_escape() {
 }
 
 Result<uint32_t> JsonLexer::parse_hex4() {
-    if (end_ - p_ < 4) return fail("truncated \\u escape");
+    // The digits the text holds first: a byte that is no hex digit is the error wherever the
+    // text ends, so that a piece of a document cut inside the escape fails as the whole does.
+    const ptrdiff_t held = std::min<ptrdiff_t>(end_ - p_, 4);
     uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) {
+    for (ptrdiff_t i = 0; i < held; ++i) {
         const uint8_t d = kHexDigitValue[static_cast<uint8_t>(p_[i])];
         if (d > 0x0f) return fail("invalid \\u escape");
         v = v << 4 | d;
     }
+    if (held < 4) return fail("truncated \\u escape");
     p_ += 4;
     return v;
 }
