@@ -161,10 +161,15 @@ void KvStreamReader::drop(size_t n) noexcept {
     // Counted by the parse of the piece's halves, or here.
     const LineFeeds lines = lines_.bytes == n ? lines_ : LineFeeds::of(text().substr(0, n));
     lines_ = LineFeeds{};
+    // The first piece's parse passes over a byte order mark, and a whole parse counts lines
+    // and columns from after it: nothing dropped yet (line 1, column 0), it counts in none.
+    const bool first = state_.line == 1 && state_.column == 0;
+    const size_t mark = first && text().starts_with(json_detail::kByteOrderMark)
+                            ? json_detail::kByteOrderMark.size()
+                            : 0;
     if (lines.count == 0) {
-        state_.column += n - std::exchange(uncounted_, 0);
+        state_.column += n - mark;
     } else {
-        uncounted_ = 0;
         state_.line += lines.count;
         state_.column = n - lines.after_last;
     }
@@ -225,14 +230,6 @@ Result<bool> KvStreamReader::next_here(KvInput& piece) {
     if (done_) return false;
     size_t want = in_->piece_bytes();
     MPT_RETURN_IF_ERROR(in_->fill(want));
-    if (!began_) {
-        // The first piece's parse passes over a byte order mark, and lines and columns count
-        // from after it, as a whole parse counts them: drop() counts it in no column.
-        began_ = true;
-        if (text().starts_with(json_detail::kByteOrderMark)) {
-            uncounted_ = json_detail::kByteOrderMark.size();
-        }
-    }
     if (guesses_left_ > 0 && form_ == Form::json && state_.started && !state_.closed) {
         // Past the first piece of JSON the places to cut are guessed, and the parse of the
         // pieces cut there checks the guesses: what parses as the entries of a piece ends

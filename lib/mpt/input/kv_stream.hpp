@@ -83,9 +83,7 @@ private:
     };
 
     std::unique_ptr<TextStream> in_;
-    bool done_ = false;     // the last piece was handed out
-    bool began_ = false;    // the first bytes were read
-    size_t uncounted_ = 0;  // bytes at the start that count in no column: a byte order mark
+    bool done_ = false;  // the last piece was handed out
     // The scan for places to cut: where it stands in the text, its state there, and the last
     // place after a ',' between two entries, or in a text dump after a line feed (0: none
     // yet).
