@@ -11,11 +11,6 @@
 #include <mpt/trie/stack_trie.hpp>
 #include <mpt/trie/trie.hpp>
 
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <memory>
-
 #include "fuzz_check.hpp"
 
 namespace {
@@ -44,11 +39,7 @@ void check_halves(std::string_view text, const Result<KvInput>& whole) {
 
 // The root of the document read in pieces and sorted through temporary files.
 Result<KvRoot> streamed_root(std::string_view text, bool secure, unsigned threads) {
-    const int fd = ::memfd_create("kv", 0);
-    FUZZ_CHECK(fd >= 0);
-    FUZZ_CHECK(::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
-    FUZZ_CHECK(::lseek(fd, 0, SEEK_SET) == 0);
-    KvStreamReader stream(std::make_unique<TextStream>(fd, "doc", 64, size_t{1} << 20, false));
+    KvStreamReader stream(fuzz_text_stream(text));
     stream.parse_halves(threads > 1, 64);
     SpillOptions so;
     so.run_bytes = 512;

@@ -9,9 +9,6 @@
 #include <mpt/state/document.hpp>
 #include <mpt/trie/trie.hpp>
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include "fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -20,16 +17,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto tests = parse_blockchain_tests(text);
     if (!tests) FUZZ_CHECK(!tests.error().detail.empty());
     auto doc = parse_state_document(text);
-    const int fd = ::memfd_create("state", 0);
-    FUZZ_CHECK(fd >= 0);
-    FUZZ_CHECK(::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
-    FUZZ_CHECK(::lseek(fd, 0, SEEK_SET) == 0);
-    TextStream stream(fd, "doc", 64, size_t{1} << 20, false);
+    const std::unique_ptr<TextStream> stream = fuzz_text_stream(text);
     SpillOptions spill;
     spill.run_bytes = 512;
     spill.buffer_bytes = 4096;
     spill.fan_in = 2;
-    auto streamed = streamed_state_root(stream, spill);
+    auto streamed = streamed_state_root(*stream, spill);
     if (!doc) {
         const Errc e = doc.error().code;
         FUZZ_CHECK(e == Errc::bad_json || e == Errc::bad_input || e == Errc::bad_hex);
