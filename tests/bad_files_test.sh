@@ -59,6 +59,14 @@ for f in text random; do
     expect "check $f" 3 '^$' "^mpt: error: .*$f.db: $not_sqlite" -- "$MPT" check "$tmp/$f.db"
     expect "stats $f" 3 '^$' "^mpt: error: .*$f.db: $not_sqlite" -- "$MPT" stats "$tmp/$f.db"
 done
+# A JSON document (after a byte order mark and blanks) is named as one; text is not.
+printf '\xef\xbb\xbf \n\t[["0x01", "0x02"]]\n' >"$tmp/doc.db"
+printf '\n{"0x01": "0x02"}\n' >"$tmp/object.db"
+for c in dump check stats; do
+    expect "$c document" 3 '^$' "^mpt: error: not an mpt trie file: .*doc.db: $not_sqlite \\(a JSON document\\?\\)$" -- "$MPT" $c "$tmp/doc.db"
+done
+expect "get object" 3 '^$' "^mpt: error: not an mpt trie file: .*object.db: $not_sqlite \\(a JSON document\\?\\)$" -- "$MPT" get "$tmp/object.db" 0x01
+expect "get text: no guess" 3 '^$' "^mpt: error: not an mpt trie file: .*text.db: $not_sqlite\$" -- "$MPT" get "$tmp/text.db" 0x01
 expect "root empty: the empty trie's text dump" 0 '^0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421$' '^mpt: note: .*empty.db: an empty file, read as no key/value pairs \(the empty root\)$' -- "$MPT" root "$tmp/empty.db"
 for c in dump check stats; do
     expect "$c empty" 3 '^$' '^mpt: error: .*empty.db: an empty file, not a trie file$' -- "$MPT" $c "$tmp/empty.db"

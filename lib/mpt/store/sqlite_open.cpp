@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <mpt/core/hex.hpp>
 #include <mpt/store/sqlite_store.hpp>
+#include <span>
+#include <string_view>
 
 namespace mpt {
 namespace {
@@ -34,13 +36,32 @@ std::string immutable_uri(const std::string& path) {
 }
 
 // REQUIRES: path is a regular file (opening a pipe to look would consume it).
-bool has_sqlite_header(const std::string& path) {
+// The first bytes of a file, as many as it has up to the buffer's size.
+std::string_view read_head(const std::string& path, std::span<char> buffer) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return false;
-    char header[16] = {};
-    const size_t n = std::fread(header, 1, sizeof header, f);
+    if (f == nullptr) return {};
+    const size_t n = std::fread(buffer.data(), 1, buffer.size(), f);
     std::fclose(f);
-    return n == 16 && std::memcmp(header, "SQLite format 3", 16) == 0;
+    return {buffer.data(), n};
+}
+
+bool has_sqlite_header(const std::string& path) {
+    char buffer[16];
+    return read_head(path, buffer) == std::string_view("SQLite format 3", 16);
+}
+
+// Why a file with no SQLite header is no trie file, with a guess at what it is where its
+// first bytes tell: a JSON document (after a byte order mark and white space, an object or an
+// array), the input the commands that compute a root read.
+const char* not_sqlite_reason(const std::string& path) {
+    char buffer[512];
+    std::string_view head = read_head(path, buffer);
+    if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
+    const size_t first = head.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && (head[first] == '{' || head[first] == '[')) {
+        return "not an SQLite database (a JSON document?)";
+    }
+    return "not an SQLite database";
 }
 
 // Removes the log (-wal, when empty) and its index (-shm) that a failed open made, when they
@@ -114,7 +135,7 @@ Result<FileState> file_state(const std::string& path, SqliteNodeStore::Mode mode
         return file_error(Errc::storage_open, path, std::strerror(errno));
     }
     if (exists && !fresh && !has_sqlite_header(path)) {
-        return file_error(Errc::storage_not_mpt, path, "not an SQLite database");
+        return file_error(Errc::storage_not_mpt, path, not_sqlite_reason(path));
     }
     return FileState{exists, fresh};
 }
