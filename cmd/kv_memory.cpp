@@ -1,5 +1,7 @@
 #include "kv_memory.hpp"
 
+#include "common.hpp"
+
 #include <cctype>
 #include <cstdlib>
 #include <limits>
@@ -50,7 +52,16 @@ size_t parse_memory_size(const std::string& text) noexcept {
 void add_kv_memory_flags(CLI::App* sub, KvMemoryFlags& flags) {
     sub->add_option_function<std::string>(
            "--memory",
-           [&flags](const std::string& text) { flags.memory = parse_memory_size(text); },
+           [&flags](const std::string& text) {
+               flags.memory = parse_memory_size(text);
+               // Taken as asked (swap may hold it), but not in silence.
+               if (const size_t limit = memory_limit(); flags.memory > limit && !quiet()) {
+                   eprint(
+                       "mpt: note: --memory {} is more than the {:.1f}G of memory this "
+                       "process may take; an input that needs it may run out\n",
+                       printable(text), static_cast<double>(limit) / (1 << 30));
+               }
+           },
            "Memory for key/value input or a --state document, as 512M or 4G; past it the sort "
            "spills to --tmp "
            "(default: a quarter of physical memory, at most 4G)")

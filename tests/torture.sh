@@ -329,6 +329,16 @@ for opener in '[' '{'; do
     done
 done
 [ ! -e "$tmp/s.db" ] && ok || bad "a refused stream left $tmp/s.db"
+# A --memory past what the process may take is taken, with a note (none under -q).
+if [ $ulimit_ok -eq 1 ]; then
+    dogs_root=$("$MPT" root "$FIX/dogs.json")
+    expect "root --memory 4G (ulimit -v 600000): a note" 0 "^$dogs_root\$" '^mpt: note: --memory 4G is more than the 0\.[56]G of memory this process may take; an input that needs it may run out$' -- \
+        bash -c "ulimit -v 600000; exec '$MPT' root --memory 4G '$FIX/dogs.json'"
+    expect "build -q --memory 4G (ulimit -v 600000): no note" 0 "^$dogs_root\$" '^$' -- \
+        bash -c "ulimit -v 600000; exec '$MPT' build -q --memory 4G '$FIX/dogs.json' -o '$tmp/m4.db'"
+    expect "root --memory 500M (ulimit -v 600000): no note" 0 "^$dogs_root\$" '^$' -- \
+        bash -c "ulimit -v 600000; exec '$MPT' root --memory 500M '$FIX/dogs.json'"
+fi
 # A key/value file of 200,000 pairs given as trie vectors: refused at its first member, in
 # time linear in its size (an object read member by member with a linear search took an hour
 # for 1.5M pairs; 60 s is two hundred times what it takes).

@@ -159,13 +159,17 @@ KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double ru
     return p;
 }
 
-size_t default_kv_memory() noexcept {
+size_t memory_limit() noexcept {
     size_t limit = physical_memory();
     struct rlimit as {};
     if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
         limit = std::min<size_t>(limit, as.rlim_cur);
     }
-    return std::clamp<size_t>(limit / 4, size_t{64} << 20, size_t{4} << 30);
+    return limit;
+}
+
+size_t default_kv_memory() noexcept {
+    return std::clamp<size_t>(memory_limit() / 4, size_t{64} << 20, size_t{4} << 30);
 }
 
 Status sort_kv_stream(KvStreamReader& stream, bool secure, bool keep_keys,

@@ -62,8 +62,11 @@ KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double ru
 // 14 GB, roots: 72 and 60 s through the cache, 50 and 53 s around it).
 bool spill_around_cache(uint64_t input_bytes) noexcept;
 
-// The default memory budget: a quarter of the lesser of the physical memory and the address
-// space the process may take (ulimit -v), at most 4 GiB, at least 64 MiB.
+// The memory this process may take: the lesser of the physical memory and its address space
+// limit (ulimit -v); SIZE_MAX where neither is known.
+size_t memory_limit() noexcept;
+
+// The default memory budget: a quarter of memory_limit(), at most 4 GiB, at least 64 MiB.
 size_t default_kv_memory() noexcept;
 
 // Adds every entry of the stream to sorter in input order, the key hashed when secure, with

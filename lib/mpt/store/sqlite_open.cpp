@@ -35,8 +35,8 @@ std::string immutable_uri(const std::string& path) {
     return uri + "?immutable=1";
 }
 
-// REQUIRES: path is a regular file (opening a pipe to look would consume it).
 // The first bytes of a file, as many as it has up to the buffer's size.
+// REQUIRES: path is a regular file (opening a pipe to look would consume it).
 std::string_view read_head(const std::string& path, std::span<char> buffer) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr) return {};
