@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Checks scripts/mpt-completion.bash: a few completions, and that its lists match the
-# binary's --help exactly (every subcommand, every flag of each, and which flags take a
-# value), so that the two cannot drift apart.
+# Checks the completion scripts `mpt completion bash|zsh|fish` makes: bash's by a few
+# completions, and its lists against the binary's --help exactly (every subcommand, every
+# flag of each, and which flags take a value); zsh's and fish's parse and name every flag.
 #   completion_test.sh MPT
 set -u
 if [ $# -ne 1 ]; then
@@ -9,9 +9,14 @@ if [ $# -ne 1 ]; then
     exit 2
 fi
 MPT=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # complete is a bash builtin; it works in a non-interactive shell too.
-. "$root/scripts/mpt-completion.bash"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$MPT" completion bash >"$tmp/mpt.bash" || {
+    echo "FAIL mpt completion bash"
+    exit 1
+}
+. "$tmp/mpt.bash"
 
 pass=0
 fail=0
@@ -40,8 +45,6 @@ complete_line() {
 
 # The mpt the lines run is this build's, on PATH: the command names and the tries of a file
 # come from it.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/bin"
 ln -s "$MPT" "$tmp/bin/mpt"
 PATH=$tmp/bin:$PATH
@@ -170,7 +173,15 @@ if command -v fish >/dev/null; then
     check "fish: mpt slot --el" "--element-slots" "$(fish_complete 'mpt slot --el')"
 fi
 check "bash: mpt rlp ''" "decode encode" "$(complete_line mpt rlp '')"
-check "bash: mpt completion ''" "fish zsh" "$(complete_line mpt completion '')"
+check "bash: mpt completion ''" "bash fish zsh" "$(complete_line mpt completion '')"
+# witness: its three forms' words, or the state file of the make form.
+mkdir "$tmp/w"
+touch "$tmp/w/chain.db" "$tmp/w/a.json"
+cd "$tmp/w" || exit 2
+check "bash: mpt witness c" "chain.db check" "$(complete_line mpt witness c)"
+check "bash: mpt witness ''" "a.json apply chain.db check diff" "$(complete_line mpt witness '')"
+check "bash: mpt witness check c" "chain.db" "$(complete_line mpt witness check c)"
+cd - >/dev/null || exit 2
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
