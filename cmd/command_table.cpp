@@ -41,7 +41,7 @@ constexpr Command kCommands[] = {
     {"copy", "Copy a trie under a new name in the same file", register_copy},
     {"vacuum", "Compact a trie file, giving freed space back", register_vacuum},
     {"tree", "Show a stored trie's nodes as an indented tree", register_tree},
-    {"completion", "Print a completion script for zsh or fish", register_completion},
+    {"completion", "Print a completion script for bash, zsh or fish", register_completion},
 };
 
 }  // namespace
