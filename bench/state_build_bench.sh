@@ -89,4 +89,4 @@ set +e
 rc=$?
 set -e
 [ "$rc" -eq 1 ] || { echo "state_build_bench: diff exited $rc, want 1" >&2; cat "$work/diff.err" >&2; exit 1; }
-echo "diff: $(wc -l <"$work/diff.out") changed accounts; $(grep '^nodes read' "$work/diff.err"); $(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/diff.time") wall"
+echo "diff: $(wc -l <"$work/diff.out") changed accounts; $(grep '^mpt: stats: nodes read' "$work/diff.err"); $(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/diff.time") wall"

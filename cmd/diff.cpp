@@ -181,9 +181,7 @@ int print_nodes(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
         }
     }
     out.flush();
-    if (o.stats) {
-        eprint("nodes read: A {}, B {}\n", nd->stats.nodes_read_a, nd->stats.nodes_read_b);
-    }
+    if (o.stats) print_nodes_read(nd->stats.nodes_read_a, nd->stats.nodes_read_b);
     return nd->writes.empty() && nd->deletes.empty() ? kOk : kNegative;
 }
 
@@ -279,7 +277,7 @@ int print_keys(const DiffSide& a, const DiffSide& b, const DiffOptions& o) {
         if (!r) return report_walk_error(r.error(), o);
         stats = *r;
     }
-    if (o.stats) eprint("nodes read: A {}, B {}\n", stats.nodes_read_a, stats.nodes_read_b);
+    if (o.stats) print_nodes_read(stats.nodes_read_a, stats.nodes_read_b);
     return count == 0 ? kOk : kNegative;
 }
 

@@ -204,6 +204,11 @@ bool is_state_file(const std::string& path) {
     return t && *t && (*t)->kind == TrieKind::state;
 }
 
+void print_nodes_read(uint64_t a, uint64_t b) {
+    // Prefixed as every line mpt writes to stderr, and quiet under -q as root's --stats.
+    if (!quiet()) eprint("mpt: stats: nodes read: A {}, B {}\n", a, b);
+}
+
 int run_state_diff(const StateDiffOptions& o) {
     // Ctrl-C, kill, a closed terminal and a closed pipe remove the temporary files as a
     // return does (the handlers go after the sides, declared below them).
@@ -318,7 +323,7 @@ int run_state_diff(const StateDiffOptions& o) {
     if (!r) return report(r.error());
     if (!failed.ok()) return report(failed.error());
     progress.stop();
-    if (o.stats) eprint("nodes read: A {}, B {}\n", r->nodes_read_a, r->nodes_read_b);
+    if (o.stats) print_nodes_read(r->nodes_read_a, r->nodes_read_b);
     return changes == 0 ? kOk : kNegative;
 }
 

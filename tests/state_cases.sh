@@ -62,7 +62,7 @@ expect "diff of a state file and its document" 0 '^$' '^$' -- "$MPT" diff "$tmp/
 expect "diff of states" 1 "^~ $a1 slot 0x0{64} 0x1 -> 0x2\$" '^$' -- "$MPT" diff "$tmp/state_a.db" "$FIX/state_b.json"
 expect "diff of states: an account added" 1 '^\+ 0x3000000000000000000000000000000000000003 nonce 0x0, balance 0x5, ' '^$' -- "$MPT" diff --state "$FIX/state_a.json" "$FIX/state_b.json"
 expect "diff of states --json" 1 '^\{"change":"changed","address":"0x2000000000000000000000000000000000000002","nonce":\["0x0","0x1"\],"balance":\["0x3e8","0x3e7"\]\}$' '^$' -- "$MPT" diff --state --json "$FIX/state_a.json" "$FIX/state_b.json"
-expect "diff of states --stats" 1 '.*' '^nodes read: A [0-9]+, B [0-9]+$' -- "$MPT" diff --stats "$tmp/state_a.db" "$FIX/state_b.json"
+expect "diff of states --stats" 1 '.*' '^mpt: stats: nodes read: A [0-9]+, B [0-9]+$' -- "$MPT" diff --stats "$tmp/state_a.db" "$FIX/state_b.json"
 expect "diff --state of a k/v file" 2 '^$' '^mpt: error: .*dogs\.json' -- "$MPT" diff --state "$FIX/dogs.json" "$FIX/state_a.json"
 
 # The key rule on a state trie: without --accounts, dump --from takes the user's key (hashed);

@@ -34,7 +34,7 @@ awk 'function group(sign, name,  i, n, s) { s = "\"" name "\":{"; n = 0
     END { print "{" group("+", "added") "," group("-", "removed") "," group("~", "changed") "}" }' "$sd/ab.diff" >"$sd/ab.want.json"
 expect "diff: some of each kind" 0 '^$' '^$' -- sh -c "grep -q '^+ ' '$sd/ab.diff' && grep -q '^- ' '$sd/ab.diff' && grep -q '^~ ' '$sd/ab.diff'"
 expect "diff --json: the lines' changes, grouped" 0 '^$' '^$' -- sh -c "'$MPT' diff --json '$sd/a.db' '$sd/b.db' >'$sd/ab.json'; [ \$? -eq 1 ] && cmp '$sd/ab.json' '$sd/ab.want.json'"
-expect "diff --json --stats counts one walk" 1 '.*' '^nodes read: A [1-9][0-9]*, B [1-9][0-9]*$' -- "$MPT" diff --json --stats "$sd/a.db" "$sd/b.db"
+expect "diff --json --stats counts one walk" 1 '.*' '^mpt: stats: nodes read: A [1-9][0-9]*, B [1-9][0-9]*$' -- "$MPT" diff --json --stats "$sd/a.db" "$sd/b.db"
 "$MPT" diff --stats "$sd/a.db" "$sd/b.db" 2>"$sd/stats.text" >/dev/null
 expect "diff --json --stats: as many nodes as the lines" 1 '.*' "^$(cat "$sd/stats.text")\$" -- "$MPT" diff --json --stats "$sd/a.db" "$sd/b.db"
 expect "diff --json of additions only" 1 '^\{"added":\{"0x[0-9a-f]+":"0x[0-9a-f]+",.*\},"removed":\{\},"changed":\{\}\}$' '^$' -- "$MPT" diff --json "$FIX/empty.json" "$sd/a.db"
@@ -153,7 +153,7 @@ expect "diff --verify of sound files: the same answer" 0 '^$' '^$' -- sh -c "'$M
 expect "diff --verify --json of sound files: the same answer" 0 '^$' '^$' -- sh -c "'$MPT' diff --verify --json '$sd/a.db' '$sd/b.db' | cmp - '$sd/ab.want.json'"
 expect "diff --verify of a file against itself" 0 '^$' '^$' -- "$MPT" diff --verify "$sd/a.db" "$sd/a.db"
 a_rows=$("$MPT" stats --json "$sd/a.db" | sed 's/.*"pairs":[0-9]*,"rows":\([0-9]*\).*/\1/')
-expect "diff --verify --stats reads every row" 0 '^$' "^nodes read: A $a_rows, B $a_rows\$" -- "$MPT" diff --verify --stats "$sd/a.db" "$sd/a.db"
+expect "diff --verify --stats reads every row" 0 '^$' "^mpt: stats: nodes read: A $a_rows, B $a_rows\$" -- "$MPT" diff --verify --stats "$sd/a.db" "$sd/a.db"
 # States: the same, in a storage trie of an account that did not change.
 z=$(printf '5a%.0s' $(seq 32))
 printf '{"0x1000000000000000000000000000000000000001": {"balance": "0x1", "storage": {"0x01": "0x%s"}}, "0x2000000000000000000000000000000000000002": {"balance": "0x5"}}' "$z" >"$sd/sa.json"
