@@ -14,6 +14,8 @@ command promises:
 - stderr holds only lines that start with "mpt: " (notes, then at most one error line), and
   exit 2 and 3 end with exactly one "mpt: error: " line, exit 0 with none;
 - with --json, what exit 0 or 1 prints is JSON (one document, or one a line);
+- in some runs, the ways to a document's root agree (two threads and one, past --memory 1M,
+  built into a trie file): the same root or the same error line;
 - no file of the pool changes unless the command writes and succeeds, and a file named by -o
   or --output that was not there is not left by a command that failed.
 
@@ -159,6 +161,11 @@ def pick_value(rng, files):
     return rng.choice(STRINGS)
 
 
+def is_sqlite(path):
+    with open(path, "rb") as f:
+        return f.read(16) == b"SQLite format 3\x00"
+
+
 def digest(path):
     try:
         with open(path, "rb") as f:
@@ -204,6 +211,40 @@ def check_run(args, proc, before, after, folder, new_existed):
                 why.append("%s changed" % name)
         if not new_existed and os.path.exists(os.path.join(folder, "new.db")):
             why.append("new.db left by a failed command")
+    return why
+
+
+def errors_of(proc):
+    return [l for l in proc.stderr.decode(errors="replace").splitlines() if l.startswith("mpt: error: ")]
+
+
+def agree(mpt, folder, name, env):
+    """The ways to a document's root agree: in memory on two threads and on one, past a
+    --memory of 1M, and built into a trie file: the same root, or the same error line."""
+    def run(*args):
+        return subprocess.run([mpt, *args], cwd=folder, stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=TIMEOUT, env=env)
+
+    why = []
+    first = run("root", name)
+    for variant in (["root", "--threads", "1", name], ["root", "--memory", "1M", name]):
+        other = run(*variant)
+        if (other.returncode, other.stdout, errors_of(other)) != (
+                first.returncode, first.stdout, errors_of(first)):
+            why.append("mpt %s: exit %d %r %r, where mpt root %s: exit %d %r %r" % (
+                " ".join(variant), other.returncode, other.stdout, errors_of(other), name,
+                first.returncode, first.stdout, errors_of(first)))
+    built = run("build", name, "-o", "agree.db")
+    if built.returncode != first.returncode or errors_of(built) != errors_of(first):
+        why.append("mpt build %s: exit %d %r, where root: exit %d %r" % (
+            name, built.returncode, errors_of(built), first.returncode, errors_of(first)))
+    elif built.returncode == 0:
+        again = run("root", "agree.db")
+        if again.stdout != first.stdout:
+            why.append("root of the file built from %s: %r, of the document: %r" % (
+                name, again.stdout, first.stdout))
+    elif os.path.exists(os.path.join(folder, "agree.db")):
+        why.append("a failed build of %s left agree.db" % name)
     return why
 
 
@@ -285,6 +326,18 @@ def main():
         finally:
             if stdin_name:
                 stdin.close()
+        if rng.random() < 0.15:
+            # A document of the pool, maybe tampered with above: not a trie file, which
+            # --memory does not apply to.
+            name = rng.choice([n for n in files if not is_sqlite(os.path.join(folder, n))])
+            try:
+                more = agree(mpt, folder, name, env)
+            except subprocess.TimeoutExpired:
+                more = ["the roots of %s: no answer in %d s" % (name, TIMEOUT)]
+            if more:
+                failed += 1
+                print("FAIL run %d: the roots of %s\n  %s" % (run, name, "; ".join(more)))
+                sys.stdout.flush()
         if why:
             failed += 1
             line = "mpt " + " ".join(shlex.quote(x) for x in args)
