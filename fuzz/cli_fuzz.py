@@ -16,6 +16,7 @@ command promises:
 - with --json, what exit 0 or 1 prints is JSON (one document, or one a line);
 - in some runs, the ways to a document's root agree (two threads and one, past --memory 1M,
   built into a trie file): the same root or the same error line;
+- in some runs, get and proof of a key in a trie file agree, and the proof verifies;
 - no file of the pool changes unless the command writes and succeeds, and a file named by -o
   or --output that was not there is not left by a command that failed.
 
@@ -122,6 +123,9 @@ def mutate(rng, data):
 
 
 ADDRESS = "0xa94f5374fce5edbc8e2a8697c15331677e6ebf0b"
+# Keys the pool's trie files hold.
+KEYS = ["dog", "doge", "dogglesworth", "0x646f65", "0x" + "%064x" % 7919, "0x" + "%064x" % (7919 * 299),
+        "0x" + "%064x" % 0, ADDRESS]
 
 # A command line of each shape that answers on the pool as made; runs start from one and
 # change it (a word replaced or left out, a flag added), or are random words altogether.
@@ -248,6 +252,33 @@ def agree(mpt, folder, name, env):
     return why
 
 
+def answers_agree(mpt, folder, db, key, env):
+    """get and proof of one key in a trie file (tampered with in some runs) agree: the same
+    exit code, the proof's value is get's, and the proof verifies against the file's root with
+    that value; or both fail."""
+    def run(*args):
+        return subprocess.run([mpt, *args], cwd=folder, stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=TIMEOUT, env=env)
+
+    got = run("get", db, key)
+    proved = run("proof", db, key)
+    if got.returncode in (0, 1) and proved.returncode == 0:
+        doc = json.loads(proved.stdout)
+        value = got.stdout.decode().strip() if got.returncode == 0 else None
+        if doc["value"] != value:
+            return ["get %s %s: %r, its proof's value %r" % (db, key, value, doc["value"])]
+        with open(os.path.join(folder, "answer.json"), "wb") as f:
+            f.write(proved.stdout)
+        checked = run("proof", "--verify", "answer.json")
+        if checked.returncode != 0:
+            return ["proof %s %s does not verify: %r" % (db, key, checked.stdout[:200])]
+        return []
+    if (got.returncode in (0, 1)) != (proved.returncode == 0):
+        return ["get %s %s: exit %d %r, proof: exit %d %r" % (
+            db, key, got.returncode, errors_of(got), proved.returncode, errors_of(proved))]
+    return []
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mpt")
@@ -337,6 +368,17 @@ def main():
             if more:
                 failed += 1
                 print("FAIL run %d: the roots of %s\n  %s" % (run, name, "; ".join(more)))
+                sys.stdout.flush()
+        if rng.random() < 0.15:
+            db = rng.choice([n for n in files if is_sqlite(os.path.join(folder, n))] or ["missing.db"])
+            key = rng.choice(KEYS + STRINGS[:12])
+            try:
+                more = answers_agree(mpt, folder, db, key, env)
+            except subprocess.TimeoutExpired:
+                more = ["get and proof of %s: no answer in %d s" % (key, TIMEOUT)]
+            if more:
+                failed += 1
+                print("FAIL run %d: the answers of %s\n  %s" % (run, db, "; ".join(more)))
                 sys.stdout.flush()
         if why:
             failed += 1
