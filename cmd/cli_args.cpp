@@ -180,6 +180,13 @@ std::string usage_message(const CLI::App& sub, const CLI::ParseError& e) {
         return line;
     }
     if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+        // An option of one value given again: "NAME: At Most 1 required but received 2".
+        if (const size_t at = what.find(": At Most "); at != std::string::npos) {
+            const std::string most = what.substr(at + 10, what.find(' ', at + 10) - at - 10);
+            return named_in(sub, what.substr(0, at)) + " takes " +
+                   (most == "1" ? std::string("one value") : "at most " + most + " values") +
+                   ", given " + what.substr(what.rfind(' ') + 1);
+        }
         std::string name = what.substr(0, what.find(':'));
         if (const size_t to = what.find(" arguments to "); to != std::string::npos) {
             name = what.substr(to + 14, what.find(',', to) - to - 14);

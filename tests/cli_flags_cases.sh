@@ -20,6 +20,10 @@ expect "usage: unknown option" 2 '^$' '^mpt: error: usage: root: unknown option 
 expect "usage: unknown option, did you mean" 2 '^$' '^mpt: error: usage: root: unknown option --jsn \(did you mean --json\?\)$' -- "$MPT" root --jsn "$FIX/dogs.json"
 expect "usage: unknown option after the operands" 2 '^$' '^mpt: error: usage: get: unknown option -v ' -- "$MPT" get "$tmp/dogs.db" -v
 expect "usage: unknown command, did you mean" 2 '^$' '^mpt: error: usage: unknown command: buidl \(did you mean build\?\)$' -- "$MPT" buidl
+expect "usage: an option of one value given twice" 2 '^$' '^mpt: error: usage: copy: --to takes one value, given 2$' -- "$MPT" copy "$tmp/dogs.db" --to a --to b
+expect "usage: -o and --output both given" 2 '^$' '^mpt: error: usage: build: --output takes one value, given 2$' -- "$MPT" build "$FIX/dogs.json" -o "$tmp/o1.db" --output "$tmp/o2.db"
+[ ! -e "$tmp/o1.db" ] && [ ! -e "$tmp/o2.db" ]
+case_result "usage: a refused build with two outputs made no file" $? "a file was made"
 expect "usage: an option's value missing" 2 '^$' '^mpt: error: usage: get: --trie needs a value$' -- "$MPT" get "$tmp/dogs.db" dog --trie
 expect "usage: DB is required" 2 '^$' '^mpt: error: usage: dump: DB is required$' -- "$MPT" dump
 expect "usage: B is required" 2 '^$' '^mpt: error: usage: diff: B is required$' -- "$MPT" diff "$FIX/dogs.json"
