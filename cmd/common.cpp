@@ -245,9 +245,7 @@ Status require_open(const std::string& file, int flags) {
 
 Status require_input_file(const std::string& file) {
     struct stat st {};
-    if (::stat(file.c_str(), &st) != 0 && errno == ENOENT) {
-        return file_error(Errc::bad_input, file, std::strerror(ENOENT));
-    }
+    if (::stat(file.c_str(), &st) != 0 && errno == ENOENT) return input_error(file, ENOENT);
     // A file there but unreadable (its permissions) is the user's to fix, not damage: the
     // OS's reason, never "not an SQLite database". A folder is left to the reader's message.
     if (S_ISDIR(st.st_mode)) return {};
@@ -269,6 +267,9 @@ bool file_looks_like_state(const std::string& path) {
 
 Result<std::unique_ptr<SqliteNodeStore>> open_trie_file(const std::string& file,
                                                         SqliteNodeStore::Mode mode) {
+    // SQLite reads a file by its pages, not as a stream.
+    if (file == "-")
+        return file_error(Errc::bad_input, file, "a trie file is a file; - (stdin) cannot be one");
     MPT_RETURN_IF_ERROR(require_input_file(file));
     return SqliteNodeStore::open(file, mode);
 }

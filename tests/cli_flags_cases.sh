@@ -24,6 +24,11 @@ expect "usage: an option of one value given twice" 2 '^$' '^mpt: error: usage: c
 expect "usage: -o and --output both given" 2 '^$' '^mpt: error: usage: build: --output takes one value, given 2$' -- "$MPT" build "$FIX/dogs.json" -o "$tmp/o1.db" --output "$tmp/o2.db"
 [ ! -e "$tmp/o1.db" ] && [ ! -e "$tmp/o2.db" ]
 case_result "usage: a refused build with two outputs made no file" $? "a file was made"
+expect "a trie file from stdin (-)" 2 '^$' '^mpt: error: bad input: -: a trie file is a file; - \(stdin\) cannot be one$' -- "$MPT" get - dog
+expect "dump of - (stdin)" 2 '^$' '^mpt: error: bad input: -: a trie file is a file; - \(stdin\) cannot be one$' -- "$MPT" dump -
+expect "an empty trie file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" check ''
+expect "an empty input file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" root ''
+expect "an empty --keys file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" get "$tmp/dogs.db" --keys ''
 expect "usage: an option's value missing" 2 '^$' '^mpt: error: usage: get: --trie needs a value$' -- "$MPT" get "$tmp/dogs.db" dog --trie
 expect "usage: DB is required" 2 '^$' '^mpt: error: usage: dump: DB is required$' -- "$MPT" dump
 expect "usage: B is required" 2 '^$' '^mpt: error: usage: diff: B is required$' -- "$MPT" diff "$FIX/dogs.json"

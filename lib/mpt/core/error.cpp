@@ -115,6 +115,8 @@ Error file_error(Errc code, std::string file, std::string detail) {
 }
 
 Error input_error(std::string file, int err) {
+    // No name to put before the reason: say that it was empty, not that no file is there.
+    if (file.empty() && err == ENOENT) return Error{Errc::bad_input, "an empty file name"};
     if (err == EMFILE || err == ENFILE) {
         struct rlimit limit {};
         std::string detail = std::strerror(err);

@@ -80,7 +80,8 @@ struct Error {
 Error file_error(Errc code, std::string file, std::string detail = {});
 // An input file that could not be opened or read, err its errno: Errc::bad_input with
 // strerror(err), but for the process's own limits, which are no fault of the input: out of
-// descriptors (EMFILE, ENFILE) is Errc::storage_io naming the limit, ENOMEM out_of_memory.
+// descriptors (EMFILE, ENFILE) is Errc::storage_io naming the limit, ENOMEM out_of_memory;
+// an empty name that names no file says so.
 Error input_error(std::string file, int err);
 
 // An expected-like result: either a T or an Error. std::expected is C++23.
