@@ -113,7 +113,7 @@ Result<bytes> parse_nibble_path(const std::string& text) {
 int run_tree(const TreeCmdOptions& o) {
     if (o.json && o.dot) return report_usage("tree: give --json or --dot, not both");
     auto from = parse_nibble_path(o.from);
-    if (!from) return report_usage(from.error().detail);
+    if (!from) return report_usage("tree: " + from.error().detail);
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
     TreeOptions options;

@@ -47,8 +47,8 @@ expect "proof --account --json of one: the answer alone" 0 "^\{\"address\":\"$GP
 
 # Bad arguments: one line, exit 2; the wrong kind of trie, exit 3.
 expect "proof --account: not 20 bytes" 2 '^$' '^mpt: error: bad hex: address 0x00: 1 bytes, want 20$' -- "$MPT" proof "$tmp/gp_state.db" --account 0x00
-expect "proof --account: a 33-byte slot" 2 '^$' '^mpt: error: bad hex: a storage key longer than 32 bytes: "0x0{66}"$' -- "$MPT" proof "$tmp/gp_state.db" --account "$GP_A1" --slot "0x$(printf '%066d' 0)"
-expect "proof --account: a slot not hex" 2 '^$' '^mpt: error: bad hex: not a hex digit: "0xzz"$' -- "$MPT" proof "$tmp/gp_state.db" --account "$GP_A1" --slot 0xzz
+expect "proof --account: a 33-byte slot" 2 '^$' '^mpt: error: bad hex: slot 0x0{66}: a storage key longer than 32 bytes$' -- "$MPT" proof "$tmp/gp_state.db" --account "$GP_A1" --slot "0x$(printf '%066d' 0)"
+expect "proof --account: a slot not hex" 2 '^$' '^mpt: error: bad hex: slot 0xzz: not a hex digit$' -- "$MPT" proof "$tmp/gp_state.db" --account "$GP_A1" --slot 0xzz
 expect "proof --slot without --account" 2 '^$' '^mpt: error: usage: proof: --slot goes with --account$' -- "$MPT" proof "$tmp/gp_state.db" 0x01 --slot 1
 expect "proof KEY and --account" 2 '^$' '^mpt: error: usage: proof: give KEY or --account ADDR, not both$' -- "$MPT" proof "$tmp/gp_state.db" 0x01 --account "$GP_A1"
 expect "proof --account --key-hashed" 2 '^$' '^mpt: error: usage: proof: --key-hashed does not go with --account' -- "$MPT" proof "$tmp/gp_state.db" --key-hashed --account "$GP_A1"

@@ -26,7 +26,7 @@ expect "key rule: plain get --key-hashed" 0 '^0x7075707079$' '^$' -- "$MPT" get 
 expect "get --account: not 20 bytes" 2 '^$' '^mpt: error: bad hex: address 0x00: 1 bytes, want 20$' -- "$MPT" get "$tmp/plain.db" --account 0x00
 expect "get --account: odd hex" 2 '^$' '^mpt: error: bad hex: address 0x123: odd number of hex digits$' -- "$MPT" get "$tmp/plain.db" --account 0x123
 expect "get --account: not hex" 2 '^$' '^mpt: error: bad hex: address 0xzz00000000000000000000000000000000000000: not a hex digit: z$' -- "$MPT" get "$tmp/plain.db" --account 0xzz00000000000000000000000000000000000000
-expect "get --slot: over 32 bytes" 2 '^$' '^mpt: error: bad hex: a storage key longer than 32 bytes: "0x(00){33}"$' -- "$MPT" get "$tmp/plain.db" --account 0x0000000000000000000000000000000000000000 --slot 0x$(printf '00%.0s' $(seq 33))
+expect "get --slot: over 32 bytes" 2 '^$' '^mpt: error: bad hex: slot 0x(00){33}: a storage key longer than 32 bytes$' -- "$MPT" get "$tmp/plain.db" --account 0x0000000000000000000000000000000000000000 --slot 0x$(printf '00%.0s' $(seq 33))
 expect "get --slot without --account" 2 '^$' '^mpt: error: usage: get: --slot goes with --account$' -- "$MPT" get "$tmp/plain.db" --slot 0x01
 expect "get KEY and --account" 2 '^$' '^mpt: error: usage: get: give KEY or --account ADDR, not both$' -- "$MPT" get "$tmp/plain.db" dog --account 0x0000000000000000000000000000000000000000
 expect "get --account on a plain trie" 3 '^$' '^mpt: error: .*plain\.db: trie main is plain, not an account trie' -- "$MPT" get "$tmp/plain.db" --account 0x0000000000000000000000000000000000000000
@@ -54,7 +54,7 @@ for s in 0x1 1 0X01; do
     expect "get --slot $s, as proof --slot reads it" 0 '^0x2a$' '^$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot $s
 done
 expect "get --slot 0x, slot 0" 0 '^0x1$' '^$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot 0x
-expect "get --slot not hex" 2 '^$' '^mpt: error: bad hex: not a hex digit: "0xzz"$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot 0xzz
+expect "get --slot not hex" 2 '^$' '^mpt: error: bad hex: slot 0xzz: not a hex digit$' -- "$MPT" get "$tmp/state_a.db" --account "$a1" --slot 0xzz
 expect "dump --accounts: a line per account" 0 '^$' '^$' -- sh -c "test \$('$MPT' dump --accounts '$tmp/state_a.db' | wc -l) -eq 2"
 expect "dump --accounts --storage" 0 '"storage":\{"0x[0-9a-f]{64}":"0x1","0x[0-9a-f]{64}":"0x2a"\}\}$' '^$' -- "$MPT" dump --accounts --storage "$tmp/state_a.db"
 expect "dump --accounts --from an address" 0 '"nonce":"0x1"' '^$' -- "$MPT" dump --accounts --from "$a1" --limit 1 "$tmp/state_a.db"

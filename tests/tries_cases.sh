@@ -178,7 +178,7 @@ expect "tree --json of dogs: the nodes in order" 0 '^extension  646f6 0,branch 6
 expect "tree --json: the fields of a node" 0 '^\{"depth":2,"slot":7,"kind":"branch","path":"646f67","key":null,"hash":"0x37efd11993cb04a54048c25320e9f29c50a432d28afdf01598b2978ce1ca3068","rlpBytes":37,"value":"0x7075707079","children":1,"cut":0\}$' '^$' -- sh -c "'$MPT' tree --json '$tmp/tree.db' | jq -c '.nodes[3]'"
 expect "tree --json --depth 1: the cut" 0 '"cut":2\}\],"cutSubtrees":2\}$' '^$' -- "$MPT" tree --json --depth 1 "$tmp/tree.db"
 expect "tree --json --dot" 2 '^$' '^mpt: error: usage: tree: give --json or --dot, not both$' -- "$MPT" tree --json --dot "$tmp/tree.db"
-expect "tree --from not nibbles" 2 '^$' '^mpt: error: usage: --from 0x12: a nibble path is hex digits, one per nibble$' -- "$MPT" tree "$tmp/tree.db" --from 0x12
+expect "tree --from not nibbles" 2 '^$' '^mpt: error: usage: tree: --from 0x12: a nibble path is hex digits, one per nibble$' -- "$MPT" tree "$tmp/tree.db" --from 0x12
 expect "tree --depth 1: the cut said" 0 '^\.\.\. 2 subtrees not shown: below --depth 1$' '^$' -- "$MPT" tree "$tmp/tree.db" --depth 1
 expect "tree --depth 1: on the node cut" 0 'rlp 61 \(2 children not shown\)$' '^$' -- "$MPT" tree "$tmp/tree.db" --depth 1
 expect "tree --depth -1" 2 '^$' '^mpt: error: usage: tree: --depth: must be a whole number' -- "$MPT" tree "$tmp/tree.db" --depth -1

@@ -217,11 +217,11 @@ Result<StorageKeyArg> parse_get_proof_key(std::string_view text) {
     const std::string_view digits = has_hex_prefix(text) ? text.substr(2) : text;
     // Bytes given, an odd digit count rounded up: the length that decides the echo.
     const size_t given = (digits.size() + 1) / 2;
-    if (given > 32) {
-        return Error{Errc::bad_hex, "a storage key longer than 32 bytes: " + quoted(text)};
-    }
+    // Named as the address of get and proof --account is: "slot TEXT: why".
+    const std::string slot = "slot " + std::string(text) + ": ";
+    if (given > 32) return Error{Errc::bad_hex, slot + "a storage key longer than 32 bytes"};
     auto w = digits_to_word(digits);
-    if (!w) return Error{Errc::bad_hex, w.error().detail + ": " + quoted(text)};
+    if (!w) return Error{Errc::bad_hex, slot + w.error().detail};
     StorageKeyArg k;
     k.slot = *w;
     k.echo = given == 32 ? to_hex(k.slot) : quantity_text(k.slot);
