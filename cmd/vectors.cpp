@@ -2,6 +2,7 @@
 #include "common.hpp"
 
 #include <mpt/core/hex.hpp>
+#include <mpt/input/json_tree.hpp>
 #include <mpt/ops/kv_root.hpp>
 #include <mpt/ops/state_root.hpp>
 #include <mpt/state/block.hpp>
@@ -127,7 +128,12 @@ Result<std::vector<VectorCase>> run_trie_vectors(const std::string& path) {
 
 Result<std::vector<VectorCase>> run_trie_vectors(const std::string& path, std::string_view text) {
     json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded()) return {Errc::bad_json, path + ": not valid JSON"};
+    if (doc.is_discarded()) {
+        // Where and why, from mpt's own reader of the same grammar.
+        auto tree = JsonTree::parse(text);
+        if (!tree) return {Errc::bad_json, path + ": " + tree.error().detail};
+        return {Errc::bad_json, path + ": not valid JSON"};
+    }
     if (!doc.is_object()) return {Errc::bad_input, path + ": expected an object of test cases"};
     const bool secure = is_secure_file(base_name(path));
     std::vector<VectorCase> out;

@@ -27,6 +27,11 @@ printf '{"wrong":{"in":{"dog":"puppy"},"root":"0x%064d"}}' 0 >"$tmp/wrong_vector
 expect "failing vector" 1 '^0 passed, 1 failed$' '^$' -- "$MPT" root --vectors "$tmp/wrong_vector.json"
 expect "failing vector named" 1 '^FAIL wrong_vector.json:wrong' '^$' -- "$MPT" root --vectors "$tmp/wrong_vector.json"
 expect "failing vector --json: its detail" 1 '^\{"cases":\[\{"name":"wrong_vector.json:wrong","passed":false,"detail":"' '^$' -- "$MPT" root --json --vectors "$tmp/wrong_vector.json"
+# Vectors that are no JSON: where, as every other JSON reader says it; a trie file named one.
+printf 'x{}' >"$tmp/not_vectors.json"
+expect "vectors not JSON: line and column" 2 '^$' '^mpt: error: malformed JSON: .*not_vectors.json: line 1, column 1: ' -- "$MPT" root --vectors "$tmp/not_vectors.json"
+"$MPT" build "$FIX/dogs.json" -o "$tmp/vectors.db" >/dev/null
+expect "vectors that are a trie file" 2 '^$' '^mpt: error: malformed JSON: .*vectors.db: an SQLite database \(a trie file\?\), not a document$' -- "$MPT" root --vectors "$tmp/vectors.db"
 
 # 10,000 generated pairs (key i = keccak256(uint64 big-endian i), value = keccak256(key)):
 # a known root.
