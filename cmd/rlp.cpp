@@ -129,7 +129,8 @@ int run_rlp(const RlpOptions& o) {
             in = std::move(*b);
         } else {
             if (!o.input.starts_with("0x")) {
-                return report_usage("rlp decode: HEX must be 0x hex (or - for stdin): " + o.input);
+                return report_usage("rlp decode: HEX must be 0x hex (or - for stdin), got " +
+                                    (o.input.empty() ? std::string("nothing") : o.input));
             }
             auto b = from_hex(o.input);
             if (!b) return report(b.error(), where);

@@ -364,7 +364,8 @@ expect "rlp decode truncated list" 2 '^$' '^mpt: error: RLP truncated: argument:
 expect "rlp decode item past its list" 2 '^$' '^mpt: error: RLP truncated: argument: byte 1: the item runs past the end of its list$' -- "$MPT" rlp decode 0xc28201
 expect "rlp decode trailing bytes" 2 '^$' '^mpt: error: trailing bytes after RLP item: argument: byte 1: 1 bytes after the item$' -- "$MPT" rlp decode 0x0102
 expect "rlp decode empty" 2 '^$' '^mpt: error: RLP truncated: argument: byte 0: no item' -- "$MPT" rlp decode 0x
-expect "rlp decode without 0x" 2 '^$' '^mpt: error: usage: rlp decode: HEX must be 0x hex' -- "$MPT" rlp decode c0
+expect "rlp decode without 0x" 2 '^$' '^mpt: error: usage: rlp decode: HEX must be 0x hex \(or - for stdin\), got c0$' -- "$MPT" rlp decode c0
+expect "rlp decode of an empty argument" 2 '^$' '^mpt: error: usage: rlp decode: HEX must be 0x hex \(or - for stdin\), got nothing$' -- "$MPT" rlp decode ''
 expect "rlp encode a number" 2 '^$' '^mpt: error: bad input: argument: value\[1\] \(line 1, column 7\): not a string or an array' -- "$MPT" rlp encode '["a", 5]'
 expect "rlp encode bad JSON" 2 '^$' '^mpt: error: malformed JSON: argument: line 1' -- "$MPT" rlp encode '["a",'
 expect "rlp unknown action" 2 '^$' '^mpt: error: usage: ' -- "$MPT" rlp frob 0x
