@@ -16,6 +16,7 @@ command promises:
 - with --json, what exit 0 or 1 prints is JSON (one document, or one a line);
 - in some runs, the ways to a document's root agree (two threads and one, past --memory 1M,
   built into a trie file): the same root or the same error line;
+- after a write that succeeded, the trie files on its line that were sound pass mpt check;
 - in some runs, get and proof of a key in a trie file agree, and the proof verifies;
 - no file of the pool changes unless the command writes and succeeds, and a file named by -o
   or --output that was not there is not left by a command that failed.
@@ -178,6 +179,24 @@ def digest(path):
         return None
 
 
+def written_files_check(mpt, folder, args, victim, env):
+    """After a write that succeeded, every trie file on its line that was sound before (not
+    the one tampered with this run) passes mpt check."""
+    why = []
+    for name in set(args[1:]):
+        path = os.path.join(folder, name)
+        if name == victim or not os.path.isfile(path) or not is_sqlite(path):
+            continue
+        checked = subprocess.run([mpt, "check", "--trie", "main", "--", name], cwd=folder,
+                                 stdin=subprocess.DEVNULL, capture_output=True,
+                                 timeout=TIMEOUT, env=env)
+        # A file without a trie main (another name only) has nothing to check there.
+        if checked.returncode != 0 and b"no trie named main" not in checked.stderr:
+            why.append("mpt check %s after the write: exit %d %r" % (
+                name, checked.returncode, (checked.stdout + checked.stderr)[-300:]))
+    return why
+
+
 def check_run(args, proc, before, after, folder, new_existed):
     """The contract's breaches in one run, as reasons."""
     why = []
@@ -310,6 +329,7 @@ def main():
             shutil.copy(os.path.join(pristine, n), os.path.join(folder, n))
         os.mkdir(os.path.join(folder, "folder"))
         # A changed copy of one of them, in place of it in some runs: truncated, tampered.
+        victim = None
         if rng.random() < 0.4:
             victim = rng.choice(files)
             with open(os.path.join(pristine, victim), "rb") as f:
@@ -351,6 +371,8 @@ def main():
             after = {n: digest(os.path.join(folder, n)) for n in files}
             exits[proc.returncode] = exits.get(proc.returncode, 0) + 1
             why = check_run(args, proc, before, after, folder, new_existed)
+            if proc.returncode == 0 and args[0] in WRITERS:
+                why += written_files_check(mpt, folder, args, victim, env)
         except subprocess.TimeoutExpired:
             why = ["no answer in %d s" % TIMEOUT]
             proc = None
