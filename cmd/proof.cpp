@@ -22,8 +22,8 @@ namespace mpt::cli {
 namespace {
 
 struct ProofOptions {
-    std::string verify;               // the document to check ("-": stdin)
-    std::optional<std::string> root;  // with --verify: the trusted root
+    std::optional<std::string> verify;  // the document to check ("-": stdin)
+    std::optional<std::string> root;    // with --verify: the trusted root
     std::string db;
     std::vector<std::string> keys;
     std::optional<std::string> keys_file;  // --keys: one key a line
@@ -205,7 +205,7 @@ int run_range(const ProofOptions& o) {
 int run_verify(const ProofOptions& o);
 
 int run_proof(const ProofOptions& o) {
-    if (!o.verify.empty()) {
+    if (o.verify) {
         if (!o.db.empty())
             return report_usage("proof: give DB KEY, DB --range FROM, or --verify FILE");
         return run_verify(o);
@@ -234,7 +234,7 @@ int run_proof(const ProofOptions& o) {
     return run_prove(o);
 }
 
-int run_verify(const ProofOptions& o) { return run_proof_verify(o.verify, o.root, o.json); }
+int run_verify(const ProofOptions& o) { return run_proof_verify(*o.verify, o.root, o.json); }
 
 }  // namespace
 

@@ -28,6 +28,7 @@ expect "a trie file from stdin (-)" 2 '^$' '^mpt: error: bad input: -: a trie fi
 expect "dump of - (stdin)" 2 '^$' '^mpt: error: bad input: -: a trie file is a file; - \(stdin\) cannot be one$' -- "$MPT" dump -
 expect "an empty trie file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" check ''
 expect "an empty input file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" root ''
+expect "an empty --verify file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" proof --verify ''
 expect "an empty --keys file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" get "$tmp/dogs.db" --keys ''
 expect "usage: an option's value missing" 2 '^$' '^mpt: error: usage: get: --trie needs a value$' -- "$MPT" get "$tmp/dogs.db" dog --trie
 expect "usage: DB is required" 2 '^$' '^mpt: error: usage: dump: DB is required$' -- "$MPT" dump
