@@ -287,6 +287,7 @@ int run_build(const BuildCmdOptions& o) {
     if (o.output == "-") {
         return report_usage("build: -o: a trie file is a file; - (stdout) cannot be one");
     }
+    if (o.output.empty()) return report_usage("build: -o: an empty file name");
     // A state document is told by its shape; --secure and --trie say key/value input.
     if (o.state || (!o.secure && o.trie == "main" && file_looks_like_state(o.input))) {
         return run_build_state(o);

@@ -695,6 +695,7 @@ int run_witness(const WitnessOptions& o) {
         return run_witness_apply(o);
     }
     if (int c = refuse_flags(o, "DB", false, false, false, true); c != kOk) return c;
+    if (o.output && o.output->empty()) return report_usage("witness: -o: an empty file name");
     return run_witness_make(o);
 }
 

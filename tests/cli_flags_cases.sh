@@ -29,6 +29,8 @@ expect "dump of - (stdin)" 2 '^$' '^mpt: error: bad input: -: a trie file is a f
 expect "an empty trie file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" check ''
 expect "an empty input file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" root ''
 expect "an empty --verify file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" proof --verify ''
+expect "build -o of an empty name" 2 '^$' '^mpt: error: usage: build: -o: an empty file name$' -- "$MPT" build "$FIX/dogs.json" -o ''
+expect "witness -o of an empty name" 2 '^$' '^mpt: error: usage: witness: -o: an empty file name$' -- "$MPT" witness "$tmp/dogs.db" 0x01 -o ''
 expect "an empty --keys file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" get "$tmp/dogs.db" --keys ''
 expect "usage: an option's value missing" 2 '^$' '^mpt: error: usage: get: --trie needs a value$' -- "$MPT" get "$tmp/dogs.db" dog --trie
 expect "usage: DB is required" 2 '^$' '^mpt: error: usage: dump: DB is required$' -- "$MPT" dump
