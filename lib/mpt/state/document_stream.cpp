@@ -189,6 +189,9 @@ private:
     }
 
     // The members of an alloc, or of a dump's "accounts" (dump), from pos_ at its '{'.
+    // A trie file at the document's start (after a byte order mark): bad_json naming it, as
+    // the whole document's reader does.
+    Status not_a_trie_file();
     Status accounts_object(bool dump);
     Status top_member();
     Status lines();
@@ -217,6 +220,14 @@ private:
     } top_;
     StateDoc lines_doc_;  // the shape a dump by lines decides
 };
+
+Status StateStreamParser::not_a_trie_file() {
+    MPT_RETURN_IF_ERROR(in_.fill(pos_ + 16));
+    if (is_sqlite_database(in_.text().substr(pos_))) {
+        return Error{Errc::bad_json, "an SQLite database (a trie file?), not a document"};
+    }
+    return {};
+}
 
 Status StateStreamParser::accounts_object(bool dump) {
     if (pos_ == buf_.size() || buf_[pos_] != '{') {
@@ -322,6 +333,7 @@ Result<StateStreamResult> StateStreamParser::parse() {
     if (in_.text().starts_with(json_detail::kByteOrderMark)) {
         pos_ = mark_ = json_detail::kByteOrderMark.size();
     }
+    MPT_RETURN_IF_ERROR(not_a_trie_file());
     MPT_TRY(bool any, skip_ws());
     if (!any) {
         piece(pos_, pos_);
