@@ -28,6 +28,8 @@ expect "a trie file from stdin (-)" 2 '^$' '^mpt: error: bad input: -: a trie fi
 expect "dump of - (stdin)" 2 '^$' '^mpt: error: bad input: -: a trie file is a file; - \(stdin\) cannot be one$' -- "$MPT" dump -
 expect "an empty trie file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" check ''
 expect "an empty input file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" root ''
+expect "a trie file piped to root -" 2 '^$' '^mpt: error: malformed JSON: -: an SQLite database \(a trie file\?\), not a document$' -- sh -c "exec '$MPT' root - <'$tmp/dogs.db'"
+expect "a trie file piped to root --state -" 2 '^$' '^mpt: error: malformed JSON: -: an SQLite database \(a trie file\?\), not a document$' -- sh -c "cat '$tmp/dogs.db' | exec '$MPT' root --state -"
 expect "an empty --verify file name" 2 '^$' '^mpt: error: bad input: an empty file name$' -- "$MPT" proof --verify ''
 expect "build -o of an empty name" 2 '^$' '^mpt: error: usage: build: -o: an empty file name$' -- "$MPT" build "$FIX/dogs.json" -o ''
 expect "witness -o of an empty name" 2 '^$' '^mpt: error: usage: witness: -o: an empty file name$' -- "$MPT" witness "$tmp/dogs.db" 0x01 -o ''

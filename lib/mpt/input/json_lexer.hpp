@@ -61,6 +61,12 @@ public:
             std::string_view(begin, static_cast<size_t>(end - begin)).starts_with(kByteOrderMark)) {
             begin += kByteOrderMark.size();
         }
+        // A trie file piped in stops after its header, which the reader then names.
+        if (at_start &&
+            is_sqlite_database(std::string_view(begin, static_cast<size_t>(end - begin)))) {
+            opened_ = true;
+            return begin + 16;
+        }
         const char* bad = std::find_if_not(begin, end, json_byte);
         if (!opened_) {
             const char* first = std::find_if_not(begin, bad, is_ws);
