@@ -47,7 +47,7 @@ std::string_view read_head(const std::string& path, std::span<char> buffer) {
 
 bool has_sqlite_header(const std::string& path) {
     char buffer[16];
-    return read_head(path, buffer) == std::string_view("SQLite format 3", 16);
+    return read_head(path, buffer) == std::string_view("SQLite format 3\0", 16);
 }
 
 // Why a file with no SQLite header is no trie file, with a guess at what it is where its
