@@ -147,8 +147,7 @@ std::string zsh_script(const std::vector<CommandInfo>& commands) {
             }
         }
         if (!c.first_words.empty()) {
-            std::string words;
-            for (const std::string& w : c.first_words) words += (words.empty() ? "" : " ") + w;
+            const std::string words = joined(c.first_words, " ");
             out += " \\\n                ':action:(" + words + ")' '*:file:_files'";
         } else {
             out += " \\\n                '*:file:_files'";
@@ -192,8 +191,7 @@ std::string fish_script(const std::vector<CommandInfo>& commands) {
             out += " -d '" + escaped(first_line(f.help), "'\\") + "'\n";
         }
         if (!c.first_words.empty()) {
-            std::string words;
-            for (const std::string& w : c.first_words) words += (words.empty() ? "" : " ") + w;
+            const std::string words = joined(c.first_words, " ");
             out += "complete -c mpt -f -n \"__fish_seen_subcommand_from " + c.name +
                    "; and not __fish_seen_subcommand_from " + words + "\" -a '" + words + "'\n";
         }

@@ -331,7 +331,7 @@ Status JsonLexer::skip_number() {
 Error JsonLexer::fail_at(const char* at, const std::string& what) const {
     const bool document_start = at == begin_ && base_line_ == 1 && base_column_ == 0;
     if (document_start && is_sqlite_database(std::string_view(begin_, end_))) {
-        return {Errc::bad_json, "an SQLite database (a trie file?), not a document"};
+        return {Errc::bad_json, std::string(kSqliteNotADocument)};
     }
     return {Errc::bad_json, where(at) + ": " + what};
 }

@@ -22,6 +22,10 @@ inline bool is_sqlite_database(std::string_view text) noexcept {
     return text.starts_with(std::string_view("SQLite format 3\0", 16));
 }
 
+// What the JSON readers say of such a text.
+inline constexpr std::string_view kSqliteNotADocument =
+    "an SQLite database (a trie file?), not a document";
+
 }  // namespace mpt
 
 namespace mpt::json_detail {

@@ -188,10 +188,10 @@ private:
         return {};
     }
 
-    // The members of an alloc, or of a dump's "accounts" (dump), from pos_ at its '{'.
     // A trie file at the document's start (after a byte order mark): bad_json naming it, as
     // the whole document's reader does.
     Status not_a_trie_file();
+    // The members of an alloc, or of a dump's "accounts" (dump), from pos_ at its '{'.
     Status accounts_object(bool dump);
     Status top_member();
     Status lines();
@@ -224,7 +224,7 @@ private:
 Status StateStreamParser::not_a_trie_file() {
     MPT_RETURN_IF_ERROR(in_.fill(pos_ + 16));
     if (is_sqlite_database(in_.text().substr(pos_))) {
-        return Error{Errc::bad_json, "an SQLite database (a trie file?), not a document"};
+        return Error{Errc::bad_json, std::string(kSqliteNotADocument)};
     }
     return {};
 }
