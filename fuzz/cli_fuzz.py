@@ -187,9 +187,7 @@ def written_files_check(mpt, folder, args, victim, env):
         path = os.path.join(folder, name)
         if name == victim or not os.path.isfile(path) or not is_sqlite(path):
             continue
-        checked = subprocess.run([mpt, "check", "--trie", "main", "--", name], cwd=folder,
-                                 stdin=subprocess.DEVNULL, capture_output=True,
-                                 timeout=TIMEOUT, env=env)
+        checked = run_mpt(mpt, folder, env, "check", "--trie", "main", "--", name)
         # A file without a trie main (another name only) has nothing to check there.
         if checked.returncode != 0 and b"no trie named main" not in checked.stderr:
             why.append("mpt check %s after the write: exit %d %r" % (
@@ -206,7 +204,7 @@ def check_run(args, proc, before, after, folder, new_existed):
     lines = proc.stderr.decode(errors="replace").splitlines()
     if any(not line.startswith("mpt: ") for line in lines):
         why.append("stderr line without 'mpt: ': %r" % next(l for l in lines if not l.startswith("mpt: ")))
-    errors = [line for line in lines if line.startswith("mpt: error: ")]
+    errors = errors_of(proc)
     if args[0] == "root":
         # root with several inputs gives each that cannot be read its error line, the others
         # still run (mpt-root(1)).
@@ -237,6 +235,12 @@ def check_run(args, proc, before, after, folder, new_existed):
     return why
 
 
+def run_mpt(mpt, folder, env, *args):
+    """mpt ARGS in the pool's folder, nothing on stdin, its output kept."""
+    return subprocess.run([mpt, *args], cwd=folder, stdin=subprocess.DEVNULL,
+                          capture_output=True, timeout=TIMEOUT, env=env)
+
+
 def errors_of(proc):
     return [l for l in proc.stderr.decode(errors="replace").splitlines() if l.startswith("mpt: error: ")]
 
@@ -245,8 +249,7 @@ def agree(mpt, folder, name, env):
     """The ways to a document's root agree: in memory on two threads and on one, past a
     --memory of 1M, and built into a trie file: the same root, or the same error line."""
     def run(*args):
-        return subprocess.run([mpt, *args], cwd=folder, stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=TIMEOUT, env=env)
+        return run_mpt(mpt, folder, env, *args)
 
     why = []
     first = run("root", name)
@@ -276,8 +279,7 @@ def answers_agree(mpt, folder, db, key, env):
     exit code, the proof's value is get's, and the proof verifies against the file's root with
     that value; or both fail."""
     def run(*args):
-        return subprocess.run([mpt, *args], cwd=folder, stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=TIMEOUT, env=env)
+        return run_mpt(mpt, folder, env, *args)
 
     got = run("get", db, key)
     proved = run("proof", db, key)
@@ -296,6 +298,20 @@ def answers_agree(mpt, folder, db, key, env):
         return ["get %s %s: exit %d %r, proof: exit %d %r" % (
             db, key, got.returncode, errors_of(got), proved.returncode, errors_of(proved))]
     return []
+
+
+def side_check(run, what, check):
+    """Runs one of the checks beside a run (agree, answers_agree): prints its failures and
+    returns 1, or returns 0."""
+    try:
+        why = check()
+    except subprocess.TimeoutExpired:
+        why = ["no answer in %d s" % TIMEOUT]
+    if not why:
+        return 0
+    print("FAIL run %d: %s\n  %s" % (run, what, "; ".join(why)))
+    sys.stdout.flush()
+    return 1
 
 
 def main():
@@ -383,25 +399,13 @@ def main():
             # A document of the pool, maybe tampered with above: not a trie file, which
             # --memory does not apply to.
             name = rng.choice([n for n in files if not is_sqlite(os.path.join(folder, n))])
-            try:
-                more = agree(mpt, folder, name, env)
-            except subprocess.TimeoutExpired:
-                more = ["the roots of %s: no answer in %d s" % (name, TIMEOUT)]
-            if more:
-                failed += 1
-                print("FAIL run %d: the roots of %s\n  %s" % (run, name, "; ".join(more)))
-                sys.stdout.flush()
+            failed += side_check(run, "the roots of " + name,
+                                 lambda: agree(mpt, folder, name, env))
         if rng.random() < 0.15:
             db = rng.choice([n for n in files if is_sqlite(os.path.join(folder, n))] or ["missing.db"])
             key = rng.choice(KEYS + STRINGS[:12])
-            try:
-                more = answers_agree(mpt, folder, db, key, env)
-            except subprocess.TimeoutExpired:
-                more = ["get and proof of %s: no answer in %d s" % (key, TIMEOUT)]
-            if more:
-                failed += 1
-                print("FAIL run %d: the answers of %s\n  %s" % (run, db, "; ".join(more)))
-                sys.stdout.flush()
+            failed += side_check(run, "the answers of %s for %s" % (db, key),
+                                 lambda: answers_agree(mpt, folder, db, key, env))
         if why:
             failed += 1
             line = "mpt " + " ".join(shlex.quote(x) for x in args)
