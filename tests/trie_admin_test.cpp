@@ -105,6 +105,8 @@ TEST_CASE("a trie created as 0xABAB... is found by either case, and listed lower
 TEST_CASE("no such trie: the message lists the first names and the count") {
     MemoryNodeStore store;
     CHECK(no_such_trie_error(store, "x").detail == "no trie named x; the file holds none");
+    CHECK(no_such_trie_error(store, "").code == Errc::bad_input);
+    CHECK(no_such_trie_error(store, "").detail == "a trie name cannot be empty");
     for (const char* n : {"g", "b", "a", "f", "c", "e", "d"}) put_all(store, n, {});
     const Error e = no_such_trie_error(store, "x");
     CHECK(e.code == Errc::no_such_trie);

@@ -42,6 +42,12 @@ cp "$tmp/names.db" "$tmp/many.db"
 for n in t1 t2 t3 t4 t5; do "$MPT" build "$FIX/dogs.json" -o "$tmp/many.db" --trie $n >/dev/null; done
 expect "unknown trie among seven: five named, the count" 3 '^$' "no trie named nope; the file holds 7: $lower, main, t1, t2, t3, \.\.\.\$" -- "$MPT" get --trie nope "$tmp/many.db" dog
 expect "get-node of an unknown trie lists the names" 3 '^$' "no trie named nope; the file holds 7: " -- "$MPT" get-node --trie nope "$tmp/many.db" 0x00
+for c in get dump check proof tree get-node copy drop; do
+    args=
+    case $c in get | proof) args=dog ;; get-node) args=0x00 ;; copy) args="--to x" ;; esac
+    expect "$c --trie '' is a usage error, not an unknown trie" 2 '^$' "^mpt: error: bad input: (.*many.db: )?a trie name cannot be empty\$" -- "$MPT" $c --trie '' "$tmp/many.db" $args
+done
+expect "diff --trie-b with a control character" 2 '^$' "^mpt: error: bad input: .*trie name holds a control character \(byte 9 at offset 1\)" -- "$MPT" diff --trie-b "$(printf 'a\tb')" "$tmp/many.db" "$tmp/many.db"
 
 # tries
 expect "tries --json" 0 "^\[\{\"name\":\"$lower\",\"kind\":\"plain\",\"root\":\"$dogs_root\",\"rows\":3,\"bytes\":147\},\{\"name\":\"main\"," '^$' -- "$MPT" tries --json "$tmp/names.db"

@@ -79,6 +79,9 @@ Result<uint64_t> NodeStore::copy_rows(TrieId from, TrieId to) {
 }
 
 Error no_such_trie_error(NodeStore& store, std::string_view name) {
+    // A name no file can hold (empty, too long, a control character) is the user's mistake:
+    // said as it is, as a build given it says it.
+    if (Status valid = check_trie_name(name); !valid) return std::move(valid).error();
     constexpr size_t kShown = 5;
     std::string detail = "no trie named " + std::string(name);
     auto names = store.trie_names(kShown);

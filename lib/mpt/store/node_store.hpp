@@ -188,7 +188,8 @@ auto in_one_write(NodeStore& store, F&& f) -> decltype(f(store)) {
 }
 
 // Errc::no_such_trie for name, its detail listing what store holds (the first few names and
-// the count), so that a mistyped name shows the right one.
+// the count), so that a mistyped name shows the right one; Errc::bad_input for a name
+// check_trie_name refuses, which no file holds.
 Error no_such_trie_error(NodeStore& store, std::string_view name);
 
 // Applies a commit's rows to trie and publishes its root last. REQUIRES: inside a write.
