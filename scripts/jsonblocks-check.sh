@@ -18,6 +18,8 @@
 # - Each block of chain.rlp, decoded by tests/chain_blocks.py into JSON (every transaction type
 #   up to EIP-7702), gives its header's roots.
 # - Each BlockchainTests block with a header and transactions gives the header's roots.
+# - genesis.json's alloc gives the genesis header's stateRoot, read from the file,
+#   piped in and built into a state file; with a balance changed, another root.
 #
 # Prints one line per failed check and a count per group, then "N passed, M failed". Exit 0
 # when all pass, 1 when a check fails, 2 when a folder, the binary or a tool is missing.
@@ -196,6 +198,28 @@ check "BlockchainTests: transaction types 1 to 3" $? "types seen: $types"
 [ $blocks -gt 100 ]
 check "BlockchainTests: blocks read" $? "$blocks"
 echo "BlockchainTests: $blocks blocks, transaction types $types"
+
+# 5. genesis.json's alloc: its state root is the genesis header's stateRoot, read from the file,
+# piped in, and built into a state file; one balance changed, another root.
+[ -f "$apis/genesis.json" ] || die "$apis/genesis.json: no such file"
+want=$(response "$apis/eth_getBlockByNumber/get-genesis.io" | jq -r '.result.stateRoot')
+[[ $want == 0x* ]] || die "get-genesis.io: no stateRoot"
+for way in file pipe build; do
+    case $way in
+    file) out=$("$mpt" root --state "$apis/genesis.json" 2>&1) ;;
+    pipe) out=$(cat "$apis/genesis.json" | "$mpt" root --state - 2>&1) ;;
+    build) out=$("$mpt" -q build --state "$apis/genesis.json" -o "$tmp/genesis.db" >/dev/null &&
+        "$mpt" root "$tmp/genesis.db" 2>&1) ;;
+    esac
+    [ "$out" = "$want" ]
+    check "genesis.json ($way): the genesis header's stateRoot" $? "got $out, the header's $want"
+done
+jq '.alloc |= (to_entries | .[0].value.balance = "0x1234" | from_entries)' \
+    "$apis/genesis.json" >"$tmp/genesis_changed.json" || die "jq failed on genesis.json"
+out=$("$mpt" root --state "$tmp/genesis_changed.json" 2>&1)
+[[ $out == 0x* ]] && [ "$out" != "$want" ]
+check "genesis.json with a balance changed: another root" $? "got $out"
+echo "genesis.json: the state root of the genesis header, $want"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
