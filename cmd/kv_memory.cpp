@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 
 namespace mpt::cli {
@@ -84,7 +85,16 @@ void add_kv_memory_flags(CLI::App* sub, KvMemoryFlags& flags) {
     sub->add_option("--tmp", flags.tmp,
                     "Folder for the temporary files of a sort past --memory (default: $TMPDIR, "
                     "else /tmp)")
-        ->type_name("DIR");
+        ->type_name("DIR")
+        ->check([](const std::string& dir) -> std::string {
+            // Said before any input is read, where a sort would find it out at its first
+            // spill (or, for a smaller input, never).
+            std::error_code ec;
+            if (dir.empty()) return "an empty folder name";
+            if (std::filesystem::is_directory(dir, ec)) return {};
+            if (std::filesystem::exists(dir, ec)) return printable(dir) + ": not a folder";
+            return printable(dir) + ": no such folder";
+        });
 }
 
 }  // namespace mpt::cli

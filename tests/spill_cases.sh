@@ -81,8 +81,12 @@ expect "spill: a bad entry at the end, as in memory" 2 '^$' \
 expect "spill: --memory 12X" 2 '^$' '^mpt: error: usage: .*--memory' -- "$MPT" root --memory 12X "$spill/ordered.json"
 expect "spill: --memory below 1M" 2 '^$' '^mpt: error: usage: .*at least 1M' -- "$MPT" build --memory 100K "$spill/ordered.json" -o "$spill/x.db"
 expect "spill: root --memory with --vectors" 2 '^$' '^mpt: error: usage: root: --memory, --tmp and --max-input apply to key/value input and --state$' -- "$MPT" root --memory 1M --vectors "$FIX/trie_vectors.json"
-expect "spill: --tmp not a folder" 3 '^$' "^mpt: error: storage I/O error: $spill/none: cannot make a temporary file: No such file or directory\$" -- \
+expect "spill: --tmp no such folder, before reading" 2 '^$' "^mpt: error: usage: root: --tmp: $spill/none: no such folder\$" -- \
     "$MPT" root --memory 1M --tmp "$spill/none" "$spill/ordered.json"
+expect "spill: --tmp a file, though nothing spills" 2 '^$' "^mpt: error: usage: build: --tmp: $FIX/dogs.json: not a folder\$" -- \
+    "$MPT" build --tmp "$FIX/dogs.json" "$FIX/dogs.json" -o "$spill/tmp_file.db"
+[ ! -e "$spill/tmp_file.db" ]
+case_result "spill: a build refused for its --tmp makes no file" $? "$spill/tmp_file.db was made"
 expect "spill: build past a file size limit" 3 '^$' "^mpt: error: storage I/O error: $spill/tmp: cannot write a temporary file: File too large\$" -- \
     bash -c "trap '' XFSZ; ulimit -f 20; exec '$MPT' build --memory 1M --tmp '$spill/tmp' '$spill/ordered.json' -o '$spill/limited.db'"
 [ ! -e "$spill/limited.db" ] && [ -z "$(ls -A "$spill/tmp")" ]
