@@ -89,11 +89,15 @@ void add_kv_memory_flags(CLI::App* sub, KvMemoryFlags& flags) {
         ->check([](const std::string& dir) -> std::string {
             // Said before any input is read, where a sort would find it out at its first
             // spill (or, for a smaller input, never).
-            std::error_code ec;
             if (dir.empty()) return "an empty folder name";
-            if (std::filesystem::is_directory(dir, ec)) return {};
-            if (std::filesystem::exists(dir, ec)) return printable(dir) + ": not a folder";
-            return printable(dir) + ": no such folder";
+            std::error_code ec;
+            const std::filesystem::file_type type = std::filesystem::status(dir, ec).type();
+            if (type == std::filesystem::file_type::directory) return {};
+            if (type == std::filesystem::file_type::not_found) {
+                return printable(dir) + ": no such folder";
+            }
+            if (ec) return {};  // not known here (no permission): the sort says what it meets
+            return printable(dir) + ": not a folder";
         });
 }
 
