@@ -32,6 +32,16 @@ inline const CLI::Validator kCount(
     },
     "COUNT");
 
+// Checks a count flag that must be 1 or more: decimal digits, not all zeros.
+inline const CLI::Validator kPositiveCount(
+    [](std::string& text) -> std::string {
+        const bool digits =
+            !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        const bool zero = digits && text.find_first_not_of('0') == std::string::npos;
+        return digits && !zero ? std::string() : "must be a whole number (1 or more), got " + text;
+    },
+    "COUNT");
+
 struct Command {
     const char* name;     // its manual page is man/mpt-<name>.1
     const char* summary;  // one line

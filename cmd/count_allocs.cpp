@@ -206,19 +206,21 @@ Status measure(size_t n, size_t samples, std::vector<Row>& rows) {
     return {};
 }
 
-// Reads a --leaves list, whole numbers separated by commas, into sizes; returns why it is not
-// one, or nothing. An empty item (which a delimited CLI11 option would drop without a word)
-// is refused. A number too large for size_t reads as SIZE_MAX, which the range check then
-// refuses.
+// Reads a --leaves list, whole numbers of 1 to kMaxLeaves separated by commas, into sizes;
+// returns why it is not one, or nothing. An empty item (which a delimited CLI11 option would
+// drop without a word) is refused. All of it is checked before anything is measured.
 std::string read_leaves(std::string_view text, std::vector<size_t>& sizes) {
     for (size_t at = 0; at <= text.size();) {
         const size_t comma = std::min(text.find(',', at), text.size());
         std::string item(text.substr(at, comma - at));
         if (item.empty()) return "has an empty item: " + std::string(text);
-        if (std::string why = kCount(item); !why.empty()) return why;
+        if (std::string why = kPositiveCount(item); !why.empty()) return why;
         size_t n = 0;
         const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), n);
-        sizes.push_back(ec == std::errc() ? n : SIZE_MAX);
+        if (ec != std::errc() || n > kMaxLeaves) {
+            return "is at most " + std::to_string(kMaxLeaves) + ", got " + item;
+        }
+        sizes.push_back(n);
         at = comma + 1;
     }
     return {};
@@ -240,10 +242,6 @@ int run_count_allocs(const CountOptions& o) {
     std::vector<size_t> sizes;
     for (const std::string& list : o.leaves) read_leaves(list, sizes);  // kLeavesList passed
     for (const size_t n : sizes) {
-        if (n == 0) return report_usage("count-allocs: --leaves must be positive");
-        if (n > kMaxLeaves) {
-            return report_usage("count-allocs: --leaves is at most " + std::to_string(kMaxLeaves));
-        }
         if (auto s = measure(n, o.samples, rows); !s) return report(s.error());
     }
     if (o.json) {

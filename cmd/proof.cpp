@@ -155,7 +155,6 @@ int run_range(const ProofOptions& o) {
         if (!k) return report(k.error());
         to = std::move(*k);
     }
-    if (o.limit == 0) return report_usage("proof: --limit must be at least 1");
     auto t = open_trie(o.db, o.trie);
     if (!t) return report(t.error());
     // The key rule of every command: in a trie with hashed keys, bounds are the user's keys.
@@ -259,7 +258,7 @@ void register_proof(CLI::App* sub, Runner& runner) {
                     "zero bytes to the keys' length), as snap answers");
     sub->add_option("--to", o->to, "With --range: stop after the first key at or past this one");
     sub->add_option("--limit", o->limit, "With --range: at most N pairs")
-        ->check(kCount)
+        ->check(kPositiveCount)
         ->capture_default_str();
     sub->add_option("--max-bytes", o->max_bytes,
                     "With --range: stop once keys and values reach B bytes")

@@ -94,8 +94,9 @@ expect "root help" 0 'secure' '^$' -- "$MPT" root --help
 # count-allocs: a reopened trie answers gets with at most the returned value allocated.
 expect "count-allocs json" 0 '"op":"get_miss"' '^$' -- "$MPT" count-allocs --leaves 200 --samples 8 --json
 expect "count-allocs table" 0 'get_hit' '^$' -- "$MPT" count-allocs --leaves 100,300 --samples 4
-expect "count-allocs bad leaves" 2 '^$' '^mpt: error: ' -- "$MPT" count-allocs --leaves 0
-expect "count-allocs negative leaves" 2 '^$' '^mpt: error: usage: count-allocs: --leaves: must be a whole number \(0 or more\), got -1$' -- "$MPT" count-allocs --leaves 5,-1
+expect "count-allocs bad leaves" 2 '^$' '^mpt: error: usage: count-allocs: --leaves: must be a whole number \(1 or more\), got 0$' -- "$MPT" count-allocs --leaves 0
+expect "count-allocs leaves past the most, refused before measuring" 2 '^$' '^mpt: error: usage: count-allocs: --leaves: is at most 10000000, got 10000001$' -- "$MPT" count-allocs --leaves 100,10000001
+expect "count-allocs negative leaves" 2 '^$' '^mpt: error: usage: count-allocs: --leaves: must be a whole number \(1 or more\), got -1$' -- "$MPT" count-allocs --leaves 5,-1
 expect "count-allocs empty leaves item" 2 '^$' '^mpt: error: usage: count-allocs: --leaves: has an empty item: 1,,2$' -- "$MPT" count-allocs --leaves 1,,2
 expect "count-allocs trailing comma" 2 '^$' '^mpt: error: usage: count-allocs: --leaves: has an empty item: 3,$' -- "$MPT" count-allocs --leaves 3,
 # mpt diff (key/value files)
@@ -233,7 +234,8 @@ expect "range with --to" 0 '^valid more=true$' '^$' -- sh -c "'$MPT' proof '$tmp
 expect "range with a dropped pair fails" 1 '^invalid: ' '^$' -- sh -c "'$MPT' proof '$tmp/kv10k.db' --range 0x00 --limit 5 --json | sed 's/\"keys\":\[\"0x[0-9a-f]*\",/\"keys\":[/; s/\"values\":\[\"0x[0-9a-f]*\",/\"values\":[/' | '$MPT' verify-range -"
 expect "proof without a key" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/kv10k.db"
 expect "proof of a missing file" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/nope.db" 0x00
-expect "proof --limit 0" 2 '^$' '^mpt: error: ' -- "$MPT" proof "$tmp/kv10k.db" --range 0x00 --limit 0
+expect "proof --limit 0" 2 '^$' '^mpt: error: usage: proof: --limit: must be a whole number \(1 or more\), got 0$' -- "$MPT" proof "$tmp/kv10k.db" --range 0x00 --limit 0
+expect "proof --limit -3, as --limit 0" 2 '^$' '^mpt: error: usage: proof: --limit: must be a whole number \(1 or more\), got -3$' -- "$MPT" proof "$tmp/kv10k.db" --range 0x00 --limit -3
 
 # A storage trie named by account hash, in a file without a main trie.
 acct=0x$(printf 'ab%.0s' $(seq 32))
