@@ -281,7 +281,8 @@ Result<OpenTrie> open_trie(const std::string& file, const std::string& trie) {
     auto info = require_trie(*t.store, trie);
     if (!info) {
         Error e = std::move(info).error();
-        if (e.code == Errc::no_such_trie) e.file = file;  // the store's errors name it already
+        // The store's own errors name the file already.
+        if (e.code == Errc::no_such_trie || e.code == Errc::bad_input) e.file = file;
         return e;
     }
     t.info = std::move(*info);
