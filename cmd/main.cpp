@@ -106,6 +106,14 @@ std::string direct_writes_switch_error() {
     return fmt::format("MPT_DIRECT_WRITES={}: expected on or off", v);
 }
 
+// MPT_HUGE_PAGES=on|off: whether large buffers ask for huge pages (advise_huge_pages; on,
+// the default). Empty when it is fine.
+std::string huge_pages_switch_error() {
+    const char* v = std::getenv("MPT_HUGE_PAGES");
+    if (v == nullptr || std::string_view(v) == "on" || std::string_view(v) == "off") return {};
+    return fmt::format("MPT_HUGE_PAGES={}: expected on or off", v);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registration mistakes only
@@ -132,6 +140,7 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registr
         if (std::string bad = direct_writes_switch_error(); !bad.empty()) {
             return report_usage(bad);
         }
+        if (std::string bad = huge_pages_switch_error(); !bad.empty()) return report_usage(bad);
         if (!args.empty() && args[0] == "help") {
             if (args.size() > 2) return report_usage("help: give one COMMAND at most");
             args.erase(args.begin());

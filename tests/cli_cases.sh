@@ -266,6 +266,8 @@ expect "build --threads 1" 0 '^0xb08e0135' '^$' -- "$MPT" build --threads 1 "$tm
 # of several (60k pairs make some 8 MB, written 4 MB at a time), and the same error past a
 # file-size limit. Another value of the switch is refused.
 expect "build through the page cache" 0 '^0xb08e0135' '^$' -- env MPT_DIRECT_WRITES=off "$MPT" build "$tmp/kv10k.json" -o "$tmp/cached.db"
+expect "root without huge pages, the same root" 0 '^0xb08e0135' '^$' -- env MPT_HUGE_PAGES=off "$MPT" root "$tmp/kv10k.json"
+expect "MPT_HUGE_PAGES of another value" 2 '^$' '^mpt: error: usage: MPT_HUGE_PAGES=yes: expected on or off$' -- env MPT_HUGE_PAGES=yes "$MPT" root "$tmp/kv10k.json"
 expect "the file through the page cache is the same" 0 '^$' '^$' -- cmp "$tmp/cached.db" "$tmp/threads1.db"
 expect "generate 60k pairs" 0 '^$' '^$' -- "$GEN" 60000 "$tmp/kv60k.json"
 expect "build of 60k pairs" 0 '^0x' '^$' -- env MPT_DIRECT_WRITES=on "$MPT" build "$tmp/kv60k.json" -o "$tmp/kv60k_direct.db"

@@ -77,7 +77,10 @@ inline bool bytes_equal(bytes_view a, bytes_view b) noexcept {
 // written: where a buffer is read in random order, 4 KiB pages make nearly every read a TLB
 // miss, and filling it takes a page fault every 4 KiB (for 1M pairs, 37,500 faults in the
 // key/value reader against 3,000). Only whole huge pages inside the range are affected;
-// where the kernel has none to give, nothing changes.
+// where the kernel has none to give, nothing changes. Not under MPT_HUGE_PAGES=off: on a
+// virtual machine that gives its free memory back to the host, a huge page touched first
+// after an idle spell costs more than the TLB misses it spares a single run
+// (docs/PERFORMANCE.md).
 void advise_huge_pages(const void* p, size_t n) noexcept;
 
 // The allocator Alloc, except that a container grown without values (resize) leaves the new
