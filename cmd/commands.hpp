@@ -22,23 +22,24 @@ namespace mpt::cli {
 
 using Runner = std::function<int()>;
 
-// Checks a count flag: decimal digits only. CLI11 alone would read "-1" into an unsigned
-// option as its largest value.
+// Whether text is decimal digits only: the count flags' rule, since CLI11 alone would read
+// "-1" into an unsigned option as its largest value.
+inline bool all_digits(const std::string& text) noexcept {
+    return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// Checks a count flag: a whole number, 0 or more.
 inline const CLI::Validator kCount(
     [](std::string& text) -> std::string {
-        const bool digits =
-            !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-        return digits ? std::string() : "must be a whole number (0 or more), got " + text;
+        return all_digits(text) ? std::string() : "must be a whole number (0 or more), got " + text;
     },
     "COUNT");
 
-// Checks a count flag that must be 1 or more: decimal digits, not all zeros.
+// Checks a count flag that must be 1 or more.
 inline const CLI::Validator kPositiveCount(
     [](std::string& text) -> std::string {
-        const bool digits =
-            !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-        const bool zero = digits && text.find_first_not_of('0') == std::string::npos;
-        return digits && !zero ? std::string() : "must be a whole number (1 or more), got " + text;
+        const bool positive = all_digits(text) && text.find_first_not_of('0') != std::string::npos;
+        return positive ? std::string() : "must be a whole number (1 or more), got " + text;
     },
     "COUNT");
 
