@@ -81,17 +81,18 @@ def make_pool(mpt, fixtures, folder):
     with open(os.path.join(folder, "pairs.json"), "w") as f:
         f.write("{" + ",".join('"0x%064x":"0x%04x"' % (i * 7919, i + 1) for i in range(300)) + "}")
     run("build", "pairs.json", "-o", "pairs.db")
-    # Two documents past --memory 1M (the root check's budget), so that tampering with them
-    # reaches the spilled readers: pairs of keys and values of several lengths, and a state.
+    # Two documents past what --memory 1M (the root check's budget) holds whole, 512 KiB of
+    # key/value text for root and 233 KiB of state, so that tampering with them reaches the
+    # spilled readers: pairs of keys and values of several lengths, and a state.
     with open(os.path.join(folder, "spill.json"), "w") as f:
         f.write("{" + ",".join('"0x%s":"0x%s"' % (
             hashlib.sha256(b"k%d" % i).hexdigest()[:2 * (1 + i % 32)],
-            hashlib.sha256(b"v%d" % i).hexdigest()[:2 * (1 + i % 40)]) for i in range(20000)) + "}")
+            hashlib.sha256(b"v%d" % i).hexdigest()[:2 * (1 + i % 40)]) for i in range(8000)) + "}")
     with open(os.path.join(folder, "spill_state.json"), "w") as f:
         f.write("{" + ",".join('"0x%040x":{"balance":"0x%x","nonce":"0x%x"%s}' % (
             i * 104729 + 1, i * 1000003, i % 7,
             ',"code":"0x60016000","storage":{"0x01":"0x%04x","0x02":"0x02"}' % (i + 1)
-            if i % 3 == 0 else "") for i in range(16000)) + "}")
+            if i % 3 == 0 else "") for i in range(3500)) + "}")
     with open(os.path.join(folder, "text.txt"), "w") as f:
         f.write("this is text\n")
     with open(os.path.join(folder, "noise.bin"), "wb") as f:
