@@ -98,20 +98,13 @@ std::string keccak_switch_error() {
                        have);
 }
 
-// MPT_DIRECT_WRITES=on|off: whether new files' large writes go past the page cache where the
-// file system allows it (on, the default). Empty when it is fine.
-std::string direct_writes_switch_error() {
-    const char* v = std::getenv("MPT_DIRECT_WRITES");
+// An on|off switch of the environment, unset meaning on: MPT_DIRECT_WRITES (new files' large
+// writes past the page cache where the file system allows it) and MPT_HUGE_PAGES (large
+// buffers asking for huge pages, advise_huge_pages). Empty when it is fine.
+std::string on_off_switch_error(const char* name) {
+    const char* v = std::getenv(name);
     if (v == nullptr || std::string_view(v) == "on" || std::string_view(v) == "off") return {};
-    return fmt::format("MPT_DIRECT_WRITES={}: expected on or off", v);
-}
-
-// MPT_HUGE_PAGES=on|off: whether large buffers ask for huge pages (advise_huge_pages; on,
-// the default). Empty when it is fine.
-std::string huge_pages_switch_error() {
-    const char* v = std::getenv("MPT_HUGE_PAGES");
-    if (v == nullptr || std::string_view(v) == "on" || std::string_view(v) == "off") return {};
-    return fmt::format("MPT_HUGE_PAGES={}: expected on or off", v);
+    return fmt::format("{}={}: expected on or off", name, v);
 }
 
 }  // namespace
@@ -137,10 +130,9 @@ int main(int argc, char** argv) {  // NOLINT(bugprone-exception-escape): registr
         }
         set_quiet(quiet);
         if (std::string bad = keccak_switch_error(); !bad.empty()) return report_usage(bad);
-        if (std::string bad = direct_writes_switch_error(); !bad.empty()) {
-            return report_usage(bad);
+        for (const char* name : {"MPT_DIRECT_WRITES", "MPT_HUGE_PAGES"}) {
+            if (std::string bad = on_off_switch_error(name); !bad.empty()) return report_usage(bad);
         }
-        if (std::string bad = huge_pages_switch_error(); !bad.empty()) return report_usage(bad);
         if (!args.empty() && args[0] == "help") {
             if (args.size() > 2) return report_usage("help: give one COMMAND at most");
             args.erase(args.begin());
