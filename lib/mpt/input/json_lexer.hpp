@@ -16,10 +16,13 @@
 
 namespace mpt {
 
+// The first bytes of every SQLite database, its NUL included.
+inline constexpr std::string_view kSqliteHeader("SQLite format 3\0", 16);
+
 // Whether text starts as an SQLite database does: a trie file given where a document (or RLP)
 // goes, which the readers name as such rather than as text that fails at its first byte.
 inline bool is_sqlite_database(std::string_view text) noexcept {
-    return text.starts_with(std::string_view("SQLite format 3\0", 16));
+    return text.starts_with(kSqliteHeader);
 }
 
 // What the JSON readers say of such a text.
@@ -69,7 +72,7 @@ public:
         if (at_start &&
             is_sqlite_database(std::string_view(begin, static_cast<size_t>(end - begin)))) {
             opened_ = true;
-            return begin + 16;
+            return begin + kSqliteHeader.size();
         }
         const char* bad = std::find_if_not(begin, end, json_byte);
         if (!opened_) {

@@ -222,7 +222,7 @@ private:
 };
 
 Status StateStreamParser::not_a_trie_file() {
-    MPT_RETURN_IF_ERROR(in_.fill(pos_ + 16));
+    MPT_RETURN_IF_ERROR(in_.fill(pos_ + kSqliteHeader.size()));
     if (is_sqlite_database(in_.text().substr(pos_))) {
         return Error{Errc::bad_json, std::string(kSqliteNotADocument)};
     }
