@@ -7,21 +7,15 @@
 
 namespace mpt {
 
-namespace {
-
-bool huge_pages_wanted() noexcept {
-    static const bool wanted = [] {
-        const char* v = std::getenv("MPT_HUGE_PAGES");
-        return v == nullptr || std::string_view(v) != "off";
-    }();
-    return wanted;
+bool env_switch_on(const char* name) noexcept {
+    const char* v = std::getenv(name);
+    return v == nullptr || std::string_view(v) != "off";
 }
-
-}  // namespace
 
 void advise_huge_pages(const void* p, size_t n) noexcept {
 #if defined(MADV_HUGEPAGE)
-    if (!huge_pages_wanted()) return;
+    static const bool wanted = env_switch_on("MPT_HUGE_PAGES");
+    if (!wanted) return;
     constexpr uintptr_t kHuge = uintptr_t{2} << 20;
     const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
     const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + n) & ~(kHuge - 1);

@@ -73,6 +73,20 @@ inline bool bytes_equal(bytes_view a, bytes_view b) noexcept {
     return a.size() == b.size() && compare_bytes(a, b) == 0;
 }
 
+// The first bytes of every SQLite database, its NUL included.
+inline constexpr std::string_view kSqliteHeader("SQLite format 3\0", 16);
+
+// Whether text starts as an SQLite database does: a trie file given where a document (or RLP)
+// goes, which the readers name as such rather than as text that fails at its first byte.
+inline bool is_sqlite_database(std::string_view text) noexcept {
+    return text.starts_with(kSqliteHeader);
+}
+
+// Whether the on/off switch in the environment variable name is on: unset or any value but
+// "off" (the command line refuses values other than on and off before the library reads one).
+// Read once per call: callers on a hot path keep the answer.
+bool env_switch_on(const char* name) noexcept;
+
 // Asks for huge pages (2 MiB) under the n bytes at p, for a large buffer before it is first
 // written: where a buffer is read in random order, 4 KiB pages make nearly every read a TLB
 // miss, and filling it takes a page fault every 4 KiB (for 1M pairs, 37,500 faults in the

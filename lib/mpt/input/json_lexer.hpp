@@ -16,15 +16,6 @@
 
 namespace mpt {
 
-// The first bytes of every SQLite database, its NUL included.
-inline constexpr std::string_view kSqliteHeader("SQLite format 3\0", 16);
-
-// Whether text starts as an SQLite database does: a trie file given where a document (or RLP)
-// goes, which the readers name as such rather than as text that fails at its first byte.
-inline bool is_sqlite_database(std::string_view text) noexcept {
-    return text.starts_with(kSqliteHeader);
-}
-
 // What the JSON readers say of such a text.
 inline constexpr std::string_view kSqliteNotADocument =
     "an SQLite database (a trie file?), not a document";

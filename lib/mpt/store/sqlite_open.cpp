@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mpt/core/bytes.hpp>
 #include <mpt/core/hex.hpp>
 #include <mpt/store/sqlite_store.hpp>
 #include <span>
@@ -46,8 +47,8 @@ std::string_view read_head(const std::string& path, std::span<char> buffer) {
 }
 
 bool has_sqlite_header(const std::string& path) {
-    char buffer[16];
-    return read_head(path, buffer) == std::string_view("SQLite format 3\0", 16);
+    char buffer[kSqliteHeader.size()];
+    return read_head(path, buffer) == kSqliteHeader;
 }
 
 // Why a file with no SQLite header is no trie file, with a guess at what it is where its

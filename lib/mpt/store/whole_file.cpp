@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mpt/core/bytes.hpp>
 #include <mpt/store/whole_file.hpp>
 #include <new>
-#include <string_view>
 #include <utility>
 
 namespace mpt {
@@ -19,13 +19,6 @@ Error io_error(const std::string& path, const char* what) {
     const int e = errno;
     const Errc code = e == ENOSPC || e == EDQUOT ? Errc::storage_full : Errc::storage_io;
     return file_error(code, path, std::string(what) + ": " + std::strerror(e));
-}
-
-// Whether a new file's large writes may go past the page cache: not under
-// MPT_DIRECT_WRITES=off (for the tests of the other way).
-bool direct_writes_wanted() noexcept {
-    const char* v = std::getenv("MPT_DIRECT_WRITES");
-    return v == nullptr || std::string_view(v) != "off";
 }
 
 }  // namespace
@@ -58,7 +51,7 @@ public:
                     kDirectAlign),
           buffer_(static_cast<uint8_t*>(std::aligned_alloc(kDirectAlign, capacity_))) {
         if (buffer_ == nullptr) throw std::bad_alloc();
-        if (image.page_size % kDirectAlign == 0 && direct_writes_wanted()) {
+        if (image.page_size % kDirectAlign == 0 && env_switch_on("MPT_DIRECT_WRITES")) {
             // The same file, opened again for writes past the cache.
             const std::string self = "/proc/self/fd/" + std::to_string(fd);
             direct_fd_ = ::open(self.c_str(), O_WRONLY | O_DIRECT | O_CLOEXEC);
