@@ -635,6 +635,66 @@ TEST_CASE("spill: an entry larger than the most a piece may grow to is refused")
     CHECK(more.error().code == Errc::input_too_large);
 }
 
+// A bracket too many leaves an entry open to the end of the text, past the most a piece may
+// grow to: what is wrong before that point is the error parse_kv reports, whether the text
+// held ends inside a string or not; where nothing is wrong in it (an entry's white space or a
+// string runs on past it), the limit is.
+TEST_CASE("spill: an entry left open past the limit: the first error of what it holds") {
+    std::string entries;
+    for (int i = 0; i < 300; ++i) {
+        char entry[96];
+        std::snprintf(entry, sizeof entry, ", [\"0x%06x\", \"0x%064x\"]", i, i);
+        entries += entry;
+    }
+    std::string fields;
+    for (int i = 0; i < 300; ++i) {
+        char field[96];
+        std::snprintf(field, sizeof field, ", \"0x%06x\": \"0x%064x\"", i, i);
+        fields += field;
+    }
+    const auto outcome = [](const std::string& doc, size_t limit) {
+        TempFile file;
+        write_temp(doc, file.path);
+        KvStreamReader stream(mpt::test::text_stream(file.path, 100, limit));
+        KvInput p;
+        Status s;
+        while (s.ok()) {
+            auto more = stream.next(p);
+            if (!more) s = more.error();
+            if (more && !*more) break;
+        }
+        return s;
+    };
+    const std::string spaces(3000, ' ');
+    const std::string bad[] = {
+        "[[\"0x01\", \"0x02\"], [\"0x02\", \"0x0\", [" + entries.substr(2) + "]]",
+        "{\"0x01\": \"0x02\", \"0x02\": {\"a\": \"0x0\"" + fields + "}",
+        "[[\"0x01\", \"0x02\"], [\"0x0g\", " + spaces + "\"0x02\"]]",
+    };
+    // Each limit ends the text held inside a string, or outside one.
+    for (const std::string& doc : bad) {
+        auto want = parse_kv(doc);
+        REQUIRE_FALSE(want.ok());
+        for (size_t limit = 1000; limit < 1100; limit += 7) {
+            CAPTURE(doc.substr(0, 40));
+            CAPTURE(limit);
+            const Status got = outcome(doc, limit);
+            REQUIRE_FALSE(got.ok());
+            CHECK(got.error().message() == want.error().message());
+        }
+    }
+    // Nothing wrong in what is held: the limit, where parse_kv takes the document.
+    for (const std::string& doc : {"[[\"0x01\", " + spaces + "\"0x02\"]]",
+                                   "[[\"0x01\", \"0x" + std::string(3000, 'a') + "\"]]"}) {
+        REQUIRE(parse_kv(doc).ok());
+        for (size_t limit = 1000; limit < 1100; limit += 7) {
+            const Status got = outcome(doc, limit);
+            REQUIRE_FALSE(got.ok());
+            CHECK(got.error().code == Errc::input_too_large);
+        }
+    }
+}
+
 TEST_CASE(
     "spill: a new trie file built from spilled runs is the in-memory build's, byte for byte") {
     std::mt19937_64 rng(test::seed("spill_build"));

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -464,6 +465,36 @@ TEST_CASE("statespill: an account object past the most one may take") {
     REQUIRE(w.ok());
     CHECK(w->stream == nullptr);
     CHECK(w->whole.view() == text);
+}
+
+// A brace too many in an account leaves it open to the end of the text, past the most one
+// account may take: what is wrong before that point is the error, as the whole document's
+// parse reports it, and only where nothing is wrong in the held bytes is the budget the error.
+TEST_CASE("statespill: an account left open past the budget: the first error of what it holds") {
+    TempFolder t;
+    // The storage of the first account gets a value cut short and a brace too many: every
+    // account after it is read as its storage, to the end of the text.
+    std::string text =
+        "{\"alloc\": {\"0x1000000000000000000000000000000000000001\": "
+        "{\"balance\": \"0x1\", \"storage\": {\"0x01\": \"0x028\", \"0x02\": {";
+    for (int i = 0; i < 200; ++i) {
+        char account[96];
+        std::snprintf(account, sizeof account, "%s\"0x%040x\": {\"balance\": \"0x%x\"}",
+                      i == 0 ? "" : ", ", 0x100 + i, i + 1);
+        text += account;
+    }
+    text += "}}";
+    const std::string path = t.write("open.json", text);
+    auto s = open_text_source(path, 0, 64, 4096);
+    REQUIRE(s.ok());
+    REQUIRE(s->stream != nullptr);
+    REQUIRE(text.size() > 3 * 4096);
+    auto r = streamed_state_root(*s->stream, tiny_spill(t.dir, 300));
+    REQUIRE(!r.ok());
+    const std::string whole = whole_outcome(text);
+    CHECK(whole.starts_with("bad input: line 1, column 97: account "));
+    CHECK(whole.ends_with("value 0x028: odd number of hex digits"));
+    CHECK(std::string(errc_name(r.error().code)) + ": " + r.error().detail == whole);
 }
 
 #ifdef MPT_ETHEREUM_TESTS

@@ -226,6 +226,54 @@ void KvStreamReader::read_pieces_ahead() {
     }
 }
 
+namespace {
+
+// Where the string that text ends in begins; text's size when it ends outside strings. text
+// begins outside strings, as every piece does.
+size_t open_string_at(std::string_view text) noexcept {
+    bool in_string = false;
+    size_t start = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (!in_string) {
+            if (text[i] == '"') {
+                in_string = true;
+                start = i;
+            }
+        } else if (text[i] == '\\') {
+            ++i;
+        } else if (text[i] == '"') {
+            in_string = false;
+        }
+    }
+    return in_string ? start : text.size();
+}
+
+}  // namespace
+
+// The text holds no whole entry, and no more may be read. What is wrong in it comes first, as
+// a parse of the whole document reports it. Between entries, a parse of the text says that.
+// Inside an entry or a string (a bracket too many leaves an entry open), a parse up to the
+// string it ends in, where the error does not move when that is cut shorter: one that moves is
+// the cut's (the entry's white space, brackets or string run on past it).
+std::optional<Error> KvStreamReader::error_in_text() const {
+    const auto parsed = [&](size_t n) {
+        kv_detail::KvPieceState at = state_;
+        return kv_detail::parse_kv_piece(text().substr(0, n), true, at);
+    };
+    if (cuts_.depth < 2 && !cuts_.in_string) {
+        if (Result<KvInput> r = parsed(text().size()); !r) return r.error();
+        return std::nullopt;
+    }
+    constexpr size_t kShorter = 64;
+    const size_t n = open_string_at(text());
+    if (n <= kShorter) return std::nullopt;
+    Result<KvInput> r = parsed(n);
+    if (r) return std::nullopt;
+    Result<KvInput> shorter = parsed(n - kShorter);
+    if (shorter || shorter.error().detail != r.error().detail) return std::nullopt;
+    return r.error();
+}
+
 Result<bool> KvStreamReader::next_here(KvInput& piece) {
     if (done_) return false;
     size_t want = in_->piece_bytes();
@@ -259,10 +307,7 @@ Result<bool> KvStreamReader::next_here(KvInput& piece) {
         }
         // No entry ends in what was read: read on, up to the most one entry may take.
         if (text().size() >= in_->max_entry_bytes()) {
-            // What is wrong in the text comes first: a whole parse of it reports that.
-            kv_detail::KvPieceState probe = state_;
-            Result<KvInput> r = kv_detail::parse_kv_piece(text(), true, probe);
-            if (!r && !cuts_.in_string && cuts_.depth < 2) return r.error();
+            if (auto e = error_in_text()) return *std::move(e);
             return file_error(Errc::input_too_large, in_->path(),
                               "line " + std::to_string(state_.line) + ": no entry ends within " +
                                   std::to_string(text().size()) +

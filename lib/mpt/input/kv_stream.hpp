@@ -60,6 +60,7 @@ public:
 
 private:
     Result<bool> next_here(KvInput& piece);
+    std::optional<Error> error_in_text() const;
     void read_pieces_ahead();
     void scan() noexcept;
     Result<KvInput> parse_piece(size_t n, size_t mid, bool last);

@@ -143,9 +143,10 @@ private:
 
     // Reads until scan(pos_) closes; its end (the buffer's end at the end of the text), with
     // a few bytes more where the text has them: a \u escape cut short by what the scan took for
-    // the string's closing quote is read on by the parser, as in the whole text.
-    template <typename Scan>
-    Result<size_t> unit(const Scan& scan) {
+    // the string's closing quote is read on by the parser, as in the whole text. parse is what
+    // the caller does with the unit, for too_large.
+    template <typename Scan, typename Parse>
+    Result<size_t> unit(const Scan& scan, const Parse& parse) {
         compact();
         while (true) {
             const size_t end = scan(pos_);
@@ -156,15 +157,27 @@ private:
             }
             if (in_.eof()) return buf_.size();
             const size_t have = buf_.size() - pos_;
-            if (have >= in_.max_entry_bytes()) {
-                return file_error(Errc::input_too_large, in_.path(),
-                                  where(pos_) + ": no account ends within " + std::to_string(have) +
-                                      " bytes, the most the memory budget holds at once "
-                                      "(--memory)");
-            }
+            if (have >= in_.max_entry_bytes()) return too_large(parse);
             MPT_RETURN_IF_ERROR(
                 in_.fill(pos_ + std::min(in_.max_entry_bytes(), std::max(have, size_t{4096}) * 2)));
         }
+    }
+
+    // No unit closes within what the memory budget holds. What is wrong in the held text
+    // comes first, as the whole document's parse reports it (a brace too many in an account
+    // leaves it open to the end); an error in its last few bytes may be the cut's (a literal,
+    // an escape or a character cut short) and is not taken. Else the budget is the error.
+    template <typename Parse>
+    Error too_large(const Parse& parse) {
+        constexpr size_t kCutSlack = 8;
+        const size_t have = buf_.size() - pos_;
+        piece(pos_, buf_.size());
+        if (Status s = parse(); !s.ok() && parsed_to(pos_) + kCutSlack <= buf_.size()) {
+            return s.error();
+        }
+        return file_error(Errc::input_too_large, in_.path(),
+                          where(pos_) + ": no account ends within " + std::to_string(have) +
+                              " bytes, the most the memory budget holds at once (--memory)");
     }
 
     // After a member of an object: a ',' (true) or its '}' (false).
@@ -242,9 +255,12 @@ Status StateStreamParser::accounts_object(bool dump) {
         return {};
     }
     while (true) {
-        MPT_TRY(const size_t end, unit([&](size_t at) { return scan_member(at, true); }));
+        const auto parse = [&] {
+            return dump ? parser_.dump_member(c_) : parser_.alloc_member(c_);
+        };
+        MPT_TRY(const size_t end, unit([&](size_t at) { return scan_member(at, true); }, parse));
         piece(pos_, end);
-        MPT_RETURN_IF_ERROR(dump ? parser_.dump_member(c_) : parser_.alloc_member(c_));
+        MPT_RETURN_IF_ERROR(parse());
         pos_ = parsed_to(pos_);
         MPT_RETURN_IF_ERROR(emit());
         MPT_TRY(const bool more, next_item());
@@ -254,7 +270,14 @@ Status StateStreamParser::accounts_object(bool dump) {
 
 // One member of the top-level object, as StateParser::parse_top reads it.
 Status StateStreamParser::top_member() {
-    MPT_TRY(const size_t head_end, unit([&](size_t at) { return scan_member(at, false); }));
+    const auto head = [&]() -> Status {
+        parser_.skip_ws();
+        if (parser_.peek() != '"') return parser_.fail("expected a string key");
+        MPT_TRY(const std::string_view name, parser_.string_view_value());
+        static_cast<void>(name);
+        return parser_.colon();
+    };
+    MPT_TRY(const size_t head_end, unit([&](size_t at) { return scan_member(at, false); }, head));
     piece(pos_, head_end);
     parser_.skip_ws();
     if (parser_.peek() != '"') return parser_.fail("expected a string key");
@@ -281,35 +304,37 @@ Status StateStreamParser::top_member() {
                          parse_address(name_view, addr) == nullptr;
     const bool root = member == "root";
     // The whole member, read again from its name.
-    MPT_TRY(const size_t end, unit([&](size_t at) { return scan_member(at, true); }));
-    piece(pos_, end);
-    parser_.skip_ws();
-    name_at = parser_.p_;
-    MPT_TRY(const std::string_view name, parser_.string_view_value());
-    if (root) {
-        MPT_RETURN_IF_ERROR(parser_.colon());
-        if (parser_.peek() != '"')
-            return parser_.field_error(parser_.p_, "", "root", "not a string");
-        top_.root_at = parser_.where(parser_.p_);
-        MPT_TRY(const std::string_view value, parser_.string_view_value());
-        top_.root = value;
-    } else if (address) {
-        if (top_.address_at.empty()) top_.address_at = parser_.where(name_at);
-        const std::string_view label = parser_.keep_label(name);
-        MPT_RETURN_IF_ERROR(parser_.colon());
-        MPT_RETURN_IF_ERROR(parser_.parse_account(c_, Rules::alloc, label, name_at, &addr));
-        pos_ = parsed_to(pos_);
-        return emit();
-    } else {
+    const auto whole = [&]() -> Status {
+        parser_.skip_ws();
+        name_at = parser_.p_;
+        MPT_TRY(const std::string_view name, parser_.string_view_value());
+        if (root) {
+            MPT_RETURN_IF_ERROR(parser_.colon());
+            if (parser_.peek() != '"')
+                return parser_.field_error(parser_.p_, "", "root", "not a string");
+            top_.root_at = parser_.where(parser_.p_);
+            MPT_TRY(const std::string_view value, parser_.string_view_value());
+            top_.root = value;
+            return {};
+        }
+        if (address) {
+            if (top_.address_at.empty()) top_.address_at = parser_.where(name_at);
+            const std::string_view label = parser_.keep_label(name);
+            MPT_RETURN_IF_ERROR(parser_.colon());
+            return parser_.parse_account(c_, Rules::alloc, label, name_at, &addr);
+        }
         if (top_.other_at.empty()) {
             top_.other_at = parser_.where(name_at);
             top_.other_name = name;
         }
         MPT_RETURN_IF_ERROR(parser_.colon());
-        MPT_RETURN_IF_ERROR(parser_.skip_value(1));
-    }
+        return parser_.skip_value(1);
+    };
+    MPT_TRY(const size_t end, unit([&](size_t at) { return scan_member(at, true); }, whole));
+    piece(pos_, end);
+    MPT_RETURN_IF_ERROR(whole());
     pos_ = parsed_to(pos_);
-    return {};
+    return address ? emit() : Status{};
 }
 
 // The accounts after a {"root": ...} line, one object each (StateParser::parse_lines).
@@ -318,9 +343,10 @@ Status StateStreamParser::lines() {
     while (true) {
         MPT_TRY(const bool any, skip_ws());
         if (!any) return {};
-        MPT_TRY(const size_t end, unit([&](size_t at) { return scan_value(at); }));
+        const auto parse = [&] { return parser_.line_account(c_, lines_doc_, first); };
+        MPT_TRY(const size_t end, unit([&](size_t at) { return scan_value(at); }, parse));
         piece(pos_, end);
-        MPT_RETURN_IF_ERROR(parser_.line_account(c_, lines_doc_, first));
+        MPT_RETURN_IF_ERROR(parse());
         first = false;
         pos_ = parsed_to(pos_);
         MPT_RETURN_IF_ERROR(emit());
@@ -340,9 +366,10 @@ Result<StateStreamResult> StateStreamParser::parse() {
         return parser_.fail("empty document; expected an object");
     }
     if (buf_[pos_] != '{') {
-        MPT_TRY(const size_t end, unit([&](size_t at) { return scan_value(at); }));
+        const auto parse = [&] { return parser_.skip_value(0); };
+        MPT_TRY(const size_t end, unit([&](size_t at) { return scan_value(at); }, parse));
         piece(pos_, end);
-        MPT_RETURN_IF_ERROR(parser_.skip_value(0));
+        MPT_RETURN_IF_ERROR(parse());
         pos_ = parsed_to(pos_);
         MPT_TRY(any, skip_ws());
         if (any) {
