@@ -26,12 +26,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
         }                                                                                      \
     } while (0)
 
-// text as a file read once in pieces of 64 bytes (an entry may take up to 1 MiB), as the
-// readers past --memory read a document: an unnamed file in memory holds it.
-inline std::unique_ptr<mpt::TextStream> fuzz_text_stream(std::string_view text) {
+// text as a file read once in pieces of 64 bytes (an entry may take up to max_entry bytes), as
+// the readers past --memory read a document: an unnamed file in memory holds it.
+inline std::unique_ptr<mpt::TextStream> fuzz_text_stream(std::string_view text,
+                                                         size_t max_entry = size_t{1} << 20) {
     const int fd = ::memfd_create("doc", 0);
     FUZZ_CHECK(fd >= 0);
     FUZZ_CHECK(::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
     FUZZ_CHECK(::lseek(fd, 0, SEEK_SET) == 0);
-    return std::make_unique<mpt::TextStream>(fd, "doc", 64, size_t{1} << 20, false);
+    return std::make_unique<mpt::TextStream>(fd, "doc", 64, max_entry, false);
 }

@@ -3,7 +3,9 @@
 // streaming StackTrie, kv_root, and the pairs applied in order to the in-memory Trie. The
 // other readers of a document give the same entries or the same error: the parse in two
 // halves (cut near the middle), and the reader in pieces of 64 bytes (a document past
-// --memory or piped), whose root through a sorter that spills every few records is kv_root's.
+// --memory or piped), whose root through a sorter that spills every few records is kv_root's;
+// where an entry may take no more than 100 bytes, it gives the same or says the entry is too
+// large.
 #include <mpt/input/kv_input.hpp>
 #include <mpt/input/kv_stream.hpp>
 #include <mpt/ops/kv_root.hpp>
@@ -37,9 +39,11 @@ void check_halves(std::string_view text, const Result<KvInput>& whole) {
     }
 }
 
-// The root of the document read in pieces and sorted through temporary files.
-Result<KvRoot> streamed_root(std::string_view text, bool secure, unsigned threads) {
-    KvStreamReader stream(fuzz_text_stream(text));
+// The root of the document read in pieces and sorted through temporary files, an entry
+// taking up to max_entry bytes.
+Result<KvRoot> streamed_root(std::string_view text, bool secure, unsigned threads,
+                             size_t max_entry = size_t{1} << 20) {
+    KvStreamReader stream(fuzz_text_stream(text, max_entry));
     stream.parse_halves(threads > 1, 64);
     SpillOptions so;
     so.run_bytes = 512;
@@ -59,6 +63,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     auto input = parse_kv(text);
     check_halves(text, input);
+    // With entries of at most 100 bytes: the same error or root, or too large an entry.
+    if (auto small = streamed_root(text, false, 1, 100); !small) {
+        if (small.error().code != Errc::input_too_large) {
+            FUZZ_CHECK(!input.ok());
+            check_same_error(small.error(), input.error());
+        }
+    } else {
+        FUZZ_CHECK(input.ok());
+        auto root = kv_root(*input, false, 1);
+        FUZZ_CHECK(root.ok() && root->root == small->root);
+    }
     if (!input) {
         const Errc e = input.error().code;
         // bad_input: the shape of a text dump line.

@@ -3,7 +3,8 @@
 // no address hash twice) and one state root on one thread, on two, and through the in-memory
 // Trie over the accounts' encodings. BlockchainTests files parse or fail the same way. The
 // streamed reader past --memory (ops/state_spill.hpp), fed 64 bytes at a time with runs of a
-// few records, gives the same error, or the same root and counts.
+// few records, gives the same error, or the same root and counts; where an account may take no
+// more than 100 bytes, the same or that the account is too large.
 #include <mpt/ops/state_root.hpp>
 #include <mpt/ops/state_spill.hpp>
 #include <mpt/state/document.hpp>
@@ -23,6 +24,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     spill.buffer_bytes = 4096;
     spill.fan_in = 2;
     auto streamed = streamed_state_root(*stream, spill);
+    // With accounts of at most 100 bytes: the same error or root, or too large an account.
+    auto small = streamed_state_root(*fuzz_text_stream(text, 100), spill);
+    if (!small.ok() && small.error().code != Errc::input_too_large) {
+        FUZZ_CHECK(!doc.ok() && small.error().code == doc.error().code &&
+                   small.error().detail == doc.error().detail);
+    } else if (small.ok()) {
+        FUZZ_CHECK(doc.ok() && streamed.ok() && small->info.root == streamed->info.root);
+    }
     if (!doc) {
         const Errc e = doc.error().code;
         FUZZ_CHECK(e == Errc::bad_json || e == Errc::bad_input || e == Errc::bad_hex);

@@ -637,8 +637,8 @@ TEST_CASE("spill: an entry larger than the most a piece may grow to is refused")
 
 // A bracket too many leaves an entry open to the end of the text, past the most a piece may
 // grow to: what is wrong before that point is the error parse_kv reports, whether the text
-// held ends inside a string or not; where nothing is wrong in it (an entry's white space or a
-// string runs on past it), the limit is.
+// held ends inside a string or not; where nothing is wrong in it (white space or a string runs
+// on past it, or a text dump's line), the limit is.
 TEST_CASE("spill: an entry left open past the limit: the first error of what it holds") {
     std::string entries;
     for (int i = 0; i < 300; ++i) {
@@ -684,8 +684,10 @@ TEST_CASE("spill: an entry left open past the limit: the first error of what it 
         }
     }
     // Nothing wrong in what is held: the limit, where parse_kv takes the document.
-    for (const std::string& doc : {"[[\"0x01\", " + spaces + "\"0x02\"]]",
-                                   "[[\"0x01\", \"0x" + std::string(3000, 'a') + "\"]]"}) {
+    for (const std::string& doc :
+         {"[[\"0x01\", " + spaces + "\"0x02\"]]",
+          "[[\"0x01\", \"0x" + std::string(3000, 'a') + "\"]]",
+          "{" + spaces + "\"0x01\": \"0x02\"}", "0x01 0x" + std::string(3000, 'a') + "\n"}) {
         REQUIRE(parse_kv(doc).ok());
         for (size_t limit = 1000; limit < 1100; limit += 7) {
             const Status got = outcome(doc, limit);

@@ -251,19 +251,17 @@ size_t open_string_at(std::string_view text) noexcept {
 }  // namespace
 
 // The text holds no whole entry, and no more may be read. What is wrong in it comes first, as
-// a parse of the whole document reports it. Between entries, a parse of the text says that.
-// Inside an entry or a string (a bracket too many leaves an entry open), a parse up to the
-// string it ends in, where the error does not move when that is cut shorter: one that moves is
-// the cut's (the entry's white space, brackets or string run on past it).
+// a parse of the whole document reports it: a parse of the text up to the string it ends in,
+// where the error stays where it is when that is cut shorter. One that moves is the cut's:
+// white space, brackets or a string that run on past it (a bracket too many leaves an entry
+// open to the end). Not in a text dump, whose line cut short looks like a line that is wrong
+// (an odd number of digits) wherever it is cut.
 std::optional<Error> KvStreamReader::error_in_text() const {
+    if (form_ == Form::text) return std::nullopt;
     const auto parsed = [&](size_t n) {
         kv_detail::KvPieceState at = state_;
         return kv_detail::parse_kv_piece(text().substr(0, n), true, at);
     };
-    if (cuts_.depth < 2 && !cuts_.in_string) {
-        if (Result<KvInput> r = parsed(text().size()); !r) return r.error();
-        return std::nullopt;
-    }
     constexpr size_t kShorter = 64;
     const size_t n = open_string_at(text());
     if (n <= kShorter) return std::nullopt;
