@@ -141,21 +141,25 @@ private:
         return value ? scan_value(at) : at + 1;
     }
 
-    // Reads until scan(pos_) closes; its end (the buffer's end at the end of the text), with
-    // a few bytes more where the text has them: a \u escape cut short by what the scan took for
-    // the string's closing quote is read on by the parser, as in the whole text. parse is what
-    // the caller does with the unit, for too_large.
+    // Reads until scan(pos_) closes, and parses the unit with parse, the parser pointed at it:
+    // up to its end (the buffer's end at the end of the text), with a few bytes more where the
+    // text has them: a \u escape cut short by what the scan took for the string's closing quote
+    // is read on by the parser, as in the whole text.
     template <typename Scan, typename Parse>
-    Result<size_t> unit(const Scan& scan, const Parse& parse) {
+    Status unit(const Scan& scan, const Parse& parse) {
         compact();
         while (true) {
             const size_t end = scan(pos_);
             if (end != kNeedMore) {
                 constexpr size_t kLookahead = 4;
                 if (buf_.size() < end + kLookahead) MPT_RETURN_IF_ERROR(in_.fill(end + kLookahead));
-                return std::min(end + kLookahead, buf_.size());
+                piece(pos_, std::min(end + kLookahead, buf_.size()));
+                return parse();
             }
-            if (in_.eof()) return buf_.size();
+            if (in_.eof()) {
+                piece(pos_, buf_.size());
+                return parse();
+            }
             const size_t have = buf_.size() - pos_;
             if (have >= in_.max_entry_bytes()) return too_large(parse);
             MPT_RETURN_IF_ERROR(
@@ -258,9 +262,7 @@ Status StateStreamParser::accounts_object(bool dump) {
         const auto parse = [&] {
             return dump ? parser_.dump_member(c_) : parser_.alloc_member(c_);
         };
-        MPT_TRY(const size_t end, unit([&](size_t at) { return scan_member(at, true); }, parse));
-        piece(pos_, end);
-        MPT_RETURN_IF_ERROR(parse());
+        MPT_RETURN_IF_ERROR(unit([&](size_t at) { return scan_member(at, true); }, parse));
         pos_ = parsed_to(pos_);
         MPT_RETURN_IF_ERROR(emit());
         MPT_TRY(const bool more, next_item());
@@ -270,24 +272,21 @@ Status StateStreamParser::accounts_object(bool dump) {
 
 // One member of the top-level object, as StateParser::parse_top reads it.
 Status StateStreamParser::top_member() {
+    // Its name and ':'.
+    const char* name_at = nullptr;
+    std::string_view name_view;
     const auto head = [&]() -> Status {
         parser_.skip_ws();
         if (parser_.peek() != '"') return parser_.fail("expected a string key");
-        MPT_TRY(const std::string_view name, parser_.string_view_value());
-        static_cast<void>(name);
+        name_at = parser_.p_;
+        MPT_TRY(name_view, parser_.string_view_value());
         return parser_.colon();
     };
-    MPT_TRY(const size_t head_end, unit([&](size_t at) { return scan_member(at, false); }, head));
-    piece(pos_, head_end);
-    parser_.skip_ws();
-    if (parser_.peek() != '"') return parser_.fail("expected a string key");
-    const char* name_at = parser_.p_;
-    MPT_TRY(const std::string_view name_view, parser_.string_view_value());
+    MPT_RETURN_IF_ERROR(unit([&](size_t at) { return scan_member(at, false); }, head));
     char lower[16];
     const std::string_view member = lowered(name_view, lower);
     if (member == "alloc" || member == "accounts") {
         const bool alloc = member == "alloc";
-        MPT_RETURN_IF_ERROR(parser_.colon());
         if (!(alloc ? top_.accounts_at : top_.alloc_at).empty() || !top_.address_at.empty()) {
             return parser_.fail_at(name_at, "\"alloc\" beside \"accounts\" or addresses");
         }
@@ -330,9 +329,7 @@ Status StateStreamParser::top_member() {
         MPT_RETURN_IF_ERROR(parser_.colon());
         return parser_.skip_value(1);
     };
-    MPT_TRY(const size_t end, unit([&](size_t at) { return scan_member(at, true); }, whole));
-    piece(pos_, end);
-    MPT_RETURN_IF_ERROR(whole());
+    MPT_RETURN_IF_ERROR(unit([&](size_t at) { return scan_member(at, true); }, whole));
     pos_ = parsed_to(pos_);
     return address ? emit() : Status{};
 }
@@ -344,9 +341,7 @@ Status StateStreamParser::lines() {
         MPT_TRY(const bool any, skip_ws());
         if (!any) return {};
         const auto parse = [&] { return parser_.line_account(c_, lines_doc_, first); };
-        MPT_TRY(const size_t end, unit([&](size_t at) { return scan_value(at); }, parse));
-        piece(pos_, end);
-        MPT_RETURN_IF_ERROR(parse());
+        MPT_RETURN_IF_ERROR(unit([&](size_t at) { return scan_value(at); }, parse));
         first = false;
         pos_ = parsed_to(pos_);
         MPT_RETURN_IF_ERROR(emit());
@@ -367,9 +362,7 @@ Result<StateStreamResult> StateStreamParser::parse() {
     }
     if (buf_[pos_] != '{') {
         const auto parse = [&] { return parser_.skip_value(0); };
-        MPT_TRY(const size_t end, unit([&](size_t at) { return scan_value(at); }, parse));
-        piece(pos_, end);
-        MPT_RETURN_IF_ERROR(parse());
+        MPT_RETURN_IF_ERROR(unit([&](size_t at) { return scan_value(at); }, parse));
         pos_ = parsed_to(pos_);
         MPT_TRY(any, skip_ws());
         if (any) {
