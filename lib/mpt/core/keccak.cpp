@@ -330,8 +330,8 @@ void hash_scalar(std::span<const bytes_view> inputs, std::span<Hash256> out) noe
 template <size_t L, void (*Permute)(uint64_t (*)[L]) noexcept>
 void hash_lanes(std::span<const bytes_view> inputs, std::span<Hash256> out) noexcept {
     constexpr size_t kWords = Keccak256::kRate / 8;
-    // At most this many inputs left go one at a time: four lanes cost about what 1.5 single
-    // permutations do (mpt_micro_bench BM_keccak256_batch_avx2 against BM_keccak256).
+    // At most this many inputs left go one at a time: four lanes cost 1.5 to 1.8 single
+    // permutations (mpt_micro_bench BM_keccak256_batch_avx2 against BM_keccak256).
     constexpr size_t kScalarTail = 1;
     alignas(64) uint64_t state[25][L];
     size_t input[L];

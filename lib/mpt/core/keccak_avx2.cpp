@@ -14,9 +14,24 @@ struct Avx2 {
     static Reg xor5(Reg a, Reg b, Reg c, Reg d, Reg e) noexcept {
         return xor2(xor2(xor2(a, b), xor2(c, d)), e);
     }
+    // A rotation is two shifts and an OR, and the shifts are what the round waits on (on
+    // Zen 2 they go to one of the four vector pipes). By 1 the left shift is an add; by 8
+    // and 56 a byte shuffle.
     template <int N>
     static Reg rol(Reg x) noexcept {
-        return _mm256_or_si256(_mm256_slli_epi64(x, N), _mm256_srli_epi64(x, 64 - N));
+        if constexpr (N == 1) {
+            return _mm256_or_si256(_mm256_add_epi64(x, x), _mm256_srli_epi64(x, 63));
+        } else if constexpr (N == 8) {
+            return _mm256_shuffle_epi8(
+                x, _mm256_setr_epi8(7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7, 0, 1,
+                                    2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14));
+        } else if constexpr (N == 56) {
+            return _mm256_shuffle_epi8(
+                x, _mm256_setr_epi8(1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2, 3,
+                                    4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8));
+        } else {
+            return _mm256_or_si256(_mm256_slli_epi64(x, N), _mm256_srli_epi64(x, 64 - N));
+        }
     }
     static Reg chi(Reg b, Reg u, Reg v) noexcept { return xor2(b, _mm256_andnot_si256(u, v)); }
     static Reg splat(uint64_t x) noexcept { return _mm256_set1_epi64x(static_cast<long long>(x)); }
