@@ -14,9 +14,12 @@ struct Avx2 {
     static Reg xor5(Reg a, Reg b, Reg c, Reg d, Reg e) noexcept {
         return xor2(xor2(xor2(a, b), xor2(c, d)), e);
     }
-    // A rotation is two shifts and an OR, a third of the round's time. By 1 the left shift
-    // is an add, and by 8 and 56 the rotation is one byte shuffle: 3.5% less time a batch
-    // (mpt_micro_bench BM_keccak256_batch_avx2/64 on Zen 2); adds for 2 and 3 gained 1%.
+    // A rotation is two shifts and an OR, a third of the round's time. On Zen 2 one pipe
+    // takes every vector shift and every store, one a cycle: a round's 46 shifts and about
+    // 17 stores of spilled words bound it at about 63 cycles. So by 1, 2 and 3 the left shift
+    // is adds, and by 8 and 56 the rotation is one byte shuffle (mpt_micro_bench
+    // BM_keccak256_batch_avx2/64 on Zen 2: the shuffles and the add for 1 took 3.5% off a
+    // batch, the adds for 2 and 3 1.4%).
     template <int N>
     static Reg rol(Reg x) noexcept {
         if constexpr (N == 1) {
@@ -29,6 +32,10 @@ struct Avx2 {
             return _mm256_shuffle_epi8(
                 x, _mm256_setr_epi8(1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2, 3,
                                     4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8));
+        } else if constexpr (N == 2 || N == 3) {
+            const Reg x2 = _mm256_add_epi64(x, x), x4 = _mm256_add_epi64(x2, x2);
+            const Reg left = N == 2 ? x4 : _mm256_add_epi64(x4, x4);
+            return _mm256_or_si256(left, _mm256_srli_epi64(x, 64 - N));
         } else {
             return _mm256_or_si256(_mm256_slli_epi64(x, N), _mm256_srli_epi64(x, 64 - N));
         }
