@@ -241,6 +241,62 @@ TEST_CASE("spill: a sort of runs of a few keys gives the in-memory path's final 
     }
 }
 
+TEST_CASE("spill: the buckets' first chunks held in memory are not written, and sort the same") {
+    std::mt19937_64 rng(test::seed("spill_hold"));
+    for (const bool ordered : {false, true}) {
+        const std::string doc = random_document(rng, 2000, ordered);
+        auto input = parse_kv(doc);
+        REQUIRE_MESSAGE(input.ok(), test::why(input));
+        const SortedPairs want = sorted_final_pairs(*input, false);
+        auto expected = kv_root(*input, false, 1);
+        REQUIRE(expected.ok());
+        TempFile file;
+        write_temp(doc, file.path);
+        // Buckets sorted in runs, merged (larger than half of a run of 300 bytes), or read
+        // whole, direct files or through the cache.
+        for (const int layout : {0, 1, 2, 3}) {
+            const bool direct = layout >= 2;
+            const bool whole = layout % 2 == 1;
+            uint64_t written_before = UINT64_MAX;
+            // None held; some (3000 bytes: about fifteen of the chunks of 200 bytes tiny() makes);
+            // all.
+            for (const size_t hold : {size_t{0}, size_t{3000}, size_t{1} << 30}) {
+                INFO((ordered ? "ordered" : "object")
+                     << ", layout " << layout << ", hold " << hold);
+                TempDir dir;
+                SpillOptions so = tiny(dir.path, 300, 64);
+                so.direct = direct;
+                if (whole) so.bucket_bytes = size_t{1} << 20;
+                so.hold_bytes = hold;
+                SpillFiles files(so);
+                SpillingPairSorter sorter(files);
+                KvStreamReader stream(mpt::test::text_stream(file.path, 100, 1 << 20));
+                REQUIRE(sort_kv_stream(stream, false, false, sorter).ok());
+                CHECK(sorter.runs_spilled() > 3);
+                // Less written with more held; nothing when all is.
+                CHECK(files.bytes_written() < written_before);
+                if (hold == size_t{1} << 30) CHECK(files.bytes_written() == 0);
+                if (hold != size_t{1} << 30) CHECK(files.bytes_written() > 0);
+                written_before = files.bytes_written();
+                const auto got = drain(sorter);
+                REQUIRE(got.size() == want.pairs.size());
+                for (size_t i = 0; i < got.size(); ++i) {
+                    CHECK(got[i].first == copy(want.pairs[i].key));
+                    CHECK(got[i].second == copy(want.pairs[i].value));
+                }
+                CHECK((sorter.buckets_merged() > 0) == !whole);
+                SpillingPairSorter again(files);
+                KvStreamReader stream2(mpt::test::text_stream(file.path, 100, 1 << 20));
+                REQUIRE(sort_kv_stream(stream2, false, false, again).ok());
+                auto root = kv_root_sorted(again, 2);
+                REQUIRE_MESSAGE(root.ok(), test::why(root));
+                CHECK(root->root == expected->root);
+                CHECK(dir.entries() == 0);
+            }
+        }
+    }
+}
+
 TEST_CASE("spill: a direct file takes what the file system refuses around the cache through it") {
     TempDir dir;
     SpillFiles files(tiny(dir.path, 100, 2));

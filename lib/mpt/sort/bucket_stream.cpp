@@ -155,9 +155,13 @@ template <typename Each>
 Status SpillingPairSorter::BucketStream::read_chunks(unsigned b, Each&& each) {
     const Bucket& bucket = sorter_.buckets_[b];
     for (const Bucket::Chunk& c : bucket.chunks) {
-        raw_.resize(sorter_.direct_ ? direct_size(c.size) : c.size);
-        MPT_RETURN_IF_ERROR(
-            sorter_.files_->read(sorter_.fd_of(b), raw_.data(), raw_.size(), c.offset));
+        if (c.held) {
+            raw_.assign(c.held->begin(), c.held->begin() + static_cast<ptrdiff_t>(c.size));
+        } else {
+            raw_.resize(sorter_.direct_ ? direct_size(c.size) : c.size);
+            MPT_RETURN_IF_ERROR(
+                sorter_.files_->read(sorter_.fd_of(b), raw_.data(), raw_.size(), c.offset));
+        }
         MPT_RETURN_IF_ERROR(parse(raw_, 0, c.size, each));
     }
     raw_.assign(bucket.tail.begin(), bucket.tail.end());
@@ -166,15 +170,23 @@ Status SpillingPairSorter::BucketStream::read_chunks(unsigned b, Each&& each) {
 
 Status SpillingPairSorter::BucketStream::read_whole(unsigned b) {
     const Bucket& bucket = sorter_.buckets_[b];
-    const bool direct = sorter_.direct_;
+    // A direct file's chunks are read whole, padding and all.
+    const auto room = [direct = sorter_.direct_](const Bucket::Chunk& c) {
+        return direct && !c.held ? direct_size(c.size) : c.size;
+    };
     size_t size = bucket.tail.size();
-    for (const Bucket::Chunk& c : bucket.chunks) size += direct ? direct_size(c.size) : c.size;
+    for (const Bucket::Chunk& c : bucket.chunks) size += room(c);
     raw_.resize(size);
     ranges_.clear();
     size_t at = 0;
     for (const Bucket::Chunk& c : bucket.chunks) {
-        const size_t n = direct ? direct_size(c.size) : c.size;
-        MPT_RETURN_IF_ERROR(sorter_.files_->read(sorter_.fd_of(b), raw_.data() + at, n, c.offset));
+        const size_t n = room(c);
+        if (c.held) {
+            std::memcpy(raw_.data() + at, c.held->data(), n);
+        } else {
+            MPT_RETURN_IF_ERROR(
+                sorter_.files_->read(sorter_.fd_of(b), raw_.data() + at, n, c.offset));
+        }
         if (!ranges_.empty() && ranges_.back().to == at) {
             ranges_.back().to = at + c.size;
         } else {

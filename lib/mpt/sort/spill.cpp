@@ -288,6 +288,14 @@ Status SpillingPairSorter::Writes<Buffer>::wait_all() {
 
 Status SpillingPairSorter::flush_bucket(size_t b) {
     Bucket& bucket = buckets_[b];
+    const size_t size = bucket.tail.size();
+    if (held_bytes_ + size <= files_->options().hold_bytes) {
+        held_bytes_ += size;
+        auto held = std::make_unique<direct_bytes>();
+        held->swap(bucket.tail);
+        bucket.chunks.push_back({0, size, std::move(held)});
+        return {};
+    }
     BucketFile& file = file_of(b);
     if (file.fd < 0) {
         const bool first = std::all_of(bucket_files_.begin(), bucket_files_.end(),
@@ -298,7 +306,6 @@ Status SpillingPairSorter::flush_bucket(size_t b) {
         const bool direct = direct_ && SpillFiles::make_direct(file.fd);
         if (first) direct_ = direct;
     }
-    const size_t size = bucket.tail.size();
     if (direct_) {
         // Zeros, never read as records.
         bucket.tail.resize(direct_size(size));
@@ -307,7 +314,7 @@ Status SpillingPairSorter::flush_bucket(size_t b) {
     const uint64_t at = file.end;
     if (!direct_) {
         MPT_RETURN_IF_ERROR(files_->write(file.fd, {bucket.tail.data(), bucket.tail.size()}, at));
-        bucket.chunks.push_back({at, size});
+        bucket.chunks.push_back({at, size, nullptr});
         file.end += bucket.tail.size();
         bucket.tail.clear();
         return {};
@@ -320,7 +327,7 @@ Status SpillingPairSorter::flush_bucket(size_t b) {
     std::unique_ptr<direct_bytes> chunk = chunk_writes_.take();
     chunk->swap(bucket.tail);
     bucket.tail.clear();
-    bucket.chunks.push_back({at, size});
+    bucket.chunks.push_back({at, size, nullptr});
     file.end += chunk->size();
     const direct_bytes* data = chunk.get();
     const int fd = file.fd;

@@ -71,6 +71,10 @@ struct SpillOptions {
     // where nibbles are released as they are read: a file system that discards what it frees
     // took 2.2 s to free 16 files of 400 MB, 1.1 s for one of 6.4 GB.
     bool file_per_nibble = false;
+    // A SpillingPairSorter's buckets: the bytes of chunks kept in memory rather than written,
+    // the first ones to fill, so that a sort a little larger than its budget writes and reads
+    // back only what does not fit.
+    size_t hold_bytes = 0;
     // The bytes temporary files leave free on the file system of tmp_dir: a write that would
     // take it below is refused (storage_full) instead. nullopt: the least of kKeepFreeMax, a
     // twentieth of the file system, and half of what is free when the SpillFiles is made.
@@ -287,7 +291,8 @@ protected:
 // full run goes to a temporary file, deletions kept, laid out one of two ways:
 // - buckets (the default): the run's entries are not sorted but spread by their key's first
 //   byte over 256 buckets, in input order, each bucket a list of chunks in one file (or in
-//   its first nibble's, SpillOptions::file_per_nibble: release_nibble frees each). The
+//   its first nibble's, SpillOptions::file_per_nibble: release_nibble frees each), but
+//   for the first chunks to fill, up to SpillOptions::hold_bytes, which stay in memory. The
 //   final pairs of a first byte are its bucket read back into memory and sorted there, as a
 //   run is, a group of one second byte at a time; a bucket too large to hold within
 //   SpillOptions::bucket_bytes is sorted in runs of that size, merged. Each entry is written once
@@ -367,8 +372,9 @@ private:
     // is buffered.
     struct Bucket {
         struct Chunk {
-            uint64_t offset;
+            uint64_t offset;  // in the bucket's file, unless held
             size_t size;
+            std::unique_ptr<direct_bytes> held;  // the chunk's bytes, kept rather than written
         };
         std::vector<Chunk> chunks;
         direct_bytes tail;
@@ -458,6 +464,7 @@ private:
     // chunks are padded to kDirectAlign bytes if so.
     bool direct_ = false;
     mutable std::atomic<size_t> buckets_merged_{0};
+    size_t held_bytes_ = 0;  // in chunks kept in memory (SpillOptions::hold_bytes)
     // release_nibble: the nibbles released, and the freeing of their files on other threads.
     mutable std::array<std::atomic<bool>, 16> released_{};
     mutable std::mutex release_mu_;
