@@ -207,13 +207,9 @@ std::optional<Answer> kv_answer(const RootOptions& o, const std::string& path, i
         // On threads, each nibble's file is emptied as soon as its part is hashed.
         SpillOptions spill = plan.spill;
         spill.file_per_nibble = threaded;
-        // Where the buckets' writes wait for the disk (around the page cache), half the budget
-        // holds their first chunks, which are then never written; the rest of it is what the
-        // pieces, the buckets' buffers and a bucket read back take. A 100M-pair root: 36.2 to
-        // 36.8 s against 32.2 to 33.1 s. Through the cache a write waits for nothing, and the
-        // memory held costs as much as the cache's pages (a 10M root under --memory 512M:
-        // 2.80 to 2.86 s against 2.85 to 2.93 s), so nothing is held there.
-        if (spill.direct) spill.hold_bytes = o.memory.budget() / 2;
+        // The buckets' first chunks held in memory, never written, where the writes would wait
+        // for the disk.
+        spill.hold_bytes = spill_hold_bytes(plan, o.memory.budget());
         SpillFiles files(spill);
         SpillingPairSorter sorter(files);
         Result<KvRoot> root = [&]() -> Result<KvRoot> {

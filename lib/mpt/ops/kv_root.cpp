@@ -159,6 +159,16 @@ KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double ru
     return p;
 }
 
+size_t spill_hold_bytes(const KvMemoryPlan& p, size_t memory) noexcept {
+    if (!p.spill.direct) return 0;
+    // Up to eight runs of at most spread_run_bytes in the room of two runs (SpillingPairSorter),
+    // and four pieces of about three times piece_bytes each (KvStreamReader::read_ahead).
+    const size_t runs = std::min(2 * p.spill.run_bytes, 8 * p.spill.spread_run_bytes);
+    const size_t pieces = 12 * p.piece_bytes;
+    const size_t half = memory / 2;
+    return half > runs + pieces ? half - runs - pieces : 0;
+}
+
 size_t memory_limit() noexcept {
     size_t limit = physical_memory();
     struct rlimit as {};

@@ -53,6 +53,14 @@ struct KvMemoryPlan {
 KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double run_share,
                             std::string tmp_dir, unsigned threads = 1, uint64_t input_bytes = 0);
 
+// The bytes of a spilled root's buckets to keep in memory rather than write
+// (SpillOptions::hold_bytes), under plan p for a budget of `memory`: where the buckets go
+// around the page cache, half the budget less what the first phase takes besides (the runs
+// being spread and written, the pieces read ahead); the other half is the buckets' buffers
+// and the buckets read back. Through the cache, none: a write there waits for nothing, and
+// memory held costs as much as the cache's (a 10M root under --memory 512M: no faster).
+size_t spill_hold_bytes(const KvMemoryPlan& p, size_t memory) noexcept;
+
 // Whether the temporary files of a document of input_bytes (0: not known) go around the page
 // cache (SpillOptions::direct): where the document and its files, about half as large again,
 // would take more than half of the physical memory, or its size is not known. Below that the
