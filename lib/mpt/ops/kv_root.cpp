@@ -161,10 +161,10 @@ KvMemoryPlan plan_kv_memory(size_t memory, double bytes_per_text_byte, double ru
 
 size_t spill_hold_bytes(const KvMemoryPlan& p, size_t memory) noexcept {
     if (!p.spill.direct) return 0;
-    // Up to eight runs of at most spread_run_bytes in the room of two runs (SpillingPairSorter),
-    // and four pieces of about three times piece_bytes each (KvStreamReader::read_ahead).
-    const size_t runs = std::min(2 * p.spill.run_bytes, 8 * p.spill.spread_run_bytes);
-    const size_t pieces = 12 * p.piece_bytes;
+    // The runs of at most spread_run_bytes in the room of two runs (SpillingPairSorter), and
+    // the pieces read ahead, about three times piece_bytes each (plan_kv_memory).
+    const size_t runs = std::min(2 * p.spill.run_bytes, kMaxRunsHeld * p.spill.spread_run_bytes);
+    const size_t pieces = (KvStreamReader::kAhead + 2) * 3 * p.piece_bytes;
     const size_t half = memory / 2;
     return half > runs + pieces ? half - runs - pieces : 0;
 }

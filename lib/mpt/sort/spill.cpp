@@ -32,7 +32,8 @@ SpillingPairSorter::SpillingPairSorter(SpillFiles& files, Layout layout)
     // Around the page cache a write waits for the disk: as many runs as the two of the
     // options' size hold, one of them being filled. Through it, one being written is enough.
     if (overlap_ && direct_) {
-        max_writing_ = std::clamp<size_t>(2 * files.options().run_bytes / run_bytes_, 2, 8) - 1;
+        max_writing_ =
+            std::clamp<size_t>(2 * files.options().run_bytes / run_bytes_, 2, kMaxRunsHeld) - 1;
     }
 }
 

@@ -34,6 +34,9 @@ namespace mpt {
 // sorts nothing better and takes more new memory (a 10M-pair root under --memory 512M, runs
 // of 128 MiB against 16: 3.28 against 2.87 s; 4 and 8 MiB as 16).
 inline constexpr size_t kSpreadRunBytes = size_t{16} << 20;
+// The most runs a SpillingPairSorter holds at once where its writes go around the page
+// cache with SpillOptions::overlap: the one being filled and those being written.
+inline constexpr size_t kMaxRunsHeld = 8;
 
 // How much a spilling sort may hold, where its files go, and a hook for tests.
 struct SpillOptions {
